@@ -1,0 +1,242 @@
+//! What we know about a model: which wire API it speaks, where, its limits and prices.
+//!
+//! The built-in catalogue and `models.json` loading live in `ai::models`; this file only
+//! defines the shapes, serialized like pi's `Model` (camelCase) so RPC clients see the
+//! same JSON.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The wire protocol a model is reached with.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Api {
+    AnthropicMessages,
+    OpenAiCompletions,
+    OpenAiResponses,
+    GoogleGenerativeAi,
+    /// An API name we do not implement (kept so files and configs round-trip).
+    Other(String),
+}
+
+impl Api {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Api::AnthropicMessages => "anthropic-messages",
+            Api::OpenAiCompletions => "openai-completions",
+            Api::OpenAiResponses => "openai-responses",
+            Api::GoogleGenerativeAi => "google-generative-ai",
+            Api::Other(s) => s,
+        }
+    }
+
+    pub fn parse(s: &str) -> Api {
+        match s {
+            "anthropic-messages" => Api::AnthropicMessages,
+            "openai-completions" => Api::OpenAiCompletions,
+            "openai-responses" => Api::OpenAiResponses,
+            "google-generative-ai" => Api::GoogleGenerativeAi,
+            other => Api::Other(other.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Api {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Api {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(Api::parse(&s))
+    }
+}
+
+/// Reasoning effort requested from a model. `Off` disables thinking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum ThinkingLevel {
+    #[default]
+    Off,
+    Minimal,
+    Low,
+    Medium,
+    High,
+    Xhigh,
+}
+
+impl ThinkingLevel {
+    pub const ALL: [ThinkingLevel; 6] = [
+        ThinkingLevel::Off,
+        ThinkingLevel::Minimal,
+        ThinkingLevel::Low,
+        ThinkingLevel::Medium,
+        ThinkingLevel::High,
+        ThinkingLevel::Xhigh,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThinkingLevel::Off => "off",
+            ThinkingLevel::Minimal => "minimal",
+            ThinkingLevel::Low => "low",
+            ThinkingLevel::Medium => "medium",
+            ThinkingLevel::High => "high",
+            ThinkingLevel::Xhigh => "xhigh",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ThinkingLevel> {
+        Self::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+}
+
+impl fmt::Display for ThinkingLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ThinkingLevel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ThinkingLevel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        ThinkingLevel::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown thinking level '{s}'")))
+    }
+}
+
+/// Kinds of input a model accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputKind {
+    Text,
+    Image,
+}
+
+/// Price in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCost {
+    #[serde(default, serialize_with = "crate::ai::message::js_number")]
+    pub input: f64,
+    #[serde(default, serialize_with = "crate::ai::message::js_number")]
+    pub output: f64,
+    #[serde(default, serialize_with = "crate::ai::message::js_number")]
+    pub cache_read: f64,
+    #[serde(default, serialize_with = "crate::ai::message::js_number")]
+    pub cache_write: f64,
+}
+
+/// A model we can talk to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Model {
+    pub id: String,
+    pub name: String,
+    pub api: Api,
+    pub provider: String,
+    pub base_url: String,
+    #[serde(default)]
+    pub reasoning: bool,
+    /// pi's `thinkingLevelMap`: provider-specific value per level; `null` = unsupported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level_map: Option<BTreeMap<String, Option<String>>>,
+    #[serde(default = "default_input")]
+    pub input: Vec<InputKind>,
+    #[serde(default)]
+    pub cost: ModelCost,
+    #[serde(default = "default_context_window")]
+    pub context_window: u64,
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// API-specific compatibility flags (models.json `compat`), interpreted by each provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compat: Option<Value>,
+}
+
+fn default_input() -> Vec<InputKind> {
+    vec![InputKind::Text]
+}
+
+fn default_context_window() -> u64 {
+    128_000
+}
+
+fn default_max_tokens() -> u64 {
+    16_384
+}
+
+impl Model {
+    pub fn supports_images(&self) -> bool {
+        self.input.contains(&InputKind::Image)
+    }
+
+    /// Whether the model accepts `xhigh` (otherwise it is clamped to `high`).
+    pub fn supports_xhigh(&self) -> bool {
+        if let Some(map) = &self.thinking_level_map {
+            return matches!(map.get("xhigh"), Some(Some(_)));
+        }
+        let id = self.id.to_ascii_lowercase();
+        id.contains("gpt-5.1-codex-max")
+            || id.contains("gpt-5.2")
+            || id.contains("gpt-5.3")
+            || id.contains("gpt-5.4")
+            || id.contains("gpt-5.5")
+            || id.contains("opus-4-6")
+            || id.contains("opus-4.6")
+            || id.contains("opus-4-7")
+            || id.contains("opus-4.7")
+    }
+
+    /// The thinking levels this model can be set to, in cycling order.
+    pub fn available_thinking_levels(&self) -> Vec<ThinkingLevel> {
+        if !self.reasoning {
+            return vec![ThinkingLevel::Off];
+        }
+        let mut levels = vec![
+            ThinkingLevel::Off,
+            ThinkingLevel::Minimal,
+            ThinkingLevel::Low,
+            ThinkingLevel::Medium,
+            ThinkingLevel::High,
+        ];
+        if self.supports_xhigh() {
+            levels.push(ThinkingLevel::Xhigh);
+        }
+        levels
+    }
+
+    /// Clamps a requested level to what the model supports (pi: non-reasoning → off,
+    /// xhigh → high where unsupported).
+    pub fn clamp_thinking(&self, level: ThinkingLevel) -> ThinkingLevel {
+        if !self.reasoning {
+            return ThinkingLevel::Off;
+        }
+        if level == ThinkingLevel::Xhigh && !self.supports_xhigh() {
+            return ThinkingLevel::High;
+        }
+        level
+    }
+
+    /// `provider/id`, the canonical way to name a model.
+    pub fn full_id(&self) -> String {
+        format!("{}/{}", self.provider, self.id)
+    }
+}
