@@ -6,6 +6,7 @@
 //! (interactive, print, rpc) as the only code that touches the terminal or stdio.
 
 pub mod ai;
+pub mod core;
 pub mod messages;
 pub mod session;
 pub mod tools;

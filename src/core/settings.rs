@@ -1,0 +1,522 @@
+//! `settings.json`: the global file (`~/.pi/agent/settings.json`) deep-merged with the
+//! project file (`<cwd>/.pi/settings.json`, which wins), read with pi's keys and defaults.
+//!
+//! Settings are kept as JSON so keys we do not know (or that a newer pi wrote) survive.
+//! Changes made from the UI are written to the global file only, by re-reading it and
+//! changing just the keys that changed, so hand edits made meanwhile are kept. A file that
+//! does not parse is reported and never overwritten.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::ai::model::ThinkingLevel;
+
+/// A settings file that could not be read or parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsProblem {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl std::fmt::Display for SettingsProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "could not read settings file {}: {} (fix or delete the file; it will not be overwritten)",
+            self.path.display(),
+            self.message
+        )
+    }
+}
+
+/// Retry policy for failed model requests (`retry.*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetrySettings {
+    pub enabled: bool,
+    pub max_retries: u32,
+    pub base_delay_ms: u64,
+    /// A server-requested wait longer than this fails at once (`retry.provider.maxRetryDelayMs`).
+    pub max_delay_ms: u64,
+}
+
+/// `steeringMode` / `followUpMode`: deliver queued messages one at a time or all at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueMode {
+    #[default]
+    OneAtATime,
+    All,
+}
+
+impl QueueMode {
+    pub fn parse(s: &str) -> Option<QueueMode> {
+        match s {
+            "one-at-a-time" => Some(QueueMode::OneAtATime),
+            "all" => Some(QueueMode::All),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueMode::OneAtATime => "one-at-a-time",
+            QueueMode::All => "all",
+        }
+    }
+}
+
+/// Merged settings plus where they came from.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    global_path: Option<PathBuf>,
+    project_path: Option<PathBuf>,
+    global: Map<String, Value>,
+    project: Map<String, Value>,
+    merged: Map<String, Value>,
+    global_unreadable: bool,
+    problems: Vec<SettingsProblem>,
+}
+
+impl Settings {
+    /// Loads `<agent_dir>/settings.json` and `<cwd>/.pi/settings.json`.
+    pub fn load(agent_dir: &Path, cwd: &Path) -> Settings {
+        let global_path = agent_dir.join("settings.json");
+        let project_path = crate::core::paths::project_config_dir(cwd).join("settings.json");
+        let mut problems = Vec::new();
+        let (global, global_unreadable) = match read_settings_file(&global_path) {
+            Ok(map) => (map, false),
+            Err(p) => {
+                problems.push(p);
+                (Map::new(), true)
+            }
+        };
+        let project = match read_settings_file(&project_path) {
+            Ok(map) => map,
+            Err(p) => {
+                problems.push(p);
+                Map::new()
+            }
+        };
+        let merged = deep_merge(&global, &project);
+        Settings {
+            global_path: Some(global_path),
+            project_path: Some(project_path),
+            global,
+            project,
+            merged,
+            global_unreadable,
+            problems,
+        }
+    }
+
+    /// Settings that live only in memory (tests, `--no-session` style embedding).
+    pub fn in_memory(value: Value) -> Settings {
+        let global = match value {
+            Value::Object(map) => migrate(map),
+            _ => Map::new(),
+        };
+        let merged = global.clone();
+        Settings {
+            global,
+            merged,
+            ..Settings::default()
+        }
+    }
+
+    /// Problems found while loading (to be shown as warnings).
+    pub fn problems(&self) -> &[SettingsProblem] {
+        &self.problems
+    }
+
+    pub fn project_path(&self) -> Option<&Path> {
+        self.project_path.as_deref()
+    }
+
+    /// The merged settings as JSON.
+    pub fn as_json(&self) -> &Map<String, Value> {
+        &self.merged
+    }
+
+    /// A value by dotted path (`"compaction.reserveTokens"`).
+    pub fn get(&self, path: &str) -> Option<&Value> {
+        let mut parts = path.split('.');
+        let first = parts.next()?;
+        let mut cur = self.merged.get(first)?;
+        for part in parts {
+            cur = cur.as_object()?.get(part)?;
+        }
+        Some(cur)
+    }
+
+    fn str_at(&self, path: &str) -> Option<&str> {
+        self.get(path).and_then(Value::as_str)
+    }
+
+    fn bool_at(&self, path: &str, default: bool) -> bool {
+        self.get(path).and_then(Value::as_bool).unwrap_or(default)
+    }
+
+    fn u64_at(&self, path: &str, default: u64) -> u64 {
+        self.get(path)
+            .and_then(|v| v.as_u64().or_else(|| v.as_f64().map(|f| f.max(0.0) as u64)))
+            .unwrap_or(default)
+    }
+
+    fn strings_at(&self, path: &str) -> Vec<String> {
+        self.get(path)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn default_provider(&self) -> Option<&str> {
+        self.str_at("defaultProvider")
+    }
+    pub fn default_model(&self) -> Option<&str> {
+        self.str_at("defaultModel")
+    }
+    pub fn default_thinking_level(&self) -> Option<ThinkingLevel> {
+        self.str_at("defaultThinkingLevel")
+            .and_then(ThinkingLevel::parse)
+    }
+    pub fn theme(&self) -> Option<&str> {
+        self.str_at("theme")
+    }
+    pub fn hide_thinking_block(&self) -> bool {
+        self.bool_at("hideThinkingBlock", false)
+    }
+    pub fn quiet_startup(&self) -> bool {
+        self.bool_at("quietStartup", false)
+    }
+    pub fn collapse_changelog(&self) -> bool {
+        self.bool_at("collapseChangelog", false)
+    }
+    pub fn last_changelog_version(&self) -> Option<&str> {
+        self.str_at("lastChangelogVersion")
+    }
+    pub fn shell_path(&self) -> Option<&str> {
+        self.str_at("shellPath")
+    }
+    pub fn shell_command_prefix(&self) -> Option<&str> {
+        self.str_at("shellCommandPrefix")
+    }
+    pub fn steering_mode(&self) -> QueueMode {
+        self.str_at("steeringMode")
+            .and_then(QueueMode::parse)
+            .unwrap_or_default()
+    }
+    pub fn follow_up_mode(&self) -> QueueMode {
+        self.str_at("followUpMode")
+            .and_then(QueueMode::parse)
+            .unwrap_or_default()
+    }
+    pub fn compaction_enabled(&self) -> bool {
+        self.bool_at("compaction.enabled", true)
+    }
+    pub fn compaction_reserve_tokens(&self) -> u64 {
+        self.u64_at("compaction.reserveTokens", 16_384)
+    }
+    pub fn compaction_keep_recent_tokens(&self) -> u64 {
+        self.u64_at("compaction.keepRecentTokens", 20_000)
+    }
+    pub fn branch_summary_reserve_tokens(&self) -> u64 {
+        self.u64_at("branchSummary.reserveTokens", 16_384)
+    }
+    pub fn branch_summary_skip_prompt(&self) -> bool {
+        self.bool_at("branchSummary.skipPrompt", false)
+    }
+    pub fn retry(&self) -> RetrySettings {
+        RetrySettings {
+            enabled: self.bool_at("retry.enabled", true),
+            max_retries: self.u64_at("retry.maxRetries", 3) as u32,
+            base_delay_ms: self.u64_at("retry.baseDelayMs", 2000),
+            max_delay_ms: self.u64_at("retry.provider.maxRetryDelayMs", 60_000),
+        }
+    }
+    /// Token budgets per thinking level (`thinkingBudgets`), as given.
+    pub fn thinking_budgets(&self) -> Option<&Value> {
+        self.get("thinkingBudgets")
+    }
+    pub fn double_escape_action(&self) -> &str {
+        self.str_at("doubleEscapeAction").unwrap_or("tree")
+    }
+    pub fn tree_filter_mode(&self) -> &str {
+        self.str_at("treeFilterMode").unwrap_or("default")
+    }
+    pub fn enabled_models(&self) -> Vec<String> {
+        self.strings_at("enabledModels")
+    }
+    pub fn show_images(&self) -> bool {
+        self.bool_at("terminal.showImages", true)
+    }
+    pub fn clear_on_shrink(&self) -> bool {
+        self.bool_at("terminal.clearOnShrink", false)
+    }
+    pub fn image_auto_resize(&self) -> bool {
+        self.bool_at("images.autoResize", true)
+    }
+    pub fn block_images(&self) -> bool {
+        self.bool_at("images.blockImages", false)
+    }
+    pub fn editor_padding_x(&self) -> u64 {
+        self.u64_at("editorPaddingX", 0).min(3)
+    }
+    pub fn autocomplete_max_visible(&self) -> u64 {
+        self.u64_at("autocompleteMaxVisible", 5).clamp(3, 20)
+    }
+    pub fn show_hardware_cursor(&self) -> bool {
+        self.bool_at("showHardwareCursor", false)
+    }
+    pub fn enable_skill_commands(&self) -> bool {
+        self.bool_at("enableSkillCommands", true)
+    }
+    pub fn extension_paths(&self) -> Vec<String> {
+        self.strings_at("extensions")
+    }
+    pub fn skill_paths(&self) -> Vec<String> {
+        self.strings_at("skills")
+    }
+    pub fn prompt_template_paths(&self) -> Vec<String> {
+        self.strings_at("prompts")
+    }
+    pub fn theme_paths(&self) -> Vec<String> {
+        self.strings_at("themes")
+    }
+    /// `sessionDir` with `~` expanded.
+    pub fn session_dir(&self) -> Option<PathBuf> {
+        self.str_at("sessionDir")
+            .filter(|s| !s.is_empty())
+            .map(crate::core::paths::expand_tilde)
+    }
+    pub fn transport(&self) -> &str {
+        self.str_at("transport").unwrap_or("auto")
+    }
+
+    /// Sets a (possibly nested) key in the global settings and writes the global file.
+    ///
+    /// The file is re-read first and only this key changes, so edits made by hand (or by
+    /// another pi) in the meantime are kept. If the global file could not be parsed at
+    /// startup, nothing is written (the change applies to this run only).
+    pub fn set_global(&mut self, path: &[&str], value: Value) -> Result<(), SettingsProblem> {
+        set_path(&mut self.global, path, value.clone());
+        self.merged = deep_merge(&self.global, &self.project);
+        let Some(file) = self.global_path.clone() else {
+            return Ok(());
+        };
+        if self.global_unreadable {
+            return Ok(());
+        }
+        let mut on_disk = read_settings_file(&file)?;
+        set_path(&mut on_disk, path, value);
+        write_json_atomic(&file, &Value::Object(on_disk)).map_err(|e| SettingsProblem {
+            path: file.clone(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Records the default model and provider (what `/model` and Ctrl+P do).
+    pub fn set_default_model(&mut self, provider: &str, model_id: &str) {
+        // A failed write is not fatal: the choice still applies to this run.
+        let _ = self.set_global(&["defaultProvider"], Value::from(provider));
+        let _ = self.set_global(&["defaultModel"], Value::from(model_id));
+    }
+
+    pub fn set_default_thinking_level(&mut self, level: ThinkingLevel) {
+        let _ = self.set_global(&["defaultThinkingLevel"], Value::from(level.as_str()));
+    }
+}
+
+fn set_path(map: &mut Map<String, Value>, path: &[&str], value: Value) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = map;
+    for key in parents {
+        let entry = cur
+            .entry((*key).to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !entry.is_object() {
+            *entry = Value::Object(Map::new());
+        }
+        let Value::Object(next) = entry else {
+            return;
+        };
+        cur = next;
+    }
+    cur.insert((*last).to_string(), value);
+}
+
+/// Reads one settings file; a missing or empty file is an empty map.
+fn read_settings_file(path: &Path) -> Result<Map<String, Value>, SettingsProblem> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+        Err(e) => {
+            return Err(SettingsProblem {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            });
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(migrate(map)),
+        Ok(_) => Err(SettingsProblem {
+            path: path.to_path_buf(),
+            message: "expected a JSON object".into(),
+        }),
+        Err(e) => Err(SettingsProblem {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// pi's settings migrations: `queueMode` → `steeringMode`, `websockets` → `transport`,
+/// `retry.maxDelayMs` → `retry.provider.maxRetryDelayMs`.
+fn migrate(mut map: Map<String, Value>) -> Map<String, Value> {
+    if !map.contains_key("steeringMode")
+        && let Some(v) = map.remove("queueMode")
+    {
+        map.insert("steeringMode".into(), v);
+    }
+    if !map.contains_key("transport")
+        && let Some(Value::Bool(ws)) = map.get("websockets").cloned()
+    {
+        map.remove("websockets");
+        map.insert(
+            "transport".into(),
+            Value::from(if ws { "websocket" } else { "sse" }),
+        );
+    }
+    if let Some(Value::Object(retry)) = map.get_mut("retry")
+        && let Some(max) = retry.remove("maxDelayMs")
+    {
+        let provider = retry
+            .entry("provider")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(p) = provider
+            && p.get("maxRetryDelayMs").is_none_or(Value::is_null)
+        {
+            p.insert("maxRetryDelayMs".into(), max);
+        }
+    }
+    map
+}
+
+/// pi's merge: nested objects merge one level deep, everything else is replaced.
+fn deep_merge(base: &Map<String, Value>, overrides: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = base.clone();
+    for (key, value) in overrides {
+        match (out.get_mut(key), value) {
+            (Some(Value::Object(b)), Value::Object(o)) => {
+                for (k, v) in o {
+                    b.insert(k.clone(), v.clone());
+                }
+            }
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Writes pretty JSON (2-space indent, like pi) through a temp file and a rename.
+pub fn write_json_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn project_settings_win_and_nested_objects_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().join("agent");
+        let cwd = dir.path().join("proj");
+        std::fs::create_dir_all(agent.clone()).unwrap();
+        std::fs::create_dir_all(cwd.join(".pi")).unwrap();
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"theme":"dark","compaction":{"enabled":false,"reserveTokens":1000},"queueMode":"all"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            cwd.join(".pi/settings.json"),
+            r#"{"theme":"light","compaction":{"keepRecentTokens":5}}"#,
+        )
+        .unwrap();
+        let s = Settings::load(&agent, &cwd);
+        assert_eq!(s.theme(), Some("light"));
+        assert!(!s.compaction_enabled());
+        assert_eq!(s.compaction_reserve_tokens(), 1000);
+        assert_eq!(s.compaction_keep_recent_tokens(), 5);
+        assert_eq!(s.steering_mode(), QueueMode::All);
+        assert!(s.problems().is_empty());
+    }
+
+    #[test]
+    fn saving_keeps_keys_edited_by_hand_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().to_path_buf();
+        std::fs::write(agent.join("settings.json"), r#"{"theme":"dark"}"#).unwrap();
+        let mut s = Settings::load(&agent, dir.path());
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"theme":"dark","quietStartup":true}"#,
+        )
+        .unwrap();
+        s.set_default_model("mock", "m1");
+        let on_disk: Value =
+            serde_json::from_str(&std::fs::read_to_string(agent.join("settings.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            on_disk,
+            json!({"theme":"dark","quietStartup":true,"defaultProvider":"mock","defaultModel":"m1"})
+        );
+    }
+
+    #[test]
+    fn broken_settings_file_is_reported_and_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("settings.json"), "{ not json").unwrap();
+        let mut s = Settings::load(dir.path(), dir.path());
+        assert_eq!(s.problems().len(), 1);
+        assert!(s.problems()[0].to_string().contains("settings.json"));
+        s.set_default_model("a", "b");
+        assert_eq!(s.default_model(), Some("b"));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("settings.json")).unwrap(),
+            "{ not json"
+        );
+    }
+
+    #[test]
+    fn retry_max_delay_migrates_to_provider_setting() {
+        let s = Settings::in_memory(json!({"retry":{"maxDelayMs":5000,"maxRetries":1}}));
+        assert_eq!(
+            s.retry(),
+            RetrySettings {
+                enabled: true,
+                max_retries: 1,
+                base_delay_ms: 2000,
+                max_delay_ms: 5000
+            }
+        );
+    }
+}
