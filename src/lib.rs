@@ -5,6 +5,7 @@
 //! `core` (AgentSession, settings, resources) tying them together, and `modes`
 //! (interactive, print, rpc) as the only code that touches the terminal or stdio.
 
+pub mod agent;
 pub mod ai;
 pub mod core;
 pub mod messages;
