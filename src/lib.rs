@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod ai;
+pub mod cli;
 pub mod core;
 pub mod messages;
 pub mod session;

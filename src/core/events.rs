@@ -1,0 +1,278 @@
+//! Events an `AgentSession` emits: the agent loop's events plus session-level ones
+//! (queue changes, compaction, automatic retries), and their JSON form — pi's
+//! `AgentSessionEvent` shapes, used by `--mode json` and RPC mode.
+
+use serde_json::{Value, json};
+
+use crate::agent::AgentEvent;
+use crate::ai::message::AssistantMessage;
+use crate::ai::stream::PartialMessage;
+use crate::messages::AgentMessage;
+use crate::tools::ToolOutput;
+
+/// Why a compaction ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactionReason {
+    Manual,
+    Threshold,
+    Overflow,
+}
+
+impl CompactionReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionReason::Manual => "manual",
+            CompactionReason::Threshold => "threshold",
+            CompactionReason::Overflow => "overflow",
+        }
+    }
+}
+
+/// Everything an `AgentSession` reports.
+// Agent events are by far the most frequent variant; boxing them would only add allocations.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    Agent(AgentEvent),
+    /// The pending steering and follow-up messages (texts), whenever they change.
+    QueueUpdate {
+        steering: Vec<String>,
+        follow_up: Vec<String>,
+    },
+    CompactionStart {
+        reason: CompactionReason,
+    },
+    CompactionEnd {
+        reason: CompactionReason,
+        /// pi's `CompactionResult` JSON (`summary`, `firstKeptEntryId`, `tokensBefore`,
+        /// `details`), absent when it failed or was cancelled.
+        result: Option<Value>,
+        aborted: bool,
+        will_retry: bool,
+        error_message: Option<String>,
+    },
+    AutoRetryStart {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    AutoRetryEnd {
+        success: bool,
+        attempt: u32,
+        final_error: Option<String>,
+    },
+    /// A branch summary is being generated (navigation with summarize).
+    BranchSummaryStart,
+    BranchSummaryEnd {
+        aborted: bool,
+        error_message: Option<String>,
+    },
+}
+
+impl From<AgentEvent> for SessionEvent {
+    fn from(e: AgentEvent) -> Self {
+        SessionEvent::Agent(e)
+    }
+}
+
+fn message_json(message: &AgentMessage) -> Value {
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
+fn assistant_json(message: &AssistantMessage) -> Value {
+    serde_json::to_value(crate::ai::stream::with_role(message)).unwrap_or(Value::Null)
+}
+
+/// pi's `{content, details}` tool result object.
+pub fn tool_output_json(output: &ToolOutput) -> Value {
+    let mut v = json!({ "content": output.content });
+    if let Some(details) = &output.details {
+        v["details"] = details.clone();
+    }
+    v
+}
+
+/// Turns events into pi's JSON lines. Keeps the partial assistant message that pi
+/// attaches to every `message_update`.
+#[derive(Debug, Default)]
+pub struct EventJsonEncoder {
+    partial: PartialMessage,
+}
+
+impl EventJsonEncoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The JSON object for one event.
+    pub fn encode(&mut self, event: &SessionEvent) -> Value {
+        match event {
+            SessionEvent::Agent(e) => self.encode_agent(e),
+            SessionEvent::QueueUpdate {
+                steering,
+                follow_up,
+            } => json!({"type": "queue_update", "steering": steering, "followUp": follow_up}),
+            SessionEvent::CompactionStart { reason } => {
+                json!({"type": "compaction_start", "reason": reason.as_str()})
+            }
+            SessionEvent::CompactionEnd {
+                reason,
+                result,
+                aborted,
+                will_retry,
+                error_message,
+            } => {
+                let mut v = json!({
+                    "type": "compaction_end", "reason": reason.as_str(),
+                    "aborted": aborted, "willRetry": will_retry,
+                });
+                if let Some(r) = result {
+                    v["result"] = r.clone();
+                }
+                if let Some(e) = error_message {
+                    v["errorMessage"] = Value::from(e.as_str());
+                }
+                v
+            }
+            SessionEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => json!({
+                "type": "auto_retry_start", "attempt": attempt, "maxAttempts": max_attempts,
+                "delayMs": delay_ms, "errorMessage": error_message,
+            }),
+            SessionEvent::AutoRetryEnd {
+                success,
+                attempt,
+                final_error,
+            } => {
+                let mut v =
+                    json!({"type": "auto_retry_end", "success": success, "attempt": attempt});
+                if let Some(e) = final_error {
+                    v["finalError"] = Value::from(e.as_str());
+                }
+                v
+            }
+            SessionEvent::BranchSummaryStart => json!({"type": "branch_summary_start"}),
+            SessionEvent::BranchSummaryEnd {
+                aborted,
+                error_message,
+            } => {
+                let mut v = json!({"type": "branch_summary_end", "aborted": aborted});
+                if let Some(e) = error_message {
+                    v["errorMessage"] = Value::from(e.as_str());
+                }
+                v
+            }
+        }
+    }
+
+    fn encode_agent(&mut self, event: &AgentEvent) -> Value {
+        match event {
+            AgentEvent::AgentStart => json!({"type": "agent_start"}),
+            AgentEvent::AgentEnd { messages } => json!({
+                "type": "agent_end",
+                "messages": messages.iter().map(message_json).collect::<Vec<_>>(),
+            }),
+            AgentEvent::TurnStart => json!({"type": "turn_start"}),
+            AgentEvent::TurnEnd {
+                message,
+                tool_results,
+            } => {
+                let results: Vec<Value> = tool_results
+                    .iter()
+                    .map(|r| message_json(&AgentMessage::ToolResult(r.clone())))
+                    .collect();
+                json!({"type": "turn_end", "message": message_json(message), "toolResults": results})
+            }
+            AgentEvent::MessageStart { message } => {
+                if let AgentMessage::Assistant(a) = message {
+                    self.partial = PartialMessage::new(a.clone());
+                }
+                json!({"type": "message_start", "message": message_json(message)})
+            }
+            AgentEvent::MessageUpdate { event } => {
+                self.partial.apply(event);
+                json!({
+                    "type": "message_update",
+                    "message": assistant_json(&self.partial.message),
+                    "assistantMessageEvent": event.to_json(&self.partial.message),
+                })
+            }
+            AgentEvent::MessageEnd { message } => {
+                json!({"type": "message_end", "message": message_json(message)})
+            }
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => json!({
+                "type": "tool_execution_start", "toolCallId": tool_call_id,
+                "toolName": tool_name, "args": args,
+            }),
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                tool_name,
+                args,
+                partial,
+            } => json!({
+                "type": "tool_execution_update", "toolCallId": tool_call_id,
+                "toolName": tool_name, "args": args, "partialResult": tool_output_json(partial),
+            }),
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                tool_name,
+                result,
+                is_error,
+            } => json!({
+                "type": "tool_execution_end", "toolCallId": tool_call_id,
+                "toolName": tool_name, "result": tool_output_json(result), "isError": is_error,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::stream::StreamEvent;
+
+    #[test]
+    fn message_update_carries_the_partial_message_like_pi() {
+        let mut enc = EventJsonEncoder::new();
+        let start = AssistantMessage {
+            provider: "mock".into(),
+            ..Default::default()
+        };
+        enc.encode(&SessionEvent::Agent(AgentEvent::MessageStart {
+            message: AgentMessage::Assistant(start),
+        }));
+        enc.encode(
+            &AgentEvent::MessageUpdate {
+                event: StreamEvent::TextStart { content_index: 0 },
+            }
+            .into(),
+        );
+        let v = enc.encode(
+            &AgentEvent::MessageUpdate {
+                event: StreamEvent::TextDelta {
+                    content_index: 0,
+                    delta: "Hi".into(),
+                },
+            }
+            .into(),
+        );
+        assert_eq!(v["type"], "message_update");
+        assert_eq!(v["message"]["role"], "assistant");
+        assert_eq!(v["message"]["content"][0]["text"], "Hi");
+        assert_eq!(v["assistantMessageEvent"]["type"], "text_delta");
+        assert_eq!(v["assistantMessageEvent"]["delta"], "Hi");
+        assert_eq!(
+            v["assistantMessageEvent"]["partial"]["content"][0]["text"],
+            "Hi"
+        );
+    }
+}
