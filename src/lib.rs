@@ -10,5 +10,6 @@ pub mod ai;
 pub mod cli;
 pub mod core;
 pub mod messages;
+pub mod modes;
 pub mod session;
 pub mod tools;

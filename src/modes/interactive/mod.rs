@@ -1,0 +1,4 @@
+//! The interactive terminal UI.
+
+pub mod ansi;
+pub mod renderer;

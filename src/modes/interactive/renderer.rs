@@ -1,0 +1,454 @@
+//! The inline renderer: finished history goes into the terminal's own scrollback (so
+//! native scrolling, selection and copy keep working) and only a live region at the bottom
+//! (streaming message, queued messages, editor, footer) is redrawn.
+//!
+//! Every frame is one synchronized update (DEC mode 2026), so the terminal never shows a
+//! half-drawn frame. Within a frame: move to the first row of the live region, print the
+//! new history lines there (pushing older rows up into scrollback), then print the live
+//! region and clear whatever the previous, possibly taller, live region left below.
+//! When only the live region changed, only the rows from the first changed one down are
+//! rewritten. A resize re-prints everything at the new width (like pi), because terminals
+//! disagree on how they reflow old rows and a guessed position would duplicate or lose lines.
+
+use std::io::{self, Write};
+
+use ratatui::text::Line;
+
+use super::ansi::encode_line;
+
+const SYNC_BEGIN: &str = "\x1b[?2026h";
+const SYNC_END: &str = "\x1b[?2026l";
+const HIDE_CURSOR: &str = "\x1b[?25l";
+const SHOW_CURSOR: &str = "\x1b[?25h";
+const CLEAR_LINE: &str = "\x1b[2K";
+const CLEAR_BELOW: &str = "\x1b[J";
+
+/// One frame to draw.
+pub struct Frame<'a> {
+    /// History lines finished since the last frame, to be written into scrollback.
+    pub new_history: &'a [Line<'static>],
+    /// The live region, top to bottom.
+    pub live: &'a [Line<'static>],
+    /// Where the hardware cursor goes, as (row, column) within the live region.
+    pub cursor: Option<(usize, usize)>,
+    /// Show the hardware cursor (otherwise it is positioned for IMEs but hidden).
+    pub show_cursor: bool,
+}
+
+/// Writes rows top-down starting at the current row, then clears below.
+fn write_rows(out: &mut String, rows: &[String]) {
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\r\n");
+        }
+        out.push_str(CLEAR_LINE);
+        out.push_str(row);
+    }
+    if rows.is_empty() {
+        out.push_str(CLEAR_LINE);
+    }
+    out.push_str(CLEAR_BELOW);
+}
+
+/// Tracks what is on screen between frames.
+#[derive(Debug)]
+pub struct InlineRenderer {
+    width: u16,
+    height: u16,
+    /// Encoded lines of the live region as last drawn.
+    live: Vec<String>,
+    /// Row of the cursor within the live region after the last frame.
+    cursor_row: usize,
+    /// Nothing drawn yet: the cursor is where the shell left it.
+    pristine: bool,
+}
+
+impl InlineRenderer {
+    pub fn new(width: u16, height: u16) -> Self {
+        Self {
+            width: width.max(1),
+            height: height.max(1),
+            live: Vec::new(),
+            cursor_row: 0,
+            pristine: true,
+        }
+    }
+
+    pub fn size(&self) -> (u16, u16) {
+        (self.width, self.height)
+    }
+
+    /// Records a new terminal size. The caller must follow with [`Self::redraw_all`].
+    pub fn set_size(&mut self, width: u16, height: u16) {
+        self.width = width.max(1);
+        self.height = height.max(1);
+    }
+
+    /// The live region keeps its bottom part when it is taller than the screen (the
+    /// editor and footer must stay visible).
+    fn clamp_live<'a>(&self, live: &'a [Line<'static>]) -> &'a [Line<'static>] {
+        let max = self.height as usize;
+        if live.len() > max {
+            &live[live.len() - max..]
+        } else {
+            live
+        }
+    }
+
+    fn move_to_live_top(&self, out: &mut String) {
+        out.push('\r');
+        if !self.pristine && self.cursor_row > 0 {
+            out.push_str(&format!("\x1b[{}A", self.cursor_row));
+        }
+    }
+
+    /// Draws a frame. Writes nothing when nothing changed.
+    pub fn draw(&mut self, w: &mut impl Write, frame: &Frame<'_>) -> io::Result<()> {
+        let skipped = frame.live.len().saturating_sub(self.height as usize);
+        let live = self.clamp_live(frame.live);
+        let encoded: Vec<String> = live.iter().map(|l| encode_line(l, self.width)).collect();
+        let cursor = frame
+            .cursor
+            .and_then(|(r, c)| r.checked_sub(skipped).map(|r| (r, c)));
+        let target_row = cursor
+            .map(|(r, _)| r)
+            .unwrap_or(encoded.len().saturating_sub(1));
+        if frame.new_history.is_empty()
+            && encoded == self.live
+            && !self.pristine
+            && target_row == self.cursor_row
+        {
+            return Ok(());
+        }
+
+        let mut out = String::with_capacity(4096);
+        out.push_str(SYNC_BEGIN);
+        out.push_str(HIDE_CURSOR);
+        // Row (within the live region) the terminal cursor is on after writing.
+        let current_row = if frame.new_history.is_empty() && !self.pristine {
+            // Only the live region changed: rewrite from the first differing row.
+            let first_diff = encoded
+                .iter()
+                .zip(&self.live)
+                .position(|(a, b)| a != b)
+                .unwrap_or(encoded.len().min(self.live.len()));
+            out.push('\r');
+            // Rows up to the old last row exist on screen, so relative moves are safe;
+            // one row past it is reached with a newline (which may scroll).
+            let old_last = self.live.len().saturating_sub(1);
+            let reachable = first_diff.min(old_last);
+            if reachable < self.cursor_row {
+                out.push_str(&format!("\x1b[{}A", self.cursor_row - reachable));
+            } else if reachable > self.cursor_row {
+                out.push_str(&format!("\x1b[{}B", reachable - self.cursor_row));
+            }
+            if first_diff > old_last && !self.live.is_empty() {
+                out.push_str("\r\n");
+            }
+            let rows = &encoded[first_diff.min(encoded.len())..];
+            write_rows(&mut out, rows);
+            if rows.is_empty() {
+                first_diff
+            } else {
+                encoded.len() - 1
+            }
+        } else {
+            self.move_to_live_top(&mut out);
+            for line in frame.new_history {
+                out.push_str(CLEAR_LINE);
+                out.push_str(&encode_line(line, self.width));
+                out.push_str("\r\n");
+            }
+            write_rows(&mut out, &encoded);
+            encoded.len().saturating_sub(1)
+        };
+        self.finish(&mut out, encoded, current_row, cursor, frame.show_cursor);
+        w.write_all(out.as_bytes())?;
+        w.flush()
+    }
+
+    fn finish(
+        &mut self,
+        out: &mut String,
+        encoded: Vec<String>,
+        current_row: usize,
+        cursor: Option<(usize, usize)>,
+        show: bool,
+    ) {
+        let last = encoded.len().saturating_sub(1);
+        let (row, col) = cursor.unwrap_or((last, 0));
+        let row = row.min(last);
+        if current_row > row {
+            out.push_str(&format!("\x1b[{}A", current_row - row));
+        } else if row > current_row {
+            out.push_str(&format!("\x1b[{}B", row - current_row));
+        }
+        out.push('\r');
+        if col > 0 {
+            out.push_str(&format!("\x1b[{col}C"));
+        }
+        if show && cursor.is_some() {
+            out.push_str(SHOW_CURSOR);
+        }
+        out.push_str(SYNC_END);
+        self.cursor_row = row;
+        self.live = encoded;
+        self.pristine = false;
+    }
+
+    /// Clears the screen and the scrollback and prints the whole history and the live
+    /// region again (after a resize, or when the transcript was replaced).
+    pub fn redraw_all(
+        &mut self,
+        w: &mut impl Write,
+        history: &[Line<'static>],
+        live: &[Line<'static>],
+        cursor: Option<(usize, usize)>,
+        show_cursor: bool,
+    ) -> io::Result<()> {
+        let mut out = String::new();
+        out.push_str(SYNC_BEGIN);
+        out.push_str(HIDE_CURSOR);
+        out.push_str("\x1b[H\x1b[2J\x1b[3J");
+        w.write_all(out.as_bytes())?;
+        self.pristine = true;
+        self.live.clear();
+        self.cursor_row = 0;
+        let frame = Frame {
+            new_history: history,
+            live,
+            cursor,
+            show_cursor,
+        };
+        self.draw(w, &frame)
+    }
+
+    /// Leaves the terminal tidy: the live region is erased and the cursor sits at the
+    /// start of the row below the history, ready for the shell prompt.
+    pub fn finish_session(&mut self, w: &mut impl Write) -> io::Result<()> {
+        let mut out = String::new();
+        out.push_str(SYNC_BEGIN);
+        self.move_to_live_top(&mut out);
+        out.push_str(CLEAR_BELOW);
+        out.push_str(SHOW_CURSOR);
+        out.push_str(SYNC_END);
+        self.live.clear();
+        self.cursor_row = 0;
+        self.pristine = true;
+        w.write_all(out.as_bytes())?;
+        w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nz(n: u16) -> std::num::NonZeroU16 {
+        std::num::NonZeroU16::new(n).unwrap()
+    }
+
+    /// A terminal emulator screen fed with our bytes.
+    struct Screen {
+        parser: vt100::Parser,
+        renderer: InlineRenderer,
+    }
+
+    impl Screen {
+        fn new(w: u16, h: u16) -> Self {
+            Self {
+                parser: vt100::Parser::new(nz(h), nz(w), 1000),
+                renderer: InlineRenderer::new(w, h),
+            }
+        }
+
+        fn draw(&mut self, history: &[&str], live: &[&str], cursor: Option<(usize, usize)>) {
+            let history: Vec<Line<'static>> =
+                history.iter().map(|s| Line::from(s.to_string())).collect();
+            let live: Vec<Line<'static>> = live.iter().map(|s| Line::from(s.to_string())).collect();
+            let mut bytes = Vec::new();
+            self.renderer
+                .draw(
+                    &mut bytes,
+                    &Frame {
+                        new_history: &history,
+                        live: &live,
+                        cursor,
+                        show_cursor: true,
+                    },
+                )
+                .unwrap();
+            self.parser.process(&bytes);
+        }
+
+        /// Scrollback + screen, trailing blank rows removed.
+        fn all_rows(&mut self) -> String {
+            let (rows, cols) = self.parser.screen().size();
+            let (rows, cols) = (rows.get(), cols.get());
+            let sb = self.parser.screen().scrollback_len();
+            let mut lines = Vec::new();
+            for offset in (1..=sb).rev() {
+                self.parser.screen_mut().set_scrollback(offset);
+                let top = self
+                    .parser
+                    .screen()
+                    .rows(0, cols)
+                    .next()
+                    .unwrap_or_default();
+                lines.push(top);
+            }
+            self.parser.screen_mut().set_scrollback(0);
+            for row in self.parser.screen().rows(0, cols).take(rows as usize) {
+                lines.push(row);
+            }
+            while lines.last().is_some_and(|l| l.trim().is_empty()) {
+                lines.pop();
+            }
+            lines
+                .iter()
+                .map(|l| l.trim_end().to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+    }
+
+    #[test]
+    fn history_goes_above_the_live_region_and_the_live_region_is_redrawn_in_place() {
+        let mut s = Screen::new(20, 6);
+        s.draw(&["hello"], &["> typing", "footer"], Some((0, 8)));
+        s.draw(&[], &["> typing more", "footer"], Some((0, 13)));
+        s.draw(&["answer 1", "answer 2"], &["> ", "footer"], Some((0, 2)));
+        insta::assert_snapshot!(s.all_rows(), @r"
+        hello
+        answer 1
+        answer 2
+        >
+        footer
+        ");
+        assert_eq!(s.parser.screen().cursor_position(), (3, 2));
+    }
+
+    #[test]
+    fn a_shrinking_live_region_leaves_no_stale_rows() {
+        let mut s = Screen::new(20, 8);
+        s.draw(&[], &["streaming 1", "streaming 2", "> ", "footer"], None);
+        s.draw(&["done"], &["> ", "footer"], None);
+        insta::assert_snapshot!(s.all_rows(), @r"
+        done
+        >
+        footer
+        ");
+    }
+
+    #[test]
+    fn history_scrolls_into_scrollback_without_duplicates() {
+        let mut s = Screen::new(10, 4);
+        for i in 0..10 {
+            s.draw(&[&format!("line {i}")], &["> ", "f"], Some((0, 2)));
+        }
+        insta::assert_snapshot!(s.all_rows(), @r"
+        line 0
+        line 1
+        line 2
+        line 3
+        line 4
+        line 5
+        line 6
+        line 7
+        line 8
+        line 9
+        >
+        f
+        ");
+    }
+
+    #[test]
+    fn redraw_all_reprints_everything_once_after_a_resize() {
+        let mut s = Screen::new(20, 5);
+        s.draw(&["a", "b"], &["> x", "footer"], Some((0, 3)));
+        s.parser.set_size(nz(5), nz(12));
+        s.renderer.set_size(12, 5);
+        let history: Vec<Line<'static>> = vec![Line::from("a"), Line::from("b")];
+        let live: Vec<Line<'static>> = vec![Line::from("> x"), Line::from("footer")];
+        let mut bytes = Vec::new();
+        s.renderer
+            .redraw_all(&mut bytes, &history, &live, Some((0, 3)), true)
+            .unwrap();
+        s.parser.process(&bytes);
+        insta::assert_snapshot!(s.all_rows(), @r"
+        a
+        b
+        > x
+        footer
+        ");
+    }
+
+    #[test]
+    fn live_region_edits_in_the_middle_and_shrinking_keep_the_cursor_right() {
+        let mut s = Screen::new(20, 8);
+        s.draw(
+            &["h"],
+            &["queued 1", "queued 2", "> ab", "footer"],
+            Some((2, 4)),
+        );
+        s.draw(
+            &[],
+            &["queued 1", "QUEUED 2", "> ab", "footer"],
+            Some((2, 4)),
+        );
+        s.draw(&[], &["queued 1", "QUEUED 2"], None);
+        s.draw(
+            &[],
+            &["queued 1", "QUEUED 2", "> abc", "footer 2"],
+            Some((2, 5)),
+        );
+        insta::assert_snapshot!(s.all_rows(), @r"
+        h
+        queued 1
+        QUEUED 2
+        > abc
+        footer 2
+        ");
+        assert_eq!(s.parser.screen().cursor_position(), (3, 5));
+    }
+
+    #[test]
+    fn unchanged_frames_write_nothing() {
+        let mut r = InlineRenderer::new(20, 5);
+        let live = vec![Line::from("> "), Line::from("f")];
+        let frame = Frame {
+            new_history: &[],
+            live: &live,
+            cursor: Some((0, 2)),
+            show_cursor: false,
+        };
+        let mut first = Vec::new();
+        r.draw(&mut first, &frame).unwrap();
+        let mut second = Vec::new();
+        r.draw(&mut second, &frame).unwrap();
+        assert!(!first.is_empty());
+        assert!(second.is_empty());
+    }
+
+    #[test]
+    fn a_live_region_taller_than_the_screen_keeps_its_bottom() {
+        let mut s = Screen::new(20, 3);
+        s.draw(&[], &["1", "2", "3", "4", "5"], None);
+        insta::assert_snapshot!(s.all_rows(), @r"
+        3
+        4
+        5
+        ");
+    }
+
+    #[test]
+    fn finishing_erases_the_live_region() {
+        let mut s = Screen::new(20, 6);
+        s.draw(&["kept"], &["> ", "footer"], Some((0, 2)));
+        let mut bytes = Vec::new();
+        s.renderer.finish_session(&mut bytes).unwrap();
+        s.parser.process(&bytes);
+        assert_eq!(s.all_rows(), "kept");
+        assert_eq!(s.parser.screen().cursor_position(), (1, 0));
+    }
+}
