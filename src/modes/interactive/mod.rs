@@ -2,3 +2,4 @@
 
 pub mod ansi;
 pub mod renderer;
+pub mod terminal;
