@@ -1,0 +1,160 @@
+//! Drives a program in a real terminal: a private tmux server (its own socket, so tests
+//! never touch the user's tmux), one window of a fixed size, keys sent with `send-keys`,
+//! the screen read with `capture-pane`.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// A tmux server with one pane running a command.
+pub struct Tmux {
+    socket: String,
+    session: String,
+}
+
+/// Whether tmux is installed (tests that need it print why they are skipped otherwise).
+pub fn available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+impl Tmux {
+    /// Starts `command` (run by `sh -c`) in a `width`×`height` pane with the given working
+    /// directory and environment.
+    pub fn start(
+        command: &str,
+        cwd: &Path,
+        env: &[(&str, &str)],
+        width: u16,
+        height: u16,
+    ) -> Tmux {
+        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let socket = format!("pi-rs-test-{}-{n}", std::process::id());
+        let session = "t".to_string();
+        let mut exports = String::new();
+        for (k, v) in env {
+            exports.push_str(&format!("export {k}={}; ", shell_quote(v)));
+        }
+        let full = format!("{exports}exec {command}");
+        let status = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-s", &session, "-x", &width.to_string(), "-y", &height.to_string()])
+            .arg("-c")
+            .arg(cwd)
+            .args(["sh", "-c", &full])
+            .env("TERM", "xterm-256color")
+            .status()
+            .expect("start tmux");
+        assert!(status.success(), "tmux new-session failed");
+        // Keep the pane after the program exits so its last screen can still be read.
+        let _ = Command::new("tmux")
+            .args(["-L", &socket, "set-option", "-t", &session, "remain-on-exit", "on"])
+            .status();
+        Tmux { socket, session }
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    /// Types literal text.
+    pub fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", &self.session, "-l", text]);
+    }
+
+    /// Sends key names (`Enter`, `Escape`, `C-c`, `Up`, `S-Tab`…).
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.session];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// The visible screen, trailing blank lines removed.
+    pub fn screen(&self) -> String {
+        let out = self.tmux(&["capture-pane", "-p", "-t", &self.session]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.trim_end().to_string()
+    }
+
+    /// Scrollback plus screen.
+    pub fn history(&self) -> String {
+        let out = self.tmux(&["capture-pane", "-p", "-S", "-", "-t", &self.session]);
+        String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+    }
+
+    /// Waits until the screen contains `needle`; panics with the screen after `timeout`.
+    pub fn wait_for(&self, needle: &str, timeout: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {needle:?}; screen was:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until `pred` holds for the screen.
+    pub fn wait_until(&self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                return screen;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what}; screen was:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Resizes the window.
+    pub fn resize(&self, width: u16, height: u16) {
+        self.tmux(&[
+            "resize-window",
+            "-t",
+            &self.session,
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+        ]);
+    }
+
+    /// Whether the program in the pane has exited.
+    pub fn exited(&self) -> bool {
+        let out = self.tmux(&["display-message", "-p", "-t", &self.session, "#{pane_dead}"]);
+        String::from_utf8_lossy(&out.stdout).trim() == "1"
+    }
+
+    /// PID of the program in the pane.
+    pub fn pane_pid(&self) -> Option<u32> {
+        let out = self.tmux(&["display-message", "-p", "-t", &self.session, "#{pane_pid}"]);
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
