@@ -9,3 +9,4 @@ pub mod ai;
 pub mod messages;
 pub mod session;
 pub mod tools;
+pub mod compaction;

@@ -1,0 +1,194 @@
+//! What a compaction will do, decided before any model is called.
+//!
+//! [`prepare_compaction`] is pi's `prepareCompaction`: given the current path (root →
+//! leaf) it finds the cut, the messages to summarize, the turn prefix of a split turn,
+//! the previous summary to update, the files touched and the `tokensBefore` figure. It is
+//! pure and fast (see `benches/compaction.rs`); the result is what extensions are shown
+//! and what [`compact`](crate::compaction::compact()) sends to the model.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+use crate::compaction::cut::find_cut_point;
+use crate::compaction::file_ops::FileOps;
+use crate::compaction::settings::CompactionSettings;
+use crate::compaction::tokens::estimate_context_tokens;
+use crate::messages::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, iso_to_ms};
+use crate::session::entry::{EntryId, SessionEntry};
+
+/// Everything needed to summarize and append a compaction entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionPreparation {
+    /// The entry the kept part starts at (written as `firstKeptEntryId`).
+    pub first_kept_entry_id: EntryId,
+    /// Messages that the summary replaces.
+    pub messages_to_summarize: Vec<AgentMessage>,
+    /// With a split turn: the start of that turn, summarized separately.
+    pub turn_prefix_messages: Vec<AgentMessage>,
+    pub is_split_turn: bool,
+    /// Estimated context size before compacting (written as `tokensBefore`).
+    pub tokens_before: u64,
+    /// The summary of the previous compaction on the path, to be updated.
+    pub previous_summary: Option<String>,
+    pub file_ops: FileOps,
+    pub settings: CompactionSettings,
+}
+
+/// The message an entry contributes to a context, if any.
+pub(crate) fn entry_message(entry: &SessionEntry) -> Option<Cow<'_, AgentMessage>> {
+    match entry {
+        SessionEntry::Message(m) => Some(Cow::Borrowed(&m.message)),
+        SessionEntry::CustomMessage(c) => Some(Cow::Owned(AgentMessage::Custom(CustomMessage {
+            custom_type: c.custom_type.clone(),
+            content: c.content.clone(),
+            display: c.display,
+            details: c.details.clone(),
+            timestamp: iso_to_ms(&c.timestamp),
+            extra: Default::default(),
+        }))),
+        SessionEntry::BranchSummary(b) => {
+            Some(Cow::Owned(AgentMessage::BranchSummary(BranchSummaryMessage {
+                summary: b.summary.clone(),
+                from_id: b.from_id.clone(),
+                timestamp: iso_to_ms(&b.timestamp),
+            })))
+        }
+        SessionEntry::Compaction(c) => {
+            Some(Cow::Owned(AgentMessage::CompactionSummary(CompactionSummaryMessage {
+                summary: c.summary.clone(),
+                tokens_before: c.tokens_before,
+                timestamp: iso_to_ms(&c.timestamp),
+            })))
+        }
+        SessionEntry::ThinkingLevelChange(_)
+        | SessionEntry::ModelChange(_)
+        | SessionEntry::Custom(_)
+        | SessionEntry::Label(_)
+        | SessionEntry::SessionInfo(_)
+        | SessionEntry::Unknown(_) => None,
+    }
+}
+
+/// The messages the model currently sees for this path, as pi's `buildSessionContext`
+/// builds them (the latest compaction's summary, the kept entries before it, everything
+/// after it). Only used for `tokensBefore`; the session layer owns the real context.
+fn context_messages(path: &[SessionEntry]) -> Vec<Cow<'_, AgentMessage>> {
+    // Branch summaries with an empty text are left out of a context.
+    fn context_message(e: &SessionEntry) -> Option<Cow<'_, AgentMessage>> {
+        match e {
+            SessionEntry::BranchSummary(b) if b.summary.is_empty() => None,
+            SessionEntry::Compaction(_) => None,
+            other => entry_message(other),
+        }
+    }
+    let Some(compaction_index) = path
+        .iter()
+        .rposition(|e| matches!(e, SessionEntry::Compaction(_)))
+    else {
+        return path.iter().filter_map(context_message).collect();
+    };
+    let SessionEntry::Compaction(compaction) = &path[compaction_index] else {
+        return Vec::new();
+    };
+    let mut messages = Vec::with_capacity(path.len() - compaction_index + 1);
+    messages.extend(entry_message(&path[compaction_index]));
+    let before = &path[..compaction_index];
+    if let Some(first_kept) = before
+        .iter()
+        .position(|e| e.id() == compaction.first_kept_entry_id.as_str())
+    {
+        messages.extend(before[first_kept..].iter().filter_map(context_message));
+    }
+    messages.extend(path[compaction_index + 1..].iter().filter_map(context_message));
+    messages
+}
+
+/// Messages of `entries` for the summarizer (compaction entries contribute nothing).
+fn messages_for_summary(entries: &[SessionEntry]) -> Vec<AgentMessage> {
+    entries
+        .iter()
+        .filter(|e| !matches!(e, SessionEntry::Compaction(_)))
+        .filter_map(entry_message)
+        .map(Cow::into_owned)
+        .collect()
+}
+
+/// Decides what compacting `path_entries` (the current path, root → leaf) will do.
+///
+/// `None` when the path already ends in a compaction, or when it has no entry to keep
+/// (an empty path, or a first kept entry without id in a file that was never migrated).
+pub fn prepare_compaction(
+    path_entries: &[SessionEntry],
+    settings: &CompactionSettings,
+) -> Option<CompactionPreparation> {
+    if matches!(path_entries.last(), Some(SessionEntry::Compaction(_))) {
+        return None;
+    }
+    let previous = path_entries
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, e)| match e {
+            SessionEntry::Compaction(c) => Some((i, c)),
+            _ => None,
+        });
+
+    // A repeated compaction re-summarizes what the previous one kept: the span starts at
+    // its first kept entry (or right after it when that entry is not on the path).
+    let boundary_start = previous.map_or(0, |(index, c)| {
+        path_entries
+            .iter()
+            .position(|e| e.id() == c.first_kept_entry_id.as_str())
+            .unwrap_or(index + 1)
+    });
+    let boundary_end = path_entries.len();
+
+    let tokens_before = estimate_context_tokens(&context_messages(path_entries)).tokens;
+
+    let cut = find_cut_point(
+        path_entries,
+        boundary_start,
+        boundary_end,
+        settings.keep_recent_tokens,
+    );
+    let first_kept = path_entries.get(cut.first_kept_entry_index)?;
+    if first_kept.id().is_empty() {
+        return None;
+    }
+    let history_end = match cut.turn_start_index {
+        Some(turn_start) if cut.is_split_turn => turn_start,
+        _ => cut.first_kept_entry_index,
+    };
+
+    let slice = |from: usize, to: usize| path_entries.get(from..to).unwrap_or(&[]);
+    let messages_to_summarize = messages_for_summary(slice(boundary_start, history_end));
+    let turn_prefix_messages = if cut.is_split_turn {
+        messages_for_summary(slice(history_end, cut.first_kept_entry_index))
+    } else {
+        Vec::new()
+    };
+
+    let mut file_ops = FileOps::default();
+    if let Some((_, c)) = previous
+        && c.from_hook != Some(true)
+        && let Some(details) = &c.details
+    {
+        file_ops.add_details(details);
+    }
+    for message in messages_to_summarize.iter().chain(&turn_prefix_messages) {
+        file_ops.add_tool_calls(message);
+    }
+
+    Some(CompactionPreparation {
+        first_kept_entry_id: EntryId(first_kept.id().to_string()),
+        messages_to_summarize,
+        turn_prefix_messages,
+        is_split_turn: cut.is_split_turn,
+        tokens_before,
+        previous_summary: previous.map(|(_, c)| c.summary.clone()),
+        file_ops,
+        settings: settings.clone(),
+    })
+}
