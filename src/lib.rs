@@ -6,7 +6,7 @@
 //! (interactive, print, rpc) as the only code that touches the terminal or stdio.
 
 pub mod ai;
+pub mod compaction;
 pub mod messages;
 pub mod session;
 pub mod tools;
-pub mod compaction;

@@ -113,3 +113,119 @@ pub fn prepare_branch_entries(entries: &[SessionEntry], token_budget: u64) -> Br
         total_tokens,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::testkit::{PathBuilder, describe, describe_messages, read, words};
+    use serde_json::json;
+
+    fn ids(entries: &[SessionEntry]) -> Vec<&str> {
+        entries.iter().map(SessionEntry::id).collect()
+    }
+
+    #[test]
+    fn entries_after_the_common_ancestor_are_collected_oldest_first() {
+        let old = PathBuilder::new()
+            .user("Turn 1")
+            .assistant("a1")
+            .user("Turn 2")
+            .assistant("a2")
+            .compaction("c", "e3", None)
+            .user("Turn 3")
+            .build();
+        // A sibling branch forking after e2.
+        let target = PathBuilder::branch_from(&old[..2], "t")
+            .user("other")
+            .build();
+        let b = collect_entries_for_branch_summary(&old, &target);
+        assert_eq!(b.common_ancestor_id, Some("e2"));
+        assert_eq!(ids(b.entries), ["e3", "e4", "e5", "e6"]);
+
+        // Navigating back to an entry of the old path: that entry is the ancestor.
+        let b = collect_entries_for_branch_summary(&old, &old[..3]);
+        assert_eq!(
+            (b.common_ancestor_id, ids(b.entries)),
+            (Some("e3"), vec!["e4", "e5", "e6"])
+        );
+
+        // Unrelated roots share nothing: the whole old path is abandoned.
+        let other_root = PathBuilder::branch_from(&[], "r").user("x").build();
+        let b = collect_entries_for_branch_summary(&old, &other_root);
+        assert_eq!((b.common_ancestor_id, b.entries.len()), (None, 6));
+
+        // No old leaf, nothing to summarize.
+        let b = collect_entries_for_branch_summary(&[], &target);
+        assert_eq!((b.common_ancestor_id, b.entries.len()), (None, 0));
+    }
+
+    #[test]
+    fn tool_results_are_skipped_and_summaries_become_messages() {
+        let entries = PathBuilder::new()
+            .compaction("earlier work", "e0", None)
+            .user("Turn 1")
+            .tool_call("reading", "read", read("a.txt"))
+            .tool_result("file text")
+            .custom_message("note")
+            .branch_summary(
+                "side quest",
+                Some(json!({"readFiles": ["r.md"], "modifiedFiles": ["m.rs"]})),
+                false,
+            )
+            .branch_summary("ext", Some(json!({"modifiedFiles": ["ext.rs"]})), true)
+            .model_change()
+            .build();
+        let p = prepare_branch_entries(&entries, 0);
+        insta::assert_snapshot!(describe_messages(&p.messages), @r#"
+          compactionSummary "earlier work"
+          user "Turn 1"
+          assistant "reading" [read]
+          custom "note"
+          branchSummary "side quest"
+          branchSummary "ext"
+        "#);
+        let lists = p.file_ops.lists();
+        assert_eq!(lists.read_files, ["a.txt", "r.md"]);
+        assert_eq!(lists.modified_files, ["m.rs"]);
+    }
+
+    #[test]
+    fn the_newest_messages_within_budget_are_kept() {
+        let entries = PathBuilder::new()
+            .user(&words(50))
+            .tool_call("old", "edit", read("old.rs"))
+            .tool_call(&words(30), "write", read("over.rs"))
+            .user(&words(40))
+            .assistant(&words(40))
+            .build();
+        let p = prepare_branch_entries(&entries, 100);
+        // 40 + 40 fit; the write call (35 tokens) would exceed 100 and stops the walk, but
+        // its file is still recorded (as pi does); the older edit is not looked at.
+        insta::assert_snapshot!(describe_messages(&p.messages), @r#"
+          user "abcdabcdabcdabcdabcd"…
+          assistant "abcdabcdabcdabcdabcd"…
+        "#);
+        assert_eq!(p.total_tokens, 80);
+        assert_eq!(p.file_ops.lists().modified_files, ["over.rs"]);
+    }
+
+    #[test]
+    fn an_overflowing_summary_still_fits_below_ninety_percent_of_the_budget() {
+        let with_summary = |used: usize| {
+            PathBuilder::new()
+                .user("older")
+                .branch_summary(&words(500), None, false)
+                .user(&words(used))
+                .build()
+        };
+        // 80 of 100 used (< 90 %): the big summary is taken anyway, then the walk stops.
+        let p = prepare_branch_entries(&with_summary(80), 100);
+        assert_eq!(describe_messages(&p.messages).lines().count(), 2);
+        assert_eq!(p.total_tokens, 580);
+        // 95 of 100 used: it is not.
+        let p = prepare_branch_entries(&with_summary(95), 100);
+        assert_eq!(describe_messages(&p.messages).lines().count(), 1);
+        let entries = with_summary(95);
+        assert_eq!(describe(&entries[2]), r#"e3 user "abcdabcdabcdabcdabcd"…"#);
+    }
+}

@@ -52,7 +52,10 @@ fn starts_turn(entry: &SessionEntry) -> bool {
     match entry {
         SessionEntry::BranchSummary(_) | SessionEntry::CustomMessage(_) => true,
         SessionEntry::Message(m) => {
-            matches!(m.message, AgentMessage::User(_) | AgentMessage::BashExecution(_))
+            matches!(
+                m.message,
+                AgentMessage::User(_) | AgentMessage::BashExecution(_)
+            )
         }
         _ => false,
     }
@@ -69,7 +72,9 @@ pub fn find_turn_start_index(
         return None;
     }
     let last = entry_index.min(entries.len() - 1);
-    (start_index..=last).rev().find(|&i| starts_turn(&entries[i]))
+    (start_index..=last)
+        .rev()
+        .find(|&i| starts_turn(&entries[i]))
 }
 
 /// Finds where to cut `entries[start..end]` so that about `keep_recent_tokens` of the
@@ -333,5 +338,51 @@ mod tests {
         assert_eq!(find_turn_start_index(&path, 2, 0), Some(1));
         assert_eq!(find_turn_start_index(&path, 2, 2), None);
         assert_eq!(find_turn_start_index(&path, 99, 0), Some(1));
+    }
+
+    fn build(kinds: &[(u8, u16)]) -> Vec<SessionEntry> {
+        let mut b = PathBuilder::new();
+        for &(kind, size) in kinds {
+            let text = words(usize::from(size));
+            b = match kind % 9 {
+                0 => b.user(&text),
+                1 => b.assistant(&text),
+                2 => b.tool_call(&text, "read", read("f.rs")),
+                3 => b.tool_result(&text),
+                4 => b.bash("ls", &text),
+                5 => b.model_change(),
+                6 => b.custom_message(&text),
+                7 => b.branch_summary(&text, None, false),
+                _ => b.label("e1"),
+            };
+        }
+        b.build()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn cut_invariants_hold_for_any_path(
+            kinds in proptest::collection::vec((0u8..9, 0u16..400), 0..40),
+            start_seed in 0usize..40,
+            keep in 0u64..5000,
+        ) {
+            let path = build(&kinds);
+            let start = start_seed.min(path.len());
+            let c = find_cut_point(&path, start, path.len(), keep);
+            let has_cut_point = path[start..].iter().any(is_valid_cut_point);
+            if has_cut_point {
+                proptest::prop_assert!(c.first_kept_entry_index < path.len());
+                proptest::prop_assert!(c.first_kept_entry_index >= start);
+                let first_kept = &path[c.first_kept_entry_index];
+                let is_tool_result = matches!(first_kept, SessionEntry::Message(m) if matches!(m.message, AgentMessage::ToolResult(_)));
+                proptest::prop_assert!(!is_tool_result);
+            } else {
+                proptest::prop_assert_eq!(c.first_kept_entry_index, start);
+            }
+            if let Some(t) = c.turn_start_index {
+                proptest::prop_assert!(start <= t && t <= c.first_kept_entry_index);
+            }
+            proptest::prop_assert_eq!(c.is_split_turn, c.turn_start_index.is_some());
+        }
     }
 }

@@ -75,8 +75,7 @@ impl FileOps {
 
     /// Read-only files and modified files, each sorted the way JavaScript sorts strings.
     pub fn lists(&self) -> FileLists {
-        let mut modified_files: Vec<String> =
-            self.edited.union(&self.written).cloned().collect();
+        let mut modified_files: Vec<String> = self.edited.union(&self.written).cloned().collect();
         let mut read_files: Vec<String> = self
             .read
             .iter()
@@ -98,7 +97,10 @@ impl FileLists {
     pub fn to_summary_suffix(&self) -> String {
         let mut sections = Vec::new();
         if !self.read_files.is_empty() {
-            sections.push(format!("<read-files>\n{}\n</read-files>", self.read_files.join("\n")));
+            sections.push(format!(
+                "<read-files>\n{}\n</read-files>",
+                self.read_files.join("\n")
+            ));
         }
         if !self.modified_files.is_empty() {
             sections.push(format!(

@@ -14,7 +14,9 @@ use crate::compaction::cut::find_cut_point;
 use crate::compaction::file_ops::FileOps;
 use crate::compaction::settings::CompactionSettings;
 use crate::compaction::tokens::estimate_context_tokens;
-use crate::messages::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, iso_to_ms};
+use crate::messages::{
+    AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, iso_to_ms,
+};
 use crate::session::entry::{EntryId, SessionEntry};
 
 /// Everything needed to summarize and append a compaction entry.
@@ -48,20 +50,20 @@ pub(crate) fn entry_message(entry: &SessionEntry) -> Option<Cow<'_, AgentMessage
             timestamp: iso_to_ms(&c.timestamp),
             extra: Default::default(),
         }))),
-        SessionEntry::BranchSummary(b) => {
-            Some(Cow::Owned(AgentMessage::BranchSummary(BranchSummaryMessage {
+        SessionEntry::BranchSummary(b) => Some(Cow::Owned(AgentMessage::BranchSummary(
+            BranchSummaryMessage {
                 summary: b.summary.clone(),
                 from_id: b.from_id.clone(),
                 timestamp: iso_to_ms(&b.timestamp),
-            })))
-        }
-        SessionEntry::Compaction(c) => {
-            Some(Cow::Owned(AgentMessage::CompactionSummary(CompactionSummaryMessage {
+            },
+        ))),
+        SessionEntry::Compaction(c) => Some(Cow::Owned(AgentMessage::CompactionSummary(
+            CompactionSummaryMessage {
                 summary: c.summary.clone(),
                 tokens_before: c.tokens_before,
                 timestamp: iso_to_ms(&c.timestamp),
-            })))
-        }
+            },
+        ))),
         SessionEntry::ThinkingLevelChange(_)
         | SessionEntry::ModelChange(_)
         | SessionEntry::Custom(_)
@@ -101,7 +103,11 @@ fn context_messages(path: &[SessionEntry]) -> Vec<Cow<'_, AgentMessage>> {
     {
         messages.extend(before[first_kept..].iter().filter_map(context_message));
     }
-    messages.extend(path[compaction_index + 1..].iter().filter_map(context_message));
+    messages.extend(
+        path[compaction_index + 1..]
+            .iter()
+            .filter_map(context_message),
+    );
     messages
 }
 
@@ -191,4 +197,182 @@ pub fn prepare_compaction(
         file_ops,
         settings: settings.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::testkit::{PathBuilder, describe_messages, read, words};
+    use serde_json::json;
+
+    fn settings(keep_recent_tokens: u64) -> CompactionSettings {
+        CompactionSettings {
+            keep_recent_tokens,
+            ..CompactionSettings::default()
+        }
+    }
+
+    fn render(p: &CompactionPreparation) -> String {
+        let lists = p.file_ops.lists();
+        let or_none = |s: String| {
+            if s.is_empty() {
+                "  (none)".to_string()
+            } else {
+                s
+            }
+        };
+        format!(
+            "first kept: {}\nsplit turn: {}\ntokens before: {}\nprevious summary: {:?}\nsummarize:\n{}\nturn prefix:\n{}\nread: {:?}\nmodified: {:?}",
+            p.first_kept_entry_id,
+            p.is_split_turn,
+            p.tokens_before,
+            p.previous_summary,
+            or_none(describe_messages(&p.messages_to_summarize)),
+            or_none(describe_messages(&p.turn_prefix_messages)),
+            lists.read_files,
+            lists.modified_files,
+        )
+    }
+
+    #[test]
+    fn a_path_ending_in_a_compaction_or_an_empty_path_has_nothing_to_prepare() {
+        let path = PathBuilder::new()
+            .user("a")
+            .assistant("b")
+            .compaction("sum", "e1", None)
+            .build();
+        assert_eq!(prepare_compaction(&path, &settings(1)), None);
+        assert_eq!(prepare_compaction(&[], &settings(1)), None);
+    }
+
+    #[test]
+    fn first_compaction_summarizes_whole_turns_before_the_cut() {
+        let path = PathBuilder::new()
+            .model_change()
+            .user("Turn 1")
+            .tool_call("reading", "read", read("a.txt"))
+            .tool_result(&words(50))
+            .assistant_with_usage(&words(100), 3000)
+            .user(&words(100))
+            .assistant_with_usage(&words(100), 3500)
+            .user("tail")
+            .build();
+        insta::assert_snapshot!(render(&prepare_compaction(&path, &settings(150)).unwrap()), @r#"
+        first kept: e6
+        split turn: false
+        tokens before: 3501
+        previous summary: None
+        summarize:
+          user "Turn 1"
+          assistant "reading" [read]
+          toolResult "abcdabcdabcdabcdabcd"…
+          assistant "abcdabcdabcdabcdabcd"…
+        turn prefix:
+          (none)
+        read: ["a.txt"]
+        modified: []
+        "#);
+    }
+
+    #[test]
+    fn a_cut_inside_a_turn_summarizes_the_turn_prefix_separately() {
+        let path = PathBuilder::new()
+            .user("Turn 1")
+            .assistant("ok")
+            .user("Turn 2")
+            .tool_call("writing", "write", json!({"path": "b.rs", "content": "x"}))
+            .tool_result(&words(400))
+            .assistant_with_usage(&words(10), 500)
+            .build();
+        insta::assert_snapshot!(render(&prepare_compaction(&path, &settings(100)).unwrap()), @r#"
+        first kept: e6
+        split turn: true
+        tokens before: 500
+        previous summary: None
+        summarize:
+          user "Turn 1"
+          assistant "ok"
+        turn prefix:
+          user "Turn 2"
+          assistant "writing" [write]
+          toolResult "abcdabcdabcdabcdabcd"…
+        read: []
+        modified: ["b.rs"]
+        "#);
+    }
+
+    #[test]
+    fn repeated_compaction_updates_the_previous_summary_from_its_kept_boundary() {
+        let path = PathBuilder::new()
+            .user("Turn 1")
+            .assistant(&words(100))
+            .user("Turn 2")
+            .tool_call("editing", "edit", read("src/x.rs"))
+            .tool_result("done")
+            .compaction(
+                "OLD SUMMARY",
+                "e3",
+                Some(json!({"readFiles": ["old.md"], "modifiedFiles": ["z.rs"]})),
+            )
+            .user(&words(200))
+            .assistant_with_usage(&words(10), 900)
+            .build();
+        // The span starts at e3 (kept by the previous compaction); the compaction entry
+        // itself is not a message to summarize. tokensBefore counts only what the model
+        // sees: the old summary, e3..e5, and everything after the compaction.
+        insta::assert_snapshot!(render(&prepare_compaction(&path, &settings(50)).unwrap()), @r#"
+        first kept: e7
+        split turn: false
+        tokens before: 900
+        previous summary: Some("OLD SUMMARY")
+        summarize:
+          user "Turn 2"
+          assistant "editing" [edit]
+          toolResult "done"
+        turn prefix:
+          (none)
+        read: ["old.md"]
+        modified: ["src/x.rs", "z.rs"]
+        "#);
+    }
+
+    #[test]
+    fn files_of_an_extension_compaction_are_not_carried_forward() {
+        let mut path = PathBuilder::new()
+            .user("a")
+            .assistant("b")
+            .compaction("ext", "e9", Some(json!({"readFiles": ["ext.md"]})))
+            .user(&words(50))
+            .assistant(&words(50))
+            .build();
+        let SessionEntry::Compaction(c) = &mut path[2] else {
+            panic!("not a compaction")
+        };
+        c.from_hook = Some(true);
+        let prep = prepare_compaction(&path, &settings(10)).unwrap();
+        assert_eq!(prep.file_ops, FileOps::default());
+        // The first kept entry e9 is not on the path: the span starts after the compaction.
+        assert_eq!(prep.first_kept_entry_id, "e5");
+        assert!(prep.messages_to_summarize.is_empty() && prep.is_split_turn);
+        assert_eq!(
+            describe_messages(&prep.turn_prefix_messages),
+            r#"  user "abcdabcdabcdabcdabcd"…"#
+        );
+    }
+
+    #[test]
+    fn tokens_before_estimates_everything_when_no_reply_reported_usage() {
+        let path = PathBuilder::new()
+            .user(&words(10))
+            .assistant_with_usage("x", 9000)
+            .compaction(&"s".repeat(40), "e99", None)
+            .custom_message("12345678")
+            .branch_summary("", None, false)
+            .user("1234")
+            .build();
+        // Context: summary (10) + custom message (2) + user (1); the empty branch summary
+        // and the pre-compaction reply are not part of it.
+        let prep = prepare_compaction(&path, &settings(1000)).unwrap();
+        assert_eq!(prep.tokens_before, 13);
+    }
 }

@@ -172,7 +172,10 @@ pub const BRANCH_SUMMARY_MAX_TOKENS: u64 = 2048;
 
 /// The reasoning effort of summarization requests: the session's thinking level, for
 /// models that reason and only when thinking is not off (pi 0.73.1).
-pub fn summary_reasoning(model_reasons: bool, thinking_level: ThinkingLevel) -> Option<ThinkingLevel> {
+pub fn summary_reasoning(
+    model_reasons: bool,
+    thinking_level: ThinkingLevel,
+) -> Option<ThinkingLevel> {
     (model_reasons && thinking_level != ThinkingLevel::Off).then_some(thinking_level)
 }
 
@@ -193,10 +196,18 @@ fn with_focus(prompt: &str, custom_instructions: Option<&str>) -> String {
 }
 
 fn conversation_block(messages: &[AgentMessage]) -> String {
-    format!("<conversation>\n{}\n</conversation>\n\n", serialize_agent_messages(messages))
+    format!(
+        "<conversation>\n{}\n</conversation>\n\n",
+        serialize_agent_messages(messages)
+    )
 }
 
-fn request(kind: SummaryKind, text: String, max_tokens: u64, reasoning: Option<ThinkingLevel>) -> SummaryRequest {
+fn request(
+    kind: SummaryKind,
+    text: String,
+    max_tokens: u64,
+    reasoning: Option<ThinkingLevel>,
+) -> SummaryRequest {
     SummaryRequest {
         kind,
         system_prompt: SUMMARIZATION_SYSTEM_PROMPT.to_string(),
@@ -222,13 +233,20 @@ pub fn history_request(
     let mut text = conversation_block(messages);
     let prompt = match non_empty(previous_summary) {
         Some(previous) => {
-            text.push_str(&format!("<previous-summary>\n{previous}\n</previous-summary>\n\n"));
+            text.push_str(&format!(
+                "<previous-summary>\n{previous}\n</previous-summary>\n\n"
+            ));
             UPDATE_SUMMARY_PROMPT
         }
         None => HISTORY_SUMMARY_PROMPT,
     };
     text.push_str(&with_focus(prompt, custom_instructions));
-    request(SummaryKind::History, text, share_of(reserve_tokens, 0.8), reasoning)
+    request(
+        SummaryKind::History,
+        text,
+        share_of(reserve_tokens, 0.8),
+        reasoning,
+    )
 }
 
 /// The request that summarizes the first part of a split turn. Output limit:
@@ -239,7 +257,12 @@ pub fn turn_prefix_request(
     reasoning: Option<ThinkingLevel>,
 ) -> SummaryRequest {
     let text = format!("{}{TURN_PREFIX_PROMPT}", conversation_block(messages));
-    request(SummaryKind::TurnPrefix, text, share_of(reserve_tokens, 0.5), reasoning)
+    request(
+        SummaryKind::TurnPrefix,
+        text,
+        share_of(reserve_tokens, 0.5),
+        reasoning,
+    )
 }
 
 /// The request that summarizes an abandoned branch. `replace_instructions` makes the
@@ -295,10 +318,23 @@ mod tests {
                 want.push("## Critical Context");
             }
             assert_eq!(headings, want, "{name}");
-            assert!(prompt.contains("- [x]") && prompt.contains("- [ ]"), "{name}");
+            assert!(
+                prompt.contains("- [x]") && prompt.contains("- [ ]"),
+                "{name}"
+            );
         }
-        let prefix: Vec<&str> = TURN_PREFIX_PROMPT.lines().filter(|l| l.starts_with('#')).collect();
-        assert_eq!(prefix, ["## Original Request", "## Early Progress", "## Context for Suffix"]);
+        let prefix: Vec<&str> = TURN_PREFIX_PROMPT
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .collect();
+        assert_eq!(
+            prefix,
+            [
+                "## Original Request",
+                "## Early Progress",
+                "## Context for Suffix"
+            ]
+        );
     }
 
     #[test]
@@ -323,7 +359,10 @@ mod tests {
     #[test]
     fn turn_prefix_and_branch_requests_have_their_own_limits() {
         let prefix = turn_prefix_request(&convo(), 16384, Some(ThinkingLevel::High));
-        assert_eq!((prefix.max_tokens, prefix.reasoning), (8192, Some(ThinkingLevel::High)));
+        assert_eq!(
+            (prefix.max_tokens, prefix.reasoning),
+            (8192, Some(ThinkingLevel::High))
+        );
         assert!(text_of(&prefix).ends_with(TURN_PREFIX_PROMPT));
 
         let branch = branch_request(&convo(), None, false);
@@ -342,7 +381,10 @@ mod tests {
 
     #[test]
     fn reasoning_only_for_reasoning_models_with_thinking_on() {
-        assert_eq!(summary_reasoning(true, ThinkingLevel::Medium), Some(ThinkingLevel::Medium));
+        assert_eq!(
+            summary_reasoning(true, ThinkingLevel::Medium),
+            Some(ThinkingLevel::Medium)
+        );
         assert_eq!(summary_reasoning(true, ThinkingLevel::Off), None);
         assert_eq!(summary_reasoning(false, ThinkingLevel::High), None);
     }

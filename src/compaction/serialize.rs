@@ -214,13 +214,19 @@ mod tests {
         let text = serialize_conversation(&messages);
         assert_eq!(
             text,
-            format!("[Tool result]: {}\n\n[... 5 more characters truncated]", "a".repeat(1999))
+            format!(
+                "[Tool result]: {}\n\n[... 5 more characters truncated]",
+                "a".repeat(1999)
+            )
         );
         let exact = vec![Message::ToolResult(ToolResultMessage {
             content: vec![UserBlock::text("b".repeat(2000))],
             ..ToolResultMessage::default()
         })];
-        assert_eq!(serialize_conversation(&exact), format!("[Tool result]: {}", "b".repeat(2000)));
+        assert_eq!(
+            serialize_conversation(&exact),
+            format!("[Tool result]: {}", "b".repeat(2000))
+        );
     }
 
     #[test]

@@ -19,18 +19,30 @@ pub fn words(tokens: usize) -> String {
 }
 
 /// Builds a linear path with ids `e1`, `e2`, … and parent links.
-#[derive(Default)]
 pub struct PathBuilder {
     pub entries: Vec<SessionEntry>,
+    id_prefix: String,
 }
 
 impl PathBuilder {
     pub fn new() -> Self {
-        Self::default()
+        Self {
+            entries: Vec::new(),
+            id_prefix: "e".into(),
+        }
+    }
+
+    /// Continues `prefix` (a copy) with new entries named `{id_prefix}{n}`: another branch
+    /// of the same tree.
+    pub fn branch_from(prefix: &[SessionEntry], id_prefix: &str) -> Self {
+        Self {
+            entries: prefix.to_vec(),
+            id_prefix: id_prefix.into(),
+        }
     }
 
     fn next_ids(&self) -> (EntryId, Option<EntryId>) {
-        let id = EntryId(format!("e{}", self.entries.len() + 1));
+        let id = EntryId(format!("{}{}", self.id_prefix, self.entries.len() + 1));
         let parent = self.entries.last().map(|e| EntryId(e.id().to_string()));
         (id, parent)
     }
@@ -111,14 +123,15 @@ impl PathBuilder {
     pub fn model_change(mut self) -> Self {
         let (id, parent_id) = self.next_ids();
         let timestamp = self.timestamp();
-        self.entries.push(SessionEntry::ModelChange(ModelChangeEntry {
-            id,
-            parent_id,
-            timestamp,
-            provider: "mock".into(),
-            model_id: "mock-model".into(),
-            extra: Extra::new(),
-        }));
+        self.entries
+            .push(SessionEntry::ModelChange(ModelChangeEntry {
+                id,
+                parent_id,
+                timestamp,
+                provider: "mock".into(),
+                model_id: "mock-model".into(),
+                extra: Extra::new(),
+            }));
         self
     }
 
@@ -153,36 +166,45 @@ impl PathBuilder {
         self
     }
 
-    pub fn branch_summary(mut self, summary: &str, details: Option<Value>, from_hook: bool) -> Self {
+    pub fn branch_summary(
+        mut self,
+        summary: &str,
+        details: Option<Value>,
+        from_hook: bool,
+    ) -> Self {
         let (id, parent_id) = self.next_ids();
         let timestamp = self.timestamp();
-        let from_id = parent_id.as_ref().map_or("root".to_string(), |p| p.0.clone());
-        self.entries.push(SessionEntry::BranchSummary(BranchSummaryEntry {
-            id,
-            parent_id,
-            timestamp,
-            from_id,
-            summary: summary.into(),
-            details,
-            from_hook: Some(from_hook),
-            extra: Extra::new(),
-        }));
+        let from_id = parent_id
+            .as_ref()
+            .map_or("root".to_string(), |p| p.0.clone());
+        self.entries
+            .push(SessionEntry::BranchSummary(BranchSummaryEntry {
+                id,
+                parent_id,
+                timestamp,
+                from_id,
+                summary: summary.into(),
+                details,
+                from_hook: Some(from_hook),
+                extra: Extra::new(),
+            }));
         self
     }
 
     pub fn custom_message(mut self, text: &str) -> Self {
         let (id, parent_id) = self.next_ids();
         let timestamp = self.timestamp();
-        self.entries.push(SessionEntry::CustomMessage(CustomMessageEntry {
-            id,
-            parent_id,
-            timestamp,
-            custom_type: "note".into(),
-            content: UserContent::Text(text.into()),
-            display: true,
-            details: None,
-            extra: Extra::new(),
-        }));
+        self.entries
+            .push(SessionEntry::CustomMessage(CustomMessageEntry {
+                id,
+                parent_id,
+                timestamp,
+                custom_type: "note".into(),
+                content: UserContent::Text(text.into()),
+                display: true,
+                details: None,
+                extra: Extra::new(),
+            }));
         self
     }
 
@@ -206,6 +228,11 @@ pub fn describe(entry: &SessionEntry) -> String {
             }
             AgentMessage::ToolResult(t) => format!("toolResult {}", short(&t.text())),
             AgentMessage::BashExecution(b) => format!("bash {}", b.command),
+            AgentMessage::BranchSummary(b) => format!("branchSummary {}", short(&b.summary)),
+            AgentMessage::CompactionSummary(c) => {
+                format!("compactionSummary {}", short(&c.summary))
+            }
+            AgentMessage::Custom(c) => format!("custom {}", short(&c.content.text())),
             other => other.role().to_string(),
         },
         SessionEntry::Compaction(c) => format!("compaction (keeps from {})", c.first_kept_entry_id),
@@ -226,7 +253,11 @@ fn short(text: &str) -> String {
 }
 
 /// The path with a `✂` before the first kept entry and `→` on the turn start of a split.
-pub fn render_cut(entries: &[SessionEntry], first_kept: usize, turn_start: Option<usize>) -> String {
+pub fn render_cut(
+    entries: &[SessionEntry],
+    first_kept: usize,
+    turn_start: Option<usize>,
+) -> String {
     entries
         .iter()
         .enumerate()
@@ -244,6 +275,109 @@ pub fn render_cut(entries: &[SessionEntry], first_kept: usize, turn_start: Optio
         .join("\n")
 }
 
+/// The messages of a summary, one line each, like [`describe`] without ids.
+pub fn describe_messages(messages: &[AgentMessage]) -> String {
+    messages
+        .iter()
+        .map(|m| {
+            let entry = SessionEntry::Message(MessageEntry {
+                id: EntryId::default(),
+                parent_id: None,
+                timestamp: String::new(),
+                message: m.clone(),
+                extra: Extra::new(),
+            });
+            format!("  {}", describe(&entry).trim_start())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub fn read(path: &str) -> Value {
     json!({ "path": path })
+}
+
+/// What the scripted backend answers to one request.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A normal reply with this text.
+    Text(String),
+    /// A reply with `stopReason: error` and this message (`None`: no message).
+    ErrorStop(Option<String>),
+    /// A transport failure (`Err(CompactionError::Backend)`).
+    Fail(String),
+    /// Never answers, even when cancelled (a badly behaved backend).
+    Hang,
+}
+
+/// A [`SummaryBackend`](crate::compaction::SummaryBackend) that answers from a script per
+/// request kind and records every request it got.
+pub struct ScriptedBackend {
+    replies: std::sync::Mutex<Vec<(crate::compaction::SummaryKind, Reply)>>,
+    pub requests: std::sync::Mutex<Vec<crate::compaction::SummaryRequest>>,
+    /// When set, every request waits here until this many requests are in flight.
+    gate: Option<tokio::sync::Barrier>,
+}
+
+impl ScriptedBackend {
+    pub fn new(replies: Vec<(crate::compaction::SummaryKind, Reply)>) -> Self {
+        Self {
+            replies: std::sync::Mutex::new(replies),
+            requests: std::sync::Mutex::new(Vec::new()),
+            gate: None,
+        }
+    }
+
+    /// Requests only proceed once `n` of them are waiting at the same time.
+    pub fn require_concurrent(mut self, n: usize) -> Self {
+        self.gate = Some(tokio::sync::Barrier::new(n));
+        self
+    }
+
+    pub fn requests(&self) -> Vec<crate::compaction::SummaryRequest> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+/// The single user message text of a summary request.
+pub fn request_text(request: &crate::compaction::SummaryRequest) -> String {
+    match request.messages.as_slice() {
+        [crate::ai::message::Message::User(u)] => u.content.text(),
+        other => panic!("expected one user message, got {other:?}"),
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::compaction::SummaryBackend for ScriptedBackend {
+    async fn complete(
+        &self,
+        request: crate::compaction::SummaryRequest,
+        _cancel: tokio_util::sync::CancellationToken,
+    ) -> Result<AssistantMessage, crate::compaction::CompactionError> {
+        let kind = request.kind;
+        self.requests.lock().unwrap().push(request);
+        if let Some(gate) = &self.gate {
+            gate.wait().await;
+        }
+        let reply = {
+            let mut replies = self.replies.lock().unwrap();
+            let index = replies
+                .iter()
+                .position(|(k, _)| *k == kind)
+                .unwrap_or_else(|| panic!("no scripted reply for {kind:?}"));
+            replies.remove(index).1
+        };
+        let message = |stop_reason, text: &str, error_message| AssistantMessage {
+            content: vec![AssistantBlock::Text(TextContent::new(text))],
+            stop_reason,
+            error_message,
+            ..AssistantMessage::default()
+        };
+        match reply {
+            Reply::Text(text) => Ok(message(StopReason::Stop, &text, None)),
+            Reply::ErrorStop(error) => Ok(message(StopReason::Error, "", error)),
+            Reply::Fail(error) => Err(crate::compaction::CompactionError::Backend(error)),
+            Reply::Hang => std::future::pending().await,
+        }
+    }
 }

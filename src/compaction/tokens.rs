@@ -7,7 +7,9 @@
 
 use std::borrow::Borrow;
 
-use crate::ai::message::{AssistantBlock, AssistantMessage, StopReason, Usage, UserBlock, UserContent};
+use crate::ai::message::{
+    AssistantBlock, AssistantMessage, StopReason, Usage, UserBlock, UserContent,
+};
 use crate::compaction::js::{stringify_len_utf16, utf16_len};
 use crate::compaction::settings::CompactionSettings;
 use crate::messages::AgentMessage;
@@ -53,7 +55,9 @@ fn assistant_chars(message: &AssistantMessage) -> usize {
         .map(|b| match b {
             AssistantBlock::Text(t) => utf16_len(&t.text),
             AssistantBlock::Thinking(t) => utf16_len(&t.thinking),
-            AssistantBlock::ToolCall(tc) => utf16_len(&tc.name) + stringify_len_utf16(&tc.arguments),
+            AssistantBlock::ToolCall(tc) => {
+                utf16_len(&tc.name) + stringify_len_utf16(&tc.arguments)
+            }
         })
         .sum()
 }
@@ -153,7 +157,11 @@ pub fn estimate_context_tokens<M: Borrow<AgentMessage>>(messages: &[M]) -> Conte
 
 /// Whether a context of `context_tokens` is over the threshold
 /// `context_window - reserve_tokens` (never, when auto-compaction is disabled).
-pub fn should_compact(context_tokens: u64, context_window: u64, settings: &CompactionSettings) -> bool {
+pub fn should_compact(
+    context_tokens: u64,
+    context_window: u64,
+    settings: &CompactionSettings,
+) -> bool {
     if !settings.enabled {
         return false;
     }
@@ -211,7 +219,10 @@ mod tests {
                 }),
             ),
             // 5 + "read"(4) + {"path":"a.txt"}(16) = 25 chars
-            ("assistant", assistant(vec![text, tool_call], StopReason::ToolUse, 0)),
+            (
+                "assistant",
+                assistant(vec![text, tool_call], StopReason::ToolUse, 0),
+            ),
             (
                 "tool result image",
                 AgentMessage::ToolResult(ToolResultMessage {
@@ -235,7 +246,10 @@ mod tests {
                 }),
             ),
             ("astral chars count twice", user("😀😀")),
-            ("unknown", AgentMessage::Unknown(json!({"role": "x", "text": "long text"}))),
+            (
+                "unknown",
+                AgentMessage::Unknown(json!({"role": "x", "text": "long text"})),
+            ),
         ];
         let out: Vec<String> = cases
             .iter()
@@ -259,7 +273,11 @@ mod tests {
             user("x"),
             assistant(vec![], StopReason::Stop, 1000),
             user("12345678"),
-            assistant(vec![AssistantBlock::Text(TextContent::new("1234"))], StopReason::Error, 9999),
+            assistant(
+                vec![AssistantBlock::Text(TextContent::new("1234"))],
+                StopReason::Error,
+                9999,
+            ),
         ];
         assert_eq!(
             estimate_context_tokens(&messages),
@@ -299,7 +317,10 @@ mod tests {
         let s = CompactionSettings::default();
         assert!(!should_compact(200_000 - 16384, 200_000, &s));
         assert!(should_compact(200_000 - 16383, 200_000, &s));
-        assert!(should_compact(0, 1000, &s), "window below reserve is always over");
+        assert!(
+            should_compact(0, 1000, &s),
+            "window below reserve is always over"
+        );
         let off = CompactionSettings {
             enabled: false,
             ..CompactionSettings::default()

@@ -61,7 +61,8 @@ pub fn check_auto_compaction(check: &AutoCompactionCheck<'_>) -> AutoCompaction 
     }
     // A message from before the latest compaction describes the old, larger context; it
     // must not trigger another compaction right away.
-    let before_compaction = |timestamp: i64| check.latest_compaction_ms.is_some_and(|c| timestamp <= c);
+    let before_compaction =
+        |timestamp: i64| check.latest_compaction_ms.is_some_and(|c| timestamp <= c);
     if before_compaction(assistant.timestamp) {
         return AutoCompaction::None;
     }
@@ -96,5 +97,176 @@ pub fn check_auto_compaction(check: &AutoCompactionCheck<'_>) -> AutoCompaction 
         AutoCompaction::Threshold { context_tokens }
     } else {
         AutoCompaction::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::message::{Usage, UserMessage};
+
+    fn model() -> Model {
+        serde_json::from_value(serde_json::json!({
+            "id": "m1", "name": "M1", "api": "openai-completions", "provider": "p",
+            "baseUrl": "http://localhost", "contextWindow": 10000
+        }))
+        .unwrap()
+    }
+
+    fn reply(stop_reason: StopReason, total_tokens: u64, timestamp: i64) -> AssistantMessage {
+        AssistantMessage {
+            provider: "p".into(),
+            model: "m1".into(),
+            stop_reason,
+            usage: Usage {
+                total_tokens,
+                ..Usage::default()
+            },
+            timestamp,
+            ..AssistantMessage::default()
+        }
+    }
+
+    struct Case {
+        assistant: AssistantMessage,
+        overflow: bool,
+        attempted: bool,
+        compaction_ms: Option<i64>,
+        messages: Vec<AgentMessage>,
+        include_aborted: bool,
+        enabled: bool,
+    }
+
+    impl Case {
+        fn new(assistant: AssistantMessage) -> Self {
+            Self {
+                assistant,
+                overflow: false,
+                attempted: false,
+                compaction_ms: None,
+                messages: Vec::new(),
+                include_aborted: false,
+                enabled: true,
+            }
+        }
+
+        fn check(&self, model: Option<&Model>) -> AutoCompaction {
+            let settings = CompactionSettings {
+                enabled: self.enabled,
+                reserve_tokens: 2000,
+                ..CompactionSettings::default()
+            };
+            check_auto_compaction(&AutoCompactionCheck {
+                settings: &settings,
+                model,
+                assistant: &self.assistant,
+                is_context_overflow: self.overflow,
+                overflow_recovery_attempted: self.attempted,
+                latest_compaction_ms: self.compaction_ms,
+                agent_messages: &self.messages,
+                include_aborted: self.include_aborted,
+            })
+        }
+    }
+
+    #[test]
+    fn threshold_is_crossed_by_the_reported_usage() {
+        let m = model();
+        assert_eq!(
+            Case::new(reply(StopReason::Stop, 8000, 5)).check(Some(&m)),
+            AutoCompaction::None
+        );
+        assert_eq!(
+            Case::new(reply(StopReason::Stop, 8001, 5)).check(Some(&m)),
+            AutoCompaction::Threshold {
+                context_tokens: 8001
+            }
+        );
+        let disabled = Case {
+            enabled: false,
+            ..Case::new(reply(StopReason::Stop, 9999, 5))
+        };
+        assert_eq!(disabled.check(Some(&m)), AutoCompaction::None);
+    }
+
+    #[test]
+    fn aborted_replies_count_only_in_the_check_before_a_prompt() {
+        let m = model();
+        let aborted = Case::new(reply(StopReason::Aborted, 9000, 5));
+        assert_eq!(aborted.check(Some(&m)), AutoCompaction::None);
+        let before_prompt = Case {
+            include_aborted: true,
+            ..aborted
+        };
+        assert_eq!(
+            before_prompt.check(Some(&m)),
+            AutoCompaction::Threshold {
+                context_tokens: 9000
+            }
+        );
+    }
+
+    #[test]
+    fn replies_from_before_the_latest_compaction_never_trigger() {
+        let m = model();
+        let stale = Case {
+            compaction_ms: Some(5),
+            overflow: true,
+            ..Case::new(reply(StopReason::Error, 0, 5))
+        };
+        assert_eq!(stale.check(Some(&m)), AutoCompaction::None);
+    }
+
+    #[test]
+    fn overflow_recovers_once_and_only_for_the_same_model() {
+        let m = model();
+        let overflow = Case {
+            overflow: true,
+            ..Case::new(reply(StopReason::Error, 0, 5))
+        };
+        assert_eq!(overflow.check(Some(&m)), AutoCompaction::Overflow);
+        let again = Case {
+            attempted: true,
+            ..overflow
+        };
+        assert_eq!(
+            again.check(Some(&m)),
+            AutoCompaction::OverflowRecoveryExhausted
+        );
+        let mut bigger = model();
+        bigger.id = "m2".into();
+        // Another model's overflow falls through to the size check, which has no usage.
+        assert_eq!(again.check(Some(&bigger)), AutoCompaction::None);
+        assert_eq!(again.check(None), AutoCompaction::None);
+    }
+
+    #[test]
+    fn an_error_reply_is_sized_from_the_last_successful_one() {
+        let m = model();
+        let good = AgentMessage::Assistant(reply(StopReason::Stop, 7990, 3));
+        let prompt = AgentMessage::User(UserMessage::text("x".repeat(80), 4));
+        let error = reply(StopReason::Error, 0, 5);
+        let case = Case {
+            messages: vec![good, prompt.clone(), AgentMessage::Assistant(error.clone())],
+            ..Case::new(error.clone())
+        };
+        assert_eq!(
+            case.check(Some(&m)),
+            AutoCompaction::Threshold {
+                context_tokens: 8010
+            }
+        );
+        // That usage predates the latest compaction: it says nothing about the new context.
+        let stale = Case {
+            compaction_ms: Some(3),
+            ..case
+        };
+        assert_eq!(stale.check(Some(&m)), AutoCompaction::None);
+        // No usage at all: nothing to go on.
+        let unknown = Case {
+            messages: vec![prompt],
+            ..Case::new(error)
+        };
+        assert_eq!(unknown.check(Some(&m)), AutoCompaction::None);
     }
 }
