@@ -34,17 +34,22 @@ fn load_entries(name: &str) -> Vec<SessionEntry> {
         .collect()
 }
 
-/// Root → `leaf`, following `parentId` links.
-fn path_to(entries: &[SessionEntry], leaf: &str) -> Vec<SessionEntry> {
+/// Root → `leaf`, following `parentId` links (references, as a session store hands out).
+fn path_refs<'a>(entries: &'a [SessionEntry], leaf: &str) -> Vec<&'a SessionEntry> {
     let by_id: HashMap<&str, &SessionEntry> = entries.iter().map(|e| (e.id(), e)).collect();
     let mut path = Vec::new();
     let mut current = by_id.get(leaf).copied();
     while let Some(entry) = current {
-        path.push(entry.clone());
+        path.push(entry);
         current = entry.parent_id().and_then(|p| by_id.get(p).copied());
     }
     path.reverse();
     path
+}
+
+/// Root → `leaf`, as owned entries.
+fn path_to(entries: &[SessionEntry], leaf: &str) -> Vec<SessionEntry> {
+    path_refs(entries, leaf).into_iter().cloned().collect()
 }
 
 /// The request pi sent: its one user message text and its body.
@@ -175,12 +180,12 @@ fn compacting_again_after_the_corpus_compaction_updates_its_summary() {
 #[test]
 fn branch_summary_covers_what_pi_summarized_with_the_same_text_and_files() {
     let entries = load_entries("tree-branch-summary.jsonl");
-    let old_path = path_to(&entries, "9bc9881d");
+    let old_path = path_refs(&entries, "9bc9881d");
     // The user selected the first user message in /tree.
-    let target_path = path_to(&entries, "1a73f3c8");
+    let target_path = path_refs(&entries, "1a73f3c8");
     let branch = collect_entries_for_branch_summary(&old_path, &target_path);
     assert_eq!(branch.common_ancestor_id, Some("1a73f3c8"));
-    let ids: Vec<&str> = branch.entries.iter().map(SessionEntry::id).collect();
+    let ids: Vec<&str> = branch.entries.iter().map(|e| e.id()).collect();
     assert_eq!(
         ids,
         [
@@ -198,7 +203,7 @@ fn branch_summary_covers_what_pi_summarized_with_the_same_text_and_files() {
     assert!(
         prep.messages
             .iter()
-            .all(|m| !matches!(m, AgentMessage::ToolResult(_)))
+            .all(|m| !matches!(&**m, AgentMessage::ToolResult(_)))
     );
 
     let stored = entries

@@ -4,6 +4,7 @@
 //! The caller (the session layer) passes both root→leaf paths; nothing here looks at the
 //! whole tree. Rules are pi's `collectEntriesForBranchSummary` and `prepareBranchEntries`.
 
+use std::borrow::{Borrow, Cow};
 use std::collections::HashSet;
 
 use crate::compaction::file_ops::FileOps;
@@ -13,10 +14,10 @@ use crate::messages::AgentMessage;
 use crate::session::entry::SessionEntry;
 
 /// The part of the old path that a navigation abandons.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BranchEntries<'a> {
+#[derive(Debug, PartialEq)]
+pub struct BranchEntries<'a, E> {
     /// Old-path entries after the common ancestor, oldest first.
-    pub entries: &'a [SessionEntry],
+    pub entries: &'a [E],
     /// The deepest entry on both paths (`None` when the paths share nothing).
     pub common_ancestor_id: Option<&'a str>,
 }
@@ -24,33 +25,35 @@ pub struct BranchEntries<'a> {
 /// Splits the old path at the common ancestor with the target.
 ///
 /// `old_path` is root → old leaf (empty when there was no leaf), `target_path` is root →
-/// the entry navigated to. The common ancestor is the deepest entry of `target_path` that
-/// is also on `old_path`; when the target lies on the old path it is the target itself.
-/// Compactions on the way are included, not stopped at: their summaries are context.
-pub fn collect_entries_for_branch_summary<'a>(
-    old_path: &'a [SessionEntry],
-    target_path: &'a [SessionEntry],
-) -> BranchEntries<'a> {
-    let on_old_path: HashSet<&str> = old_path.iter().map(SessionEntry::id).collect();
-    let common_ancestor_id = target_path
+/// the entry navigated to; both may hold entries or references. The common ancestor is
+/// the deepest entry of `target_path` that is also on `old_path`; when the target lies on
+/// the old path it is the target itself. Compactions on the way are included, not stopped
+/// at: their summaries are context.
+pub fn collect_entries_for_branch_summary<'a, E, T>(
+    old_path: &'a [E],
+    target_path: &[T],
+) -> BranchEntries<'a, E>
+where
+    E: Borrow<SessionEntry>,
+    T: Borrow<SessionEntry>,
+{
+    let on_target_path: HashSet<&str> = target_path.iter().map(|e| e.borrow().id()).collect();
+    // The old path is root-first too, so its last entry on the target path is the deepest
+    // common one.
+    let ancestor = old_path
         .iter()
-        .rev()
-        .map(SessionEntry::id)
-        .find(|id| on_old_path.contains(id));
-    let after_ancestor = common_ancestor_id
-        .and_then(|id| old_path.iter().position(|e| e.id() == id))
-        .map_or(0, |i| i + 1);
+        .rposition(|e| on_target_path.contains(e.borrow().id()));
     BranchEntries {
-        entries: &old_path[after_ancestor..],
-        common_ancestor_id,
+        entries: ancestor.map_or(old_path, |i| &old_path[i + 1..]),
+        common_ancestor_id: ancestor.map(|i| old_path[i].borrow().id()),
     }
 }
 
 /// The messages a branch summary is written from, and the files the branch touched.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BranchPreparation {
-    /// Oldest first; the newest messages that fit the budget.
-    pub messages: Vec<AgentMessage>,
+pub struct BranchPreparation<'a> {
+    /// Oldest first; the newest messages that fit the budget (borrowed from the entries).
+    pub messages: Vec<Cow<'a, AgentMessage>>,
     pub file_ops: FileOps,
     /// Estimated tokens of `messages`.
     pub total_tokens: u64,
@@ -58,10 +61,10 @@ pub struct BranchPreparation {
 
 /// The message an entry contributes to a branch summary. Tool results are left out: the
 /// assistant's tool call already says what was done.
-fn branch_message(entry: &SessionEntry) -> Option<AgentMessage> {
+fn branch_message(entry: &SessionEntry) -> Option<Cow<'_, AgentMessage>> {
     match entry {
         SessionEntry::Message(m) if matches!(m.message, AgentMessage::ToolResult(_)) => None,
-        other => entry_message(other).map(std::borrow::Cow::into_owned),
+        other => entry_message(other),
     }
 }
 
@@ -72,10 +75,13 @@ fn branch_message(entry: &SessionEntry) -> Option<AgentMessage> {
 /// of the budget is used: it condenses a lot of history. File operations come from every
 /// pi-written `branch_summary` in `entries` and from the tool calls of the messages
 /// looked at.
-pub fn prepare_branch_entries(entries: &[SessionEntry], token_budget: u64) -> BranchPreparation {
+pub fn prepare_branch_entries<E: Borrow<SessionEntry>>(
+    entries: &[E],
+    token_budget: u64,
+) -> BranchPreparation<'_> {
     let mut file_ops = FileOps::default();
     for entry in entries {
-        if let SessionEntry::BranchSummary(b) = entry
+        if let SessionEntry::BranchSummary(b) = entry.borrow()
             && b.from_hook != Some(true)
             && let Some(details) = &b.details
         {
@@ -85,7 +91,7 @@ pub fn prepare_branch_entries(entries: &[SessionEntry], token_budget: u64) -> Br
 
     let mut newest_first = Vec::new();
     let mut total_tokens = 0u64;
-    for entry in entries.iter().rev() {
+    for entry in entries.iter().rev().map(Borrow::borrow) {
         let Some(message) = branch_message(entry) else {
             continue;
         };
@@ -155,7 +161,7 @@ mod tests {
         assert_eq!((b.common_ancestor_id, b.entries.len()), (None, 6));
 
         // No old leaf, nothing to summarize.
-        let b = collect_entries_for_branch_summary(&[], &target);
+        let b = collect_entries_for_branch_summary(&[] as &[SessionEntry], &target);
         assert_eq!((b.common_ancestor_id, b.entries.len()), (None, 0));
     }
 
@@ -219,13 +225,14 @@ mod tests {
                 .build()
         };
         // 80 of 100 used (< 90 %): the big summary is taken anyway, then the walk stops.
-        let p = prepare_branch_entries(&with_summary(80), 100);
+        let entries = with_summary(80);
+        let p = prepare_branch_entries(&entries, 100);
         assert_eq!(describe_messages(&p.messages).lines().count(), 2);
         assert_eq!(p.total_tokens, 580);
         // 95 of 100 used: it is not.
-        let p = prepare_branch_entries(&with_summary(95), 100);
-        assert_eq!(describe_messages(&p.messages).lines().count(), 1);
         let entries = with_summary(95);
+        let p = prepare_branch_entries(&entries, 100);
+        assert_eq!(describe_messages(&p.messages).lines().count(), 1);
         assert_eq!(describe(&entries[2]), r#"e3 user "abcdabcdabcdabcdabcd"…"#);
     }
 }

@@ -5,6 +5,8 @@
 //! keeps what fits the budget, asks the model through a [`SummaryBackend`] and returns the
 //! text and file lists of the `branch_summary` entry to append.
 
+use std::borrow::Borrow;
+
 use tokio_util::sync::CancellationToken;
 
 use crate::compaction::backend::{SummaryBackend, request_summary};
@@ -32,8 +34,8 @@ pub struct BranchSummaryResult {
 /// [`BranchSummarySettings::token_budget`](crate::compaction::BranchSummarySettings::token_budget);
 /// 0 = no limit). `custom_instructions` are appended as a focus, or replace the prompt
 /// when `replace_instructions` is set.
-pub async fn generate_branch_summary(
-    entries: &[SessionEntry],
+pub async fn generate_branch_summary<E: Borrow<SessionEntry> + Sync>(
+    entries: &[E],
     backend: &dyn SummaryBackend,
     token_budget: u64,
     custom_instructions: Option<&str>,

@@ -53,7 +53,7 @@ pub struct CompactionResult {
 /// passed on to every request (see
 /// [`summary_reasoning`](crate::compaction::prompts::summary_reasoning)).
 pub async fn compact(
-    preparation: &CompactionPreparation,
+    preparation: &CompactionPreparation<'_>,
     backend: &dyn SummaryBackend,
     custom_instructions: Option<&str>,
     reasoning: Option<ThinkingLevel>,
@@ -110,12 +110,14 @@ mod tests {
     use serde_json::json;
     use std::time::Duration;
 
-    fn prepared(path: &[SessionEntry], keep: u64) -> CompactionPreparation {
+    /// A preparation that no longer borrows `path` (as the agent layer keeps it across
+    /// the model call).
+    fn prepared(path: &[SessionEntry], keep: u64) -> CompactionPreparation<'static> {
         let settings = CompactionSettings {
             keep_recent_tokens: keep,
             ..CompactionSettings::default()
         };
-        prepare_compaction(path, &settings).unwrap()
+        prepare_compaction(path, &settings).unwrap().into_owned()
     }
 
     fn split_turn_path() -> Vec<SessionEntry> {

@@ -5,6 +5,8 @@
 //! `firstKeptEntryId` is written to the session file. Indices are positions in the
 //! root→leaf entry list the caller passes in.
 
+use std::borrow::Borrow;
+
 use crate::compaction::tokens::estimate_tokens;
 use crate::messages::AgentMessage;
 use crate::session::entry::SessionEntry;
@@ -63,8 +65,8 @@ fn starts_turn(entry: &SessionEntry) -> bool {
 
 /// The nearest entry at or before `entry_index` (and not before `start_index`) that
 /// starts a turn (pi's `findTurnStartIndex`).
-pub fn find_turn_start_index(
-    entries: &[SessionEntry],
+pub fn find_turn_start_index<E: Borrow<SessionEntry>>(
+    entries: &[E],
     entry_index: usize,
     start_index: usize,
 ) -> Option<usize> {
@@ -74,7 +76,7 @@ pub fn find_turn_start_index(
     let last = entry_index.min(entries.len() - 1);
     (start_index..=last)
         .rev()
-        .find(|&i| starts_turn(&entries[i]))
+        .find(|&i| starts_turn(entries[i].borrow()))
 }
 
 /// Finds where to cut `entries[start..end]` so that about `keep_recent_tokens` of the
@@ -85,8 +87,10 @@ pub fn find_turn_start_index(
 /// it. The cut then moves back over non-message entries (model or thinking changes,
 /// labels …) so they stay with what they precede, stopping at a message or a compaction.
 /// Without any valid cut point the cut is `start`.
-pub fn find_cut_point(
-    entries: &[SessionEntry],
+///
+/// `entries` may be owned entries or references (`&[SessionEntry]` or `&[&SessionEntry]`).
+pub fn find_cut_point<E: Borrow<SessionEntry>>(
+    entries: &[E],
     start: usize,
     end: usize,
     keep_recent_tokens: u64,
@@ -97,7 +101,7 @@ pub fn find_cut_point(
     let cut_points: Vec<usize> = window
         .iter()
         .enumerate()
-        .filter(|(_, e)| is_valid_cut_point(e))
+        .filter(|(_, e)| is_valid_cut_point((*e).borrow()))
         .map(|(i, _)| start + i)
         .collect();
     let Some(&first_cut_point) = cut_points.first() else {
@@ -111,7 +115,7 @@ pub fn find_cut_point(
     let mut cut_index = first_cut_point;
     let mut accumulated = 0u64;
     for i in (start..end).rev() {
-        let SessionEntry::Message(m) = &entries[i] else {
+        let SessionEntry::Message(m) = entries[i].borrow() else {
             continue;
         };
         accumulated += estimate_tokens(&m.message);
@@ -126,14 +130,14 @@ pub fn find_cut_point(
     }
 
     while cut_index > start {
-        match &entries[cut_index - 1] {
+        match entries[cut_index - 1].borrow() {
             SessionEntry::Compaction(_) | SessionEntry::Message(_) => break,
             _ => cut_index -= 1,
         }
     }
 
     let cut_is_user_message = matches!(
-        &entries[cut_index],
+        entries[cut_index].borrow(),
         SessionEntry::Message(m) if matches!(m.message, AgentMessage::User(_))
     );
     // As in pi, a cut at anything but a user message looks for the turn start, even when
@@ -323,7 +327,10 @@ mod tests {
                 is_split_turn: false
             }
         );
-        assert_eq!(find_cut_point(&[], 0, 0, 10).first_kept_entry_index, 0);
+        assert_eq!(
+            find_cut_point(&[] as &[SessionEntry], 0, 0, 10).first_kept_entry_index,
+            0
+        );
         // Out-of-range bounds are clamped instead of panicking.
         assert_eq!(find_cut_point(&path, 7, 3, 10).first_kept_entry_index, 2);
     }

@@ -88,6 +88,11 @@ pub fn stringify(value: &Value) -> String {
     out
 }
 
+/// `JSON.stringify(value)`, appended to `out`.
+pub fn write_stringified(value: &Value, out: &mut String) {
+    write_value(value, out);
+}
+
 /// `JSON.stringify(value).length`, computed without building the string.
 pub fn stringify_len_utf16(value: &Value) -> usize {
     match value {

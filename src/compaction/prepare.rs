@@ -3,10 +3,11 @@
 //! [`prepare_compaction`] is pi's `prepareCompaction`: given the current path (root →
 //! leaf) it finds the cut, the messages to summarize, the turn prefix of a split turn,
 //! the previous summary to update, the files touched and the `tokensBefore` figure. It is
-//! pure and fast (see `benches/compaction.rs`); the result is what extensions are shown
-//! and what [`compact`](crate::compaction::compact()) sends to the model.
+//! pure and fast (see `benches/compaction.rs`): messages are borrowed from the path, not
+//! copied. The result is what extensions are shown and what
+//! [`compact`](crate::compaction::compact()) sends to the model.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use serde::Serialize;
 
@@ -19,16 +20,17 @@ use crate::messages::{
 };
 use crate::session::entry::{EntryId, SessionEntry};
 
-/// Everything needed to summarize and append a compaction entry.
+/// Everything needed to summarize and append a compaction entry. Messages borrow from
+/// the path entries; [`CompactionPreparation::into_owned`] detaches them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CompactionPreparation {
+pub struct CompactionPreparation<'a> {
     /// The entry the kept part starts at (written as `firstKeptEntryId`).
     pub first_kept_entry_id: EntryId,
     /// Messages that the summary replaces.
-    pub messages_to_summarize: Vec<AgentMessage>,
+    pub messages_to_summarize: Vec<Cow<'a, AgentMessage>>,
     /// With a split turn: the start of that turn, summarized separately.
-    pub turn_prefix_messages: Vec<AgentMessage>,
+    pub turn_prefix_messages: Vec<Cow<'a, AgentMessage>>,
     pub is_split_turn: bool,
     /// Estimated context size before compacting (written as `tokensBefore`).
     pub tokens_before: u64,
@@ -36,6 +38,29 @@ pub struct CompactionPreparation {
     pub previous_summary: Option<String>,
     pub file_ops: FileOps,
     pub settings: CompactionSettings,
+}
+
+fn owned(messages: Vec<Cow<'_, AgentMessage>>) -> Vec<Cow<'static, AgentMessage>> {
+    messages
+        .into_iter()
+        .map(|m| Cow::Owned(m.into_owned()))
+        .collect()
+}
+
+impl CompactionPreparation<'_> {
+    /// A copy that no longer borrows the path (to keep it across a session lock or task).
+    pub fn into_owned(self) -> CompactionPreparation<'static> {
+        CompactionPreparation {
+            first_kept_entry_id: self.first_kept_entry_id,
+            messages_to_summarize: owned(self.messages_to_summarize),
+            turn_prefix_messages: owned(self.turn_prefix_messages),
+            is_split_turn: self.is_split_turn,
+            tokens_before: self.tokens_before,
+            previous_summary: self.previous_summary,
+            file_ops: self.file_ops,
+            settings: self.settings,
+        }
+    }
 }
 
 /// The message an entry contributes to a context, if any.
@@ -76,7 +101,7 @@ pub(crate) fn entry_message(entry: &SessionEntry) -> Option<Cow<'_, AgentMessage
 /// The messages the model currently sees for this path, as pi's `buildSessionContext`
 /// builds them (the latest compaction's summary, the kept entries before it, everything
 /// after it). Only used for `tokensBefore`; the session layer owns the real context.
-fn context_messages(path: &[SessionEntry]) -> Vec<Cow<'_, AgentMessage>> {
+fn context_messages<E: Borrow<SessionEntry>>(path: &[E]) -> Vec<Cow<'_, AgentMessage>> {
     // Branch summaries with an empty text are left out of a context.
     fn context_message(e: &SessionEntry) -> Option<Cow<'_, AgentMessage>> {
         match e {
@@ -87,56 +112,68 @@ fn context_messages(path: &[SessionEntry]) -> Vec<Cow<'_, AgentMessage>> {
     }
     let Some(compaction_index) = path
         .iter()
-        .rposition(|e| matches!(e, SessionEntry::Compaction(_)))
+        .rposition(|e| matches!(e.borrow(), SessionEntry::Compaction(_)))
     else {
-        return path.iter().filter_map(context_message).collect();
+        return path
+            .iter()
+            .filter_map(|e| context_message(e.borrow()))
+            .collect();
     };
-    let SessionEntry::Compaction(compaction) = &path[compaction_index] else {
+    let compaction_entry = path[compaction_index].borrow();
+    let SessionEntry::Compaction(compaction) = compaction_entry else {
         return Vec::new();
     };
     let mut messages = Vec::with_capacity(path.len() - compaction_index + 1);
-    messages.extend(entry_message(&path[compaction_index]));
+    messages.extend(entry_message(compaction_entry));
     let before = &path[..compaction_index];
     if let Some(first_kept) = before
         .iter()
-        .position(|e| e.id() == compaction.first_kept_entry_id.as_str())
+        .position(|e| e.borrow().id() == compaction.first_kept_entry_id.as_str())
     {
-        messages.extend(before[first_kept..].iter().filter_map(context_message));
+        messages.extend(
+            before[first_kept..]
+                .iter()
+                .filter_map(|e| context_message(e.borrow())),
+        );
     }
     messages.extend(
         path[compaction_index + 1..]
             .iter()
-            .filter_map(context_message),
+            .filter_map(|e| context_message(e.borrow())),
     );
     messages
 }
 
 /// Messages of `entries` for the summarizer (compaction entries contribute nothing).
-fn messages_for_summary(entries: &[SessionEntry]) -> Vec<AgentMessage> {
+fn messages_for_summary<E: Borrow<SessionEntry>>(entries: &[E]) -> Vec<Cow<'_, AgentMessage>> {
     entries
         .iter()
+        .map(Borrow::borrow)
         .filter(|e| !matches!(e, SessionEntry::Compaction(_)))
         .filter_map(entry_message)
-        .map(Cow::into_owned)
         .collect()
 }
 
-/// Decides what compacting `path_entries` (the current path, root → leaf) will do.
+/// Decides what compacting `path_entries` (the current path, root → leaf; owned entries
+/// or references) will do.
 ///
 /// `None` when the path already ends in a compaction, or when it has no entry to keep
 /// (an empty path, or a first kept entry without id in a file that was never migrated).
-pub fn prepare_compaction(
-    path_entries: &[SessionEntry],
+pub fn prepare_compaction<'a, E: Borrow<SessionEntry>>(
+    path_entries: &'a [E],
     settings: &CompactionSettings,
-) -> Option<CompactionPreparation> {
-    if matches!(path_entries.last(), Some(SessionEntry::Compaction(_))) {
+) -> Option<CompactionPreparation<'a>> {
+    if matches!(
+        path_entries.last().map(Borrow::borrow),
+        Some(SessionEntry::Compaction(_))
+    ) {
         return None;
     }
     let previous = path_entries
         .iter()
         .enumerate()
         .rev()
-        .find_map(|(i, e)| match e {
+        .find_map(|(i, e)| match e.borrow() {
             SessionEntry::Compaction(c) => Some((i, c)),
             _ => None,
         });
@@ -146,7 +183,7 @@ pub fn prepare_compaction(
     let boundary_start = previous.map_or(0, |(index, c)| {
         path_entries
             .iter()
-            .position(|e| e.id() == c.first_kept_entry_id.as_str())
+            .position(|e| e.borrow().id() == c.first_kept_entry_id.as_str())
             .unwrap_or(index + 1)
     });
     let boundary_end = path_entries.len();
@@ -159,7 +196,7 @@ pub fn prepare_compaction(
         boundary_end,
         settings.keep_recent_tokens,
     );
-    let first_kept = path_entries.get(cut.first_kept_entry_index)?;
+    let first_kept = path_entries.get(cut.first_kept_entry_index)?.borrow();
     if first_kept.id().is_empty() {
         return None;
     }
@@ -242,7 +279,10 @@ mod tests {
             .compaction("sum", "e1", None)
             .build();
         assert_eq!(prepare_compaction(&path, &settings(1)), None);
-        assert_eq!(prepare_compaction(&[], &settings(1)), None);
+        assert_eq!(
+            prepare_compaction(&[] as &[SessionEntry], &settings(1)),
+            None
+        );
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! of the requested summary are pi's (`## Goal`, `## Progress` / `### Done` …), because
 //! later summaries and the user read them.
 
+use std::borrow::Borrow;
+
 use crate::ai::message::{Extra, Message, UserBlock, UserContent, UserMessage, now_ms};
 use crate::ai::model::ThinkingLevel;
 use crate::compaction::backend::{SummaryKind, SummaryRequest};
@@ -195,7 +197,7 @@ fn with_focus(prompt: &str, custom_instructions: Option<&str>) -> String {
     }
 }
 
-fn conversation_block(messages: &[AgentMessage]) -> String {
+fn conversation_block<M: Borrow<AgentMessage>>(messages: &[M]) -> String {
     format!(
         "<conversation>\n{}\n</conversation>\n\n",
         serialize_agent_messages(messages)
@@ -223,8 +225,8 @@ fn request(
 
 /// The request that summarizes the history before the cut (an update when a non-empty
 /// previous summary exists). Output limit: `floor(0.8 × reserve_tokens)`.
-pub fn history_request(
-    messages: &[AgentMessage],
+pub fn history_request<M: Borrow<AgentMessage>>(
+    messages: &[M],
     previous_summary: Option<&str>,
     custom_instructions: Option<&str>,
     reserve_tokens: u64,
@@ -251,8 +253,8 @@ pub fn history_request(
 
 /// The request that summarizes the first part of a split turn. Output limit:
 /// `floor(0.5 × reserve_tokens)`. Custom instructions do not apply here (as in pi).
-pub fn turn_prefix_request(
-    messages: &[AgentMessage],
+pub fn turn_prefix_request<M: Borrow<AgentMessage>>(
+    messages: &[M],
     reserve_tokens: u64,
     reasoning: Option<ThinkingLevel>,
 ) -> SummaryRequest {
@@ -267,8 +269,8 @@ pub fn turn_prefix_request(
 
 /// The request that summarizes an abandoned branch. `replace_instructions` makes the
 /// custom instructions the whole prompt (when there are any). No reasoning, 2048 tokens.
-pub fn branch_request(
-    messages: &[AgentMessage],
+pub fn branch_request<M: Borrow<AgentMessage>>(
+    messages: &[M],
     custom_instructions: Option<&str>,
     replace_instructions: bool,
 ) -> SummaryRequest {

@@ -6,103 +6,180 @@
 //! `[Assistant tool calls]: name(key=JSON, …); …`, `[Tool result]: …`), blocks separated
 //! by a blank line, tool results cut to 2000 characters.
 
-use crate::ai::message::{AssistantBlock, Message, UserBlock, UserContent};
-use crate::compaction::js::{js_entries, split_at_utf16, stringify};
-use crate::messages::{AgentMessage, convert_to_llm};
+use std::borrow::{Borrow, Cow};
+
+use crate::ai::message::{
+    AssistantBlock, AssistantMessage, Message, ToolResultMessage, UserBlock, UserContent,
+    UserMessage,
+};
+use crate::compaction::js::{js_entries, split_at_utf16, write_stringified};
+use crate::messages::AgentMessage;
 
 /// Tool results longer than this (in JavaScript characters) are cut for the summarizer.
 pub const TOOL_RESULT_MAX_CHARS: usize = 2000;
 
-/// The text blocks of user or tool-result content, concatenated without a separator.
-fn text_of_blocks(blocks: &[UserBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(|b| match b {
-            UserBlock::Text(t) => Some(t.text.as_str()),
-            UserBlock::Image(_) => None,
-        })
-        .collect()
+/// The text being built: parts separated by a blank line.
+#[derive(Default)]
+struct Transcript(String);
+
+impl Transcript {
+    /// Starts a new part with its label (`[User]: `, …).
+    fn part(&mut self, label: &str) -> &mut String {
+        if !self.0.is_empty() {
+            self.0.push_str("\n\n");
+        }
+        self.0.push_str(label);
+        &mut self.0
+    }
 }
 
-/// Keeps the first [`TOOL_RESULT_MAX_CHARS`] characters and says how many were dropped.
-fn truncate_tool_result(text: &str) -> String {
-    let (kept, dropped) = split_at_utf16(text, TOOL_RESULT_MAX_CHARS);
-    if dropped == 0 {
-        return text.to_string();
+/// The text blocks of user or tool-result content, concatenated without a separator
+/// (borrowed when there is a single text block).
+fn text_of_blocks(blocks: &[UserBlock]) -> Cow<'_, str> {
+    let mut texts = blocks.iter().filter_map(|b| match b {
+        UserBlock::Text(t) => Some(t.text.as_str()),
+        UserBlock::Image(_) => None,
+    });
+    let Some(first) = texts.next() else {
+        return Cow::Borrowed("");
+    };
+    match texts.next() {
+        None => Cow::Borrowed(first),
+        Some(second) => {
+            let mut all = format!("{first}{second}");
+            all.extend(texts);
+            Cow::Owned(all)
+        }
     }
-    format!("{kept}\n\n[... {dropped} more characters truncated]")
+}
+
+fn write_user(out: &mut Transcript, m: &UserMessage) {
+    let text = match &m.content {
+        UserContent::Text(s) => Cow::Borrowed(s.as_str()),
+        UserContent::Blocks(blocks) => text_of_blocks(blocks),
+    };
+    if !text.is_empty() {
+        out.part("[User]: ").push_str(&text);
+    }
 }
 
 /// `name(k1=JSON, k2=JSON)` as pi writes a tool call. Arguments that are not an object
 /// (never produced by a working provider) contribute their array items, or nothing.
-fn format_tool_call(name: &str, arguments: &serde_json::Value) -> String {
-    let args = match arguments {
-        serde_json::Value::Object(map) => js_entries(map)
-            .into_iter()
-            .map(|(k, v)| format!("{k}={}", stringify(v)))
-            .collect::<Vec<_>>(),
-        serde_json::Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| format!("{i}={}", stringify(v)))
-            .collect(),
-        _ => Vec::new(),
+fn write_tool_call(buf: &mut String, name: &str, arguments: &serde_json::Value) {
+    buf.push_str(name);
+    buf.push('(');
+    let mut write_arg = |i: usize, key: &str, value: &serde_json::Value| {
+        if i > 0 {
+            buf.push_str(", ");
+        }
+        buf.push_str(key);
+        buf.push('=');
+        write_stringified(value, buf);
     };
-    format!("{name}({})", args.join(", "))
+    match arguments {
+        serde_json::Value::Object(map) => {
+            for (i, (k, v)) in js_entries(map).into_iter().enumerate() {
+                write_arg(i, k, v);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                write_arg(i, &i.to_string(), v);
+            }
+        }
+        _ => {}
+    }
+    buf.push(')');
+}
+
+fn write_assistant(out: &mut Transcript, m: &AssistantMessage) {
+    let mut write_joined = |label: &str, texts: &mut dyn Iterator<Item = &str>| {
+        let mut texts = texts.peekable();
+        if texts.peek().is_none() {
+            return;
+        }
+        let buf = out.part(label);
+        for (i, text) in texts.enumerate() {
+            if i > 0 {
+                buf.push('\n');
+            }
+            buf.push_str(text);
+        }
+    };
+    write_joined(
+        "[Assistant thinking]: ",
+        &mut m.content.iter().filter_map(|b| match b {
+            AssistantBlock::Thinking(t) => Some(t.thinking.as_str()),
+            _ => None,
+        }),
+    );
+    write_joined(
+        "[Assistant]: ",
+        &mut m.content.iter().filter_map(|b| match b {
+            AssistantBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        }),
+    );
+    let mut calls = m.tool_calls().peekable();
+    if calls.peek().is_some() {
+        let buf = out.part("[Assistant tool calls]: ");
+        for (i, call) in calls.enumerate() {
+            if i > 0 {
+                buf.push_str("; ");
+            }
+            write_tool_call(buf, &call.name, &call.arguments);
+        }
+    }
+}
+
+fn write_tool_result(out: &mut Transcript, m: &ToolResultMessage) {
+    let text = text_of_blocks(&m.content);
+    if text.is_empty() {
+        return;
+    }
+    let (kept, dropped) = split_at_utf16(&text, TOOL_RESULT_MAX_CHARS);
+    let buf = out.part("[Tool result]: ");
+    buf.push_str(kept);
+    if dropped > 0 {
+        buf.push_str(&format!("\n\n[... {dropped} more characters truncated]"));
+    }
+}
+
+fn write_message(out: &mut Transcript, message: &Message) {
+    match message {
+        Message::User(m) => write_user(out, m),
+        Message::Assistant(m) => write_assistant(out, m),
+        Message::ToolResult(m) => write_tool_result(out, m),
+    }
 }
 
 /// pi's `serializeConversation` over model-level messages.
 pub fn serialize_conversation(messages: &[Message]) -> String {
-    let mut parts: Vec<String> = Vec::new();
+    let mut out = Transcript::default();
     for message in messages {
-        match message {
-            Message::User(m) => {
-                let text = match &m.content {
-                    UserContent::Text(s) => s.clone(),
-                    UserContent::Blocks(blocks) => text_of_blocks(blocks),
-                };
-                if !text.is_empty() {
-                    parts.push(format!("[User]: {text}"));
-                }
-            }
-            Message::Assistant(m) => {
-                let mut texts = Vec::new();
-                let mut thinking = Vec::new();
-                let mut calls = Vec::new();
-                for block in &m.content {
-                    match block {
-                        AssistantBlock::Text(t) => texts.push(t.text.as_str()),
-                        AssistantBlock::Thinking(t) => thinking.push(t.thinking.as_str()),
-                        AssistantBlock::ToolCall(tc) => {
-                            calls.push(format_tool_call(&tc.name, &tc.arguments));
-                        }
-                    }
-                }
-                if !thinking.is_empty() {
-                    parts.push(format!("[Assistant thinking]: {}", thinking.join("\n")));
-                }
-                if !texts.is_empty() {
-                    parts.push(format!("[Assistant]: {}", texts.join("\n")));
-                }
-                if !calls.is_empty() {
-                    parts.push(format!("[Assistant tool calls]: {}", calls.join("; ")));
-                }
-            }
-            Message::ToolResult(m) => {
-                let text = text_of_blocks(&m.content);
-                if !text.is_empty() {
-                    parts.push(format!("[Tool result]: {}", truncate_tool_result(&text)));
+        write_message(&mut out, message);
+    }
+    out.0
+}
+
+/// Serializes coding-agent messages as a model would see them (pi's
+/// `serializeConversation(convertToLlm(messages))`): bash runs, extension messages and
+/// summaries become user text; excluded bash runs and unknown roles are left out.
+pub fn serialize_agent_messages<M: Borrow<AgentMessage>>(messages: &[M]) -> String {
+    let mut out = Transcript::default();
+    for message in messages {
+        match message.borrow() {
+            AgentMessage::User(m) => write_user(&mut out, m),
+            AgentMessage::Assistant(m) => write_assistant(&mut out, m),
+            AgentMessage::ToolResult(m) => write_tool_result(&mut out, m),
+            other => {
+                if let Some(converted) = other.to_llm() {
+                    write_message(&mut out, &converted);
                 }
             }
         }
     }
-    parts.join("\n\n")
-}
-
-/// Converts coding-agent messages to what a model would see (bash runs, custom messages
-/// and summaries become user text) and serializes them.
-pub fn serialize_agent_messages(messages: &[AgentMessage]) -> String {
-    serialize_conversation(&convert_to_llm(messages))
+    out.0
 }
 
 #[cfg(test)]

@@ -276,7 +276,7 @@ pub fn render_cut(
 }
 
 /// The messages of a summary, one line each, like [`describe`] without ids.
-pub fn describe_messages(messages: &[AgentMessage]) -> String {
+pub fn describe_messages<M: std::borrow::Borrow<AgentMessage>>(messages: &[M]) -> String {
     messages
         .iter()
         .map(|m| {
@@ -284,7 +284,7 @@ pub fn describe_messages(messages: &[AgentMessage]) -> String {
                 id: EntryId::default(),
                 parent_id: None,
                 timestamp: String::new(),
-                message: m.clone(),
+                message: m.borrow().clone(),
                 extra: Extra::new(),
             });
             format!("  {}", describe(&entry).trim_start())

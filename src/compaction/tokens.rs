@@ -101,11 +101,11 @@ fn valid_usage(message: &AgentMessage) -> Option<&Usage> {
 
 /// The usage of the last successful assistant message on a path (pi's
 /// `getLastAssistantUsage`).
-pub fn last_assistant_usage(path_entries: &[SessionEntry]) -> Option<&Usage> {
+pub fn last_assistant_usage<E: Borrow<SessionEntry>>(path_entries: &[E]) -> Option<&Usage> {
     path_entries
         .iter()
         .rev()
-        .find_map(|e| e.message().and_then(valid_usage))
+        .find_map(|e| e.borrow().message().and_then(valid_usage))
 }
 
 /// How full a context is, split into what the provider reported and what was estimated.
