@@ -4,10 +4,11 @@
 //! The caller (the session layer) passes both root→leaf paths; nothing here looks at the
 //! whole tree. Rules are pi's `collectEntriesForBranchSummary` and `prepareBranchEntries`.
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Borrow;
 use std::collections::HashSet;
 
 use crate::compaction::file_ops::FileOps;
+use crate::compaction::message_ref::MessageRef;
 use crate::compaction::prepare::entry_message;
 use crate::compaction::tokens::estimate_tokens;
 use crate::messages::AgentMessage;
@@ -53,7 +54,7 @@ where
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BranchPreparation<'a> {
     /// Oldest first; the newest messages that fit the budget (borrowed from the entries).
-    pub messages: Vec<Cow<'a, AgentMessage>>,
+    pub messages: Vec<MessageRef<'a>>,
     pub file_ops: FileOps,
     /// Estimated tokens of `messages`.
     pub total_tokens: u64,
@@ -61,7 +62,7 @@ pub struct BranchPreparation<'a> {
 
 /// The message an entry contributes to a branch summary. Tool results are left out: the
 /// assistant's tool call already says what was done.
-fn branch_message(entry: &SessionEntry) -> Option<Cow<'_, AgentMessage>> {
+fn branch_message(entry: &SessionEntry) -> Option<MessageRef<'_>> {
     match entry {
         SessionEntry::Message(m) if matches!(m.message, AgentMessage::ToolResult(_)) => None,
         other => entry_message(other),

@@ -6,7 +6,7 @@
 //! `details` and appended to the summary text in pi's `<read-files>` / `<modified-files>`
 //! blocks.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -14,13 +14,22 @@ use serde_json::Value;
 use crate::compaction::js::cmp_utf16;
 use crate::messages::AgentMessage;
 
-/// Paths touched by tool calls, by kind of access.
+/// Paths touched by tool calls, by kind of access (unordered; [`FileOps::lists`] sorts).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileOps {
-    pub read: BTreeSet<String>,
-    pub written: BTreeSet<String>,
-    pub edited: BTreeSet<String>,
+    #[serde(serialize_with = "sorted")]
+    pub read: HashSet<String>,
+    #[serde(serialize_with = "sorted")]
+    pub written: HashSet<String>,
+    #[serde(serialize_with = "sorted")]
+    pub edited: HashSet<String>,
+}
+
+fn sorted<S: serde::Serializer>(set: &HashSet<String>, s: S) -> Result<S::Ok, S::Error> {
+    let mut items: Vec<&String> = set.iter().collect();
+    items.sort_by(|a, b| cmp_utf16(a, b));
+    s.collect_seq(items)
 }
 
 /// The two lists stored in `details` (`readFiles`, `modifiedFiles`).
@@ -52,7 +61,9 @@ impl FileOps {
                 "edit" => &mut self.edited,
                 _ => continue,
             };
-            set.insert(path.to_string());
+            if !set.contains(path) {
+                set.insert(path.to_string());
+            }
         }
     }
 

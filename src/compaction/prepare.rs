@@ -7,12 +7,13 @@
 //! copied. The result is what extensions are shown and what
 //! [`compact`](crate::compaction::compact()) sends to the model.
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Borrow;
 
 use serde::Serialize;
 
 use crate::compaction::cut::find_cut_point;
 use crate::compaction::file_ops::FileOps;
+use crate::compaction::message_ref::MessageRef;
 use crate::compaction::settings::CompactionSettings;
 use crate::compaction::tokens::estimate_context_tokens;
 use crate::messages::{
@@ -28,9 +29,9 @@ pub struct CompactionPreparation<'a> {
     /// The entry the kept part starts at (written as `firstKeptEntryId`).
     pub first_kept_entry_id: EntryId,
     /// Messages that the summary replaces.
-    pub messages_to_summarize: Vec<Cow<'a, AgentMessage>>,
+    pub messages_to_summarize: Vec<MessageRef<'a>>,
     /// With a split turn: the start of that turn, summarized separately.
-    pub turn_prefix_messages: Vec<Cow<'a, AgentMessage>>,
+    pub turn_prefix_messages: Vec<MessageRef<'a>>,
     pub is_split_turn: bool,
     /// Estimated context size before compacting (written as `tokensBefore`).
     pub tokens_before: u64,
@@ -40,11 +41,8 @@ pub struct CompactionPreparation<'a> {
     pub settings: CompactionSettings,
 }
 
-fn owned(messages: Vec<Cow<'_, AgentMessage>>) -> Vec<Cow<'static, AgentMessage>> {
-    messages
-        .into_iter()
-        .map(|m| Cow::Owned(m.into_owned()))
-        .collect()
+fn owned(messages: Vec<MessageRef<'_>>) -> Vec<MessageRef<'static>> {
+    messages.into_iter().map(MessageRef::into_owned).collect()
 }
 
 impl CompactionPreparation<'_> {
@@ -64,46 +62,59 @@ impl CompactionPreparation<'_> {
 }
 
 /// The message an entry contributes to a context, if any.
-pub(crate) fn entry_message(entry: &SessionEntry) -> Option<Cow<'_, AgentMessage>> {
-    match entry {
-        SessionEntry::Message(m) => Some(Cow::Borrowed(&m.message)),
-        SessionEntry::CustomMessage(c) => Some(Cow::Owned(AgentMessage::Custom(CustomMessage {
+pub(crate) fn entry_message(entry: &SessionEntry) -> Option<MessageRef<'_>> {
+    let converted = match entry {
+        SessionEntry::Message(m) => return Some(MessageRef::Borrowed(&m.message)),
+        SessionEntry::CustomMessage(c) => AgentMessage::Custom(CustomMessage {
             custom_type: c.custom_type.clone(),
             content: c.content.clone(),
             display: c.display,
             details: c.details.clone(),
             timestamp: iso_to_ms(&c.timestamp),
             extra: Default::default(),
-        }))),
-        SessionEntry::BranchSummary(b) => Some(Cow::Owned(AgentMessage::BranchSummary(
-            BranchSummaryMessage {
-                summary: b.summary.clone(),
-                from_id: b.from_id.clone(),
-                timestamp: iso_to_ms(&b.timestamp),
-            },
-        ))),
-        SessionEntry::Compaction(c) => Some(Cow::Owned(AgentMessage::CompactionSummary(
-            CompactionSummaryMessage {
-                summary: c.summary.clone(),
-                tokens_before: c.tokens_before,
-                timestamp: iso_to_ms(&c.timestamp),
-            },
-        ))),
+        }),
+        SessionEntry::BranchSummary(b) => AgentMessage::BranchSummary(BranchSummaryMessage {
+            summary: b.summary.clone(),
+            from_id: b.from_id.clone(),
+            timestamp: iso_to_ms(&b.timestamp),
+        }),
+        SessionEntry::Compaction(c) => AgentMessage::CompactionSummary(CompactionSummaryMessage {
+            summary: c.summary.clone(),
+            tokens_before: c.tokens_before,
+            timestamp: iso_to_ms(&c.timestamp),
+        }),
         SessionEntry::ThinkingLevelChange(_)
         | SessionEntry::ModelChange(_)
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
         | SessionEntry::SessionInfo(_)
-        | SessionEntry::Unknown(_) => None,
-    }
+        | SessionEntry::Unknown(_) => return None,
+    };
+    Some(MessageRef::Converted(Box::new(converted)))
+}
+
+/// The index of the entry with `id`. Ids are unique on a path and a compaction's first
+/// kept entry lies just before it, so the search goes back from `near` first (the whole
+/// path is only read when the id is missing).
+fn find_entry<E: Borrow<SessionEntry>>(path: &[E], id: &str, near: usize) -> Option<usize> {
+    let near = near.min(path.len());
+    path[..near]
+        .iter()
+        .rposition(|e| e.borrow().id() == id)
+        .or_else(|| {
+            path[near..]
+                .iter()
+                .position(|e| e.borrow().id() == id)
+                .map(|i| near + i)
+        })
 }
 
 /// The messages the model currently sees for this path, as pi's `buildSessionContext`
 /// builds them (the latest compaction's summary, the kept entries before it, everything
 /// after it). Only used for `tokensBefore`; the session layer owns the real context.
-fn context_messages<E: Borrow<SessionEntry>>(path: &[E]) -> Vec<Cow<'_, AgentMessage>> {
+fn context_messages<E: Borrow<SessionEntry>>(path: &[E]) -> Vec<MessageRef<'_>> {
     // Branch summaries with an empty text are left out of a context.
-    fn context_message(e: &SessionEntry) -> Option<Cow<'_, AgentMessage>> {
+    fn context_message(e: &SessionEntry) -> Option<MessageRef<'_>> {
         match e {
             SessionEntry::BranchSummary(b) if b.summary.is_empty() => None,
             SessionEntry::Compaction(_) => None,
@@ -126,10 +137,11 @@ fn context_messages<E: Borrow<SessionEntry>>(path: &[E]) -> Vec<Cow<'_, AgentMes
     let mut messages = Vec::with_capacity(path.len() - compaction_index + 1);
     messages.extend(entry_message(compaction_entry));
     let before = &path[..compaction_index];
-    if let Some(first_kept) = before
-        .iter()
-        .position(|e| e.borrow().id() == compaction.first_kept_entry_id.as_str())
-    {
+    if let Some(first_kept) = find_entry(
+        before,
+        compaction.first_kept_entry_id.as_str(),
+        before.len(),
+    ) {
         messages.extend(
             before[first_kept..]
                 .iter()
@@ -144,14 +156,23 @@ fn context_messages<E: Borrow<SessionEntry>>(path: &[E]) -> Vec<Cow<'_, AgentMes
     messages
 }
 
-/// Messages of `entries` for the summarizer (compaction entries contribute nothing).
-fn messages_for_summary<E: Borrow<SessionEntry>>(entries: &[E]) -> Vec<Cow<'_, AgentMessage>> {
-    entries
-        .iter()
-        .map(Borrow::borrow)
-        .filter(|e| !matches!(e, SessionEntry::Compaction(_)))
-        .filter_map(entry_message)
-        .collect()
+/// Messages of `entries` for the summarizer (compaction entries contribute nothing),
+/// recording their file operations on the way (one pass over the entries).
+fn messages_for_summary<'a, E: Borrow<SessionEntry>>(
+    entries: &'a [E],
+    file_ops: &mut FileOps,
+) -> Vec<MessageRef<'a>> {
+    let mut messages = Vec::with_capacity(entries.len());
+    for entry in entries.iter().map(Borrow::borrow) {
+        if matches!(entry, SessionEntry::Compaction(_)) {
+            continue;
+        }
+        if let Some(message) = entry_message(entry) {
+            file_ops.add_tool_calls(&message);
+            messages.push(message);
+        }
+    }
+    messages
 }
 
 /// Decides what compacting `path_entries` (the current path, root → leaf; owned entries
@@ -181,10 +202,7 @@ pub fn prepare_compaction<'a, E: Borrow<SessionEntry>>(
     // A repeated compaction re-summarizes what the previous one kept: the span starts at
     // its first kept entry (or right after it when that entry is not on the path).
     let boundary_start = previous.map_or(0, |(index, c)| {
-        path_entries
-            .iter()
-            .position(|e| e.borrow().id() == c.first_kept_entry_id.as_str())
-            .unwrap_or(index + 1)
+        find_entry(path_entries, c.first_kept_entry_id.as_str(), index).unwrap_or(index + 1)
     });
     let boundary_end = path_entries.len();
 
@@ -205,14 +223,6 @@ pub fn prepare_compaction<'a, E: Borrow<SessionEntry>>(
         _ => cut.first_kept_entry_index,
     };
 
-    let slice = |from: usize, to: usize| path_entries.get(from..to).unwrap_or(&[]);
-    let messages_to_summarize = messages_for_summary(slice(boundary_start, history_end));
-    let turn_prefix_messages = if cut.is_split_turn {
-        messages_for_summary(slice(history_end, cut.first_kept_entry_index))
-    } else {
-        Vec::new()
-    };
-
     let mut file_ops = FileOps::default();
     if let Some((_, c)) = previous
         && c.from_hook != Some(true)
@@ -220,9 +230,17 @@ pub fn prepare_compaction<'a, E: Borrow<SessionEntry>>(
     {
         file_ops.add_details(details);
     }
-    for message in messages_to_summarize.iter().chain(&turn_prefix_messages) {
-        file_ops.add_tool_calls(message);
-    }
+    let slice = |from: usize, to: usize| path_entries.get(from..to).unwrap_or(&[]);
+    let messages_to_summarize =
+        messages_for_summary(slice(boundary_start, history_end), &mut file_ops);
+    let turn_prefix_messages = if cut.is_split_turn {
+        messages_for_summary(
+            slice(history_end, cut.first_kept_entry_index),
+            &mut file_ops,
+        )
+    } else {
+        Vec::new()
+    };
 
     Some(CompactionPreparation {
         first_kept_entry_id: EntryId(first_kept.id().to_string()),
