@@ -349,4 +349,22 @@ mod tests {
         assert_eq!(err, CompactionError::Cancelled(SummaryKind::History));
         assert!(backend.requests().is_empty());
     }
+
+    #[test]
+    fn compaction_futures_can_be_spawned() {
+        fn assert_send<T: Send>(_: &T) {}
+        let path = split_turn_path();
+        let prep = prepare_compaction(&path, &CompactionSettings::default()).unwrap();
+        let backend = ScriptedBackend::new(vec![]);
+        assert_send(&compact(&prep, &backend, None, None, CancellationToken::new()));
+        let refs: Vec<&SessionEntry> = path.iter().collect();
+        assert_send(&crate::compaction::generate_branch_summary(
+            &refs,
+            &backend,
+            0,
+            None,
+            false,
+            CancellationToken::new(),
+        ));
+    }
 }
