@@ -98,6 +98,10 @@ fn manual_compaction_matches_pi_cut_tokens_conversation_and_files() {
     };
 
     let prep = prepare_compaction(&path, &settings).unwrap();
+    // A store that keeps its entries in `Arc`s can pass its path as it is.
+    let shared: Vec<std::sync::Arc<SessionEntry>> =
+        path.iter().cloned().map(std::sync::Arc::new).collect();
+    assert_eq!(prepare_compaction(&shared, &settings).as_ref(), Some(&prep));
     assert_eq!(prep.first_kept_entry_id, stored.first_kept_entry_id);
     assert_eq!(
         prep.first_kept_entry_id, "90279f84",
