@@ -356,7 +356,13 @@ mod tests {
         let path = split_turn_path();
         let prep = prepare_compaction(&path, &CompactionSettings::default()).unwrap();
         let backend = ScriptedBackend::new(vec![]);
-        assert_send(&compact(&prep, &backend, None, None, CancellationToken::new()));
+        assert_send(&compact(
+            &prep,
+            &backend,
+            None,
+            None,
+            CancellationToken::new(),
+        ));
         let refs: Vec<&SessionEntry> = path.iter().collect();
         assert_send(&crate::compaction::generate_branch_summary(
             &refs,
