@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod ai;
 pub mod cli;
+pub mod compaction;
 pub mod core;
 pub mod messages;
 pub mod modes;
