@@ -2,6 +2,11 @@
 //! protocol, the model registry and one client per wire API. Knows nothing of sessions,
 //! agents or terminals.
 
+pub mod json_partial;
 pub mod message;
 pub mod model;
+pub mod overflow;
+pub mod retry;
+pub mod sse;
 pub mod stream;
+pub mod transform;
