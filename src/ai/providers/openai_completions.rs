@@ -1,0 +1,918 @@
+//! OpenAI Chat Completions (`openai-completions`): OpenAI itself and the many servers
+//! that copy its protocol (OpenRouter, Groq, xAI, Cerebras, DeepSeek, Mistral, Ollama,
+//! llama.cpp, vLLM, LM Studio…).
+//!
+//! Request bodies follow pi byte for byte in meaning (tested against the bodies pi 0.73.1
+//! sent in the shared corpus), including the `compat` flags that adapt them to servers
+//! that deviate, with pi's provider/URL-based defaults. The response decoder handles
+//! tool-call fragments keyed by `index`, reasoning in `reasoning_content` / `reasoning` /
+//! `reasoning_text` (the field name becomes the thinking signature, so it is sent back
+//! in the same field), encrypted `reasoning_details`, and usage in the final chunk.
+
+use serde_json::{Map, Value, json};
+
+use super::driver::{HttpRequest, SseDecoder};
+use super::output::Output;
+use super::{
+    CacheRetention, StreamOptions, clamp_thinking_level, compat_bool, compat_str, mapped_level,
+};
+use crate::ai::message::{AssistantBlock, Context, Message, StopReason, UserBlock, UserContent};
+use crate::ai::model::{Model, ThinkingLevel};
+use crate::ai::sse::SseEvent;
+use crate::ai::transform::transform_messages;
+
+/// How a server wants reasoning switched on and off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThinkingFormat {
+    /// `reasoning_effort`.
+    OpenAi,
+    /// `reasoning: {effort}`.
+    OpenRouter,
+    /// `thinking: {type}` plus `reasoning_effort`.
+    DeepSeek,
+    /// `enable_thinking`.
+    Zai,
+    /// `enable_thinking`.
+    Qwen,
+    /// `chat_template_kwargs: {enable_thinking, preserve_thinking}`.
+    QwenChatTemplate,
+}
+
+impl ThinkingFormat {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "openai" => Self::OpenAi,
+            "openrouter" => Self::OpenRouter,
+            "deepseek" => Self::DeepSeek,
+            "zai" => Self::Zai,
+            "qwen" => Self::Qwen,
+            "qwen-chat-template" => Self::QwenChatTemplate,
+            _ => return None,
+        })
+    }
+}
+
+/// The resolved `compat` flags: explicit values from models.json over detected defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compat {
+    pub supports_store: bool,
+    pub supports_developer_role: bool,
+    pub supports_reasoning_effort: bool,
+    pub supports_usage_in_streaming: bool,
+    /// `true`: `max_tokens`; `false`: `max_completion_tokens`.
+    pub use_max_tokens_field: bool,
+    pub requires_tool_result_name: bool,
+    pub requires_assistant_after_tool_result: bool,
+    pub requires_thinking_as_text: bool,
+    pub requires_reasoning_content_on_assistant_messages: bool,
+    pub thinking_format: ThinkingFormat,
+    pub zai_tool_stream: bool,
+    pub supports_strict_mode: bool,
+    /// OpenRouter's Anthropic models take Anthropic-style `cache_control` markers.
+    pub anthropic_cache_control: bool,
+    pub send_session_affinity_headers: bool,
+    pub supports_long_cache_retention: bool,
+}
+
+impl Compat {
+    /// pi's `getCompat`: detection from provider and base URL, then `model.compat`.
+    pub fn for_model(model: &Model) -> Self {
+        let provider = model.provider.as_str();
+        let url = model.base_url.as_str();
+        let is_zai = provider == "zai" || url.contains("api.z.ai");
+        let is_moonshot = provider == "moonshotai"
+            || provider == "moonshotai-cn"
+            || url.contains("api.moonshot.");
+        let is_cf_workers =
+            provider == "cloudflare-workers-ai" || url.contains("api.cloudflare.com");
+        let is_cf_gateway =
+            provider == "cloudflare-ai-gateway" || url.contains("gateway.ai.cloudflare.com");
+        let is_grok = provider == "xai" || url.contains("api.x.ai");
+        let is_deepseek = provider == "deepseek" || url.contains("deepseek.com");
+        let non_standard = provider == "cerebras"
+            || url.contains("cerebras.ai")
+            || is_grok
+            || url.contains("chutes.ai")
+            || url.contains("deepseek.com")
+            || is_zai
+            || is_moonshot
+            || provider == "opencode"
+            || url.contains("opencode.ai")
+            || is_cf_workers
+            || is_cf_gateway;
+        let use_max_tokens = url.contains("chutes.ai") || is_moonshot || is_cf_gateway;
+        let detected_format = if is_deepseek {
+            ThinkingFormat::DeepSeek
+        } else if is_zai {
+            ThinkingFormat::Zai
+        } else if provider == "openrouter" || url.contains("openrouter.ai") {
+            ThinkingFormat::OpenRouter
+        } else {
+            ThinkingFormat::OpenAi
+        };
+        let flag = |key: &str, default: bool| compat_bool(model, key).unwrap_or(default);
+        Self {
+            supports_store: flag("supportsStore", !non_standard),
+            supports_developer_role: flag("supportsDeveloperRole", !non_standard),
+            supports_reasoning_effort: flag(
+                "supportsReasoningEffort",
+                !is_grok && !is_zai && !is_moonshot && !is_cf_gateway,
+            ),
+            supports_usage_in_streaming: flag("supportsUsageInStreaming", true),
+            use_max_tokens_field: match compat_str(model, "maxTokensField") {
+                Some("max_tokens") => true,
+                Some("max_completion_tokens") => false,
+                _ => use_max_tokens,
+            },
+            requires_tool_result_name: flag("requiresToolResultName", false),
+            requires_assistant_after_tool_result: flag("requiresAssistantAfterToolResult", false),
+            requires_thinking_as_text: flag("requiresThinkingAsText", false),
+            requires_reasoning_content_on_assistant_messages: flag(
+                "requiresReasoningContentOnAssistantMessages",
+                is_deepseek,
+            ),
+            thinking_format: compat_str(model, "thinkingFormat")
+                .and_then(ThinkingFormat::parse)
+                .unwrap_or(detected_format),
+            zai_tool_stream: flag("zaiToolStream", false),
+            supports_strict_mode: flag("supportsStrictMode", !is_moonshot && !is_cf_gateway),
+            anthropic_cache_control: match compat_str(model, "cacheControlFormat") {
+                Some(f) => f == "anthropic",
+                None => provider == "openrouter" && model.id.starts_with("anthropic/"),
+            },
+            send_session_affinity_headers: flag("sendSessionAffinityHeaders", false),
+            supports_long_cache_retention: flag(
+                "supportsLongCacheRetention",
+                !(is_cf_workers || is_cf_gateway),
+            ),
+        }
+    }
+}
+
+/// The provider value for a reasoning level: `thinkingLevelMap`, then the older
+/// `compat.reasoningEffortMap`, then the level's own name.
+fn effort_value(model: &Model, level: ThinkingLevel) -> String {
+    mapped_level(model, level)
+        .or_else(|| {
+            model
+                .compat
+                .as_ref()?
+                .get("reasoningEffortMap")?
+                .get(level.as_str())?
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| level.as_str().to_string())
+}
+
+/// Builds the request pi would send.
+pub fn build_request(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<HttpRequest, String> {
+    let compat = Compat::for_model(model);
+    let body = build_body(model, context, options, &compat);
+    let mut headers = Vec::new();
+    if let Some(key) = &options.api_key {
+        headers.push((
+            "authorization".to_string(),
+            format!("Bearer {}", key.expose()),
+        ));
+    }
+    if options.cache_retention != CacheRetention::None
+        && compat.send_session_affinity_headers
+        && let Some(session) = &options.session_id
+    {
+        for name in ["session_id", "x-client-request-id", "x-session-affinity"] {
+            headers.push((name.to_string(), session.clone()));
+        }
+    }
+    Ok(HttpRequest {
+        url: format!("{}/chat/completions", model.base_url.trim_end_matches('/')),
+        headers,
+        body,
+    })
+}
+
+/// The JSON body (public for tests and tools that show what would be sent).
+pub fn build_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    compat: &Compat,
+) -> Value {
+    let mut messages = convert_messages(model, context, compat);
+    let retention = options.cache_retention;
+    let long = retention == CacheRetention::Long && compat.supports_long_cache_retention;
+    let mut p = Map::new();
+    p.insert("model".into(), json!(model.id));
+    p.insert("messages".into(), Value::Null); // placeholder keeps pi's key order
+    p.insert("stream".into(), json!(true));
+    if (model.base_url.contains("api.openai.com") && retention != CacheRetention::None) || long {
+        if let Some(session) = &options.session_id {
+            p.insert("prompt_cache_key".into(), json!(session));
+        }
+    }
+    if long {
+        p.insert("prompt_cache_retention".into(), json!("24h"));
+    }
+    if compat.supports_usage_in_streaming {
+        p.insert("stream_options".into(), json!({"include_usage": true}));
+    }
+    if compat.supports_store {
+        p.insert("store".into(), json!(false));
+    }
+    let max_tokens = options.effective_max_tokens(model);
+    if max_tokens > 0 {
+        let field = if compat.use_max_tokens_field {
+            "max_tokens"
+        } else {
+            "max_completion_tokens"
+        };
+        p.insert(field.into(), json!(max_tokens));
+    }
+    if let Some(t) = options.temperature {
+        p.insert("temperature".into(), json!(t));
+    }
+    let mut tools: Option<Vec<Value>> = None;
+    if !context.tools.is_empty() {
+        tools = Some(
+            context
+                .tools
+                .iter()
+                .map(|t| {
+                    let mut function = Map::new();
+                    function.insert("name".into(), json!(t.name));
+                    function.insert("description".into(), json!(t.description));
+                    function.insert("parameters".into(), t.parameters.clone());
+                    if compat.supports_strict_mode {
+                        function.insert("strict".into(), json!(false));
+                    }
+                    json!({"type": "function", "function": function})
+                })
+                .collect(),
+        );
+        if compat.zai_tool_stream {
+            p.insert("tool_stream".into(), json!(true));
+        }
+    } else if has_tool_history(&context.messages) {
+        // Proxies in front of Anthropic reject tool history without a tools list.
+        tools = Some(Vec::new());
+    }
+    if compat.anthropic_cache_control && retention != CacheRetention::None {
+        let mut marker = json!({"type": "ephemeral"});
+        if long {
+            marker["ttl"] = json!("1h");
+        }
+        apply_anthropic_cache_control(&mut messages, tools.as_mut(), &marker);
+    }
+    p.insert("messages".into(), Value::Array(messages));
+    if let Some(tools) = tools {
+        p.insert("tools".into(), Value::Array(tools));
+    }
+
+    let level = clamp_thinking_level(model, options.thinking);
+    let effort = (level != ThinkingLevel::Off).then_some(level);
+    if model.reasoning {
+        match compat.thinking_format {
+            ThinkingFormat::Zai | ThinkingFormat::Qwen => {
+                p.insert("enable_thinking".into(), json!(effort.is_some()));
+            }
+            ThinkingFormat::QwenChatTemplate => {
+                p.insert(
+                    "chat_template_kwargs".into(),
+                    json!({"enable_thinking": effort.is_some(), "preserve_thinking": true}),
+                );
+            }
+            ThinkingFormat::DeepSeek => {
+                let kind = if effort.is_some() {
+                    "enabled"
+                } else {
+                    "disabled"
+                };
+                p.insert("thinking".into(), json!({"type": kind}));
+                if let Some(level) = effort {
+                    p.insert("reasoning_effort".into(), json!(effort_value(model, level)));
+                }
+            }
+            ThinkingFormat::OpenRouter => {
+                if let Some(level) = effort {
+                    p.insert(
+                        "reasoning".into(),
+                        json!({"effort": effort_value(model, level)}),
+                    );
+                } else {
+                    let off = model.thinking_level_map.as_ref().and_then(|m| m.get("off"));
+                    match off {
+                        Some(None) => {}
+                        Some(Some(v)) => {
+                            p.insert("reasoning".into(), json!({"effort": v}));
+                        }
+                        None => {
+                            p.insert("reasoning".into(), json!({"effort": "none"}));
+                        }
+                    }
+                }
+            }
+            ThinkingFormat::OpenAi if compat.supports_reasoning_effort => {
+                if let Some(level) = effort {
+                    p.insert("reasoning_effort".into(), json!(effort_value(model, level)));
+                } else if let Some(off) = mapped_level(model, ThinkingLevel::Off) {
+                    p.insert("reasoning_effort".into(), json!(off));
+                }
+            }
+            ThinkingFormat::OpenAi => {}
+        }
+    }
+    if let Some(compat_value) = &model.compat {
+        if model.base_url.contains("openrouter.ai")
+            && let Some(routing) = compat_value.get("openRouterRouting")
+        {
+            p.insert("provider".into(), routing.clone());
+        }
+        if model.base_url.contains("ai-gateway.vercel.sh")
+            && let Some(routing) = compat_value.get("vercelGatewayRouting")
+        {
+            let mut gateway = Map::new();
+            for key in ["only", "order"] {
+                if let Some(v) = routing.get(key) {
+                    gateway.insert(key.into(), v.clone());
+                }
+            }
+            if !gateway.is_empty() {
+                p.insert("providerOptions".into(), json!({"gateway": gateway}));
+            }
+        }
+    }
+    Value::Object(p)
+}
+
+fn has_tool_history(messages: &[Message]) -> bool {
+    messages.iter().any(|m| match m {
+        Message::ToolResult(_) => true,
+        Message::Assistant(a) => a.tool_calls().next().is_some(),
+        Message::User(_) => false,
+    })
+}
+
+fn normalize_tool_call_id(model: &Model, id: &str) -> String {
+    if let Some((call_id, _)) = id.split_once('|') {
+        let sanitized: String = call_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        return sanitized.chars().take(40).collect();
+    }
+    if model.provider == "openai" && id.chars().count() > 40 {
+        return id.chars().take(40).collect();
+    }
+    id.to_string()
+}
+
+fn image_url(mime: &str, data: &str) -> Value {
+    json!({"type": "image_url", "image_url": {"url": format!("data:{mime};base64,{data}")}})
+}
+
+/// pi's `convertMessages` for chat completions.
+pub fn convert_messages(model: &Model, context: &Context, compat: &Compat) -> Vec<Value> {
+    let messages = transform_messages(&context.messages, model, &|id, _| {
+        normalize_tool_call_id(model, id)
+    });
+    let mut out = Vec::new();
+    if let Some(system) = &context.system_prompt {
+        let role = if model.reasoning && compat.supports_developer_role {
+            "developer"
+        } else {
+            "system"
+        };
+        out.push(json!({"role": role, "content": system}));
+    }
+    let mut last_was_tool_result = false;
+    let mut i = 0;
+    while i < messages.len() {
+        let msg = &messages[i];
+        if compat.requires_assistant_after_tool_result
+            && last_was_tool_result
+            && matches!(msg, Message::User(_))
+        {
+            out.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
+        }
+        match msg {
+            Message::User(u) => {
+                last_was_tool_result = false;
+                match &u.content {
+                    UserContent::Text(s) => out.push(json!({"role": "user", "content": s})),
+                    UserContent::Blocks(blocks) => {
+                        let content: Vec<Value> = blocks
+                            .iter()
+                            .map(|b| match b {
+                                UserBlock::Text(t) => json!({"type": "text", "text": t.text}),
+                                UserBlock::Image(img) => image_url(&img.mime_type, &img.data),
+                            })
+                            .collect();
+                        if !content.is_empty() {
+                            out.push(json!({"role": "user", "content": content}));
+                        }
+                    }
+                }
+            }
+            Message::Assistant(a) => {
+                last_was_tool_result = false;
+                if let Some(m) = convert_assistant(model, compat, a) {
+                    out.push(m);
+                }
+            }
+            Message::ToolResult(_) => {
+                let mut images = Vec::new();
+                while let Some(Message::ToolResult(r)) = messages.get(i) {
+                    let text = r.text();
+                    let has_images = r.content.iter().any(|b| matches!(b, UserBlock::Image(_)));
+                    let mut m = Map::new();
+                    m.insert("role".into(), json!("tool"));
+                    m.insert(
+                        "content".into(),
+                        json!(if text.is_empty() {
+                            "(see attached image)"
+                        } else {
+                            text.as_str()
+                        }),
+                    );
+                    m.insert("tool_call_id".into(), json!(r.tool_call_id));
+                    if compat.requires_tool_result_name && !r.tool_name.is_empty() {
+                        m.insert("name".into(), json!(r.tool_name));
+                    }
+                    out.push(Value::Object(m));
+                    if has_images && model.supports_images() {
+                        for b in &r.content {
+                            if let UserBlock::Image(img) = b {
+                                images.push(image_url(&img.mime_type, &img.data));
+                            }
+                        }
+                    }
+                    i += 1;
+                }
+                if images.is_empty() {
+                    last_was_tool_result = true;
+                } else {
+                    if compat.requires_assistant_after_tool_result {
+                        out.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
+                    }
+                    let mut content = vec![
+                        json!({"type": "text", "text": "Attached image(s) from tool result:"}),
+                    ];
+                    content.extend(images);
+                    out.push(json!({"role": "user", "content": content}));
+                    last_was_tool_result = false;
+                }
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn convert_assistant(
+    model: &Model,
+    compat: &Compat,
+    a: &crate::ai::message::AssistantMessage,
+) -> Option<Value> {
+    let mut m = Map::new();
+    m.insert("role".into(), json!("assistant"));
+    m.insert(
+        "content".into(),
+        if compat.requires_assistant_after_tool_result {
+            json!("")
+        } else {
+            Value::Null
+        },
+    );
+    let text_parts: Vec<&str> = a
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            AssistantBlock::Text(t) if !t.text.trim().is_empty() => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let text: String = text_parts.concat();
+    let thinking: Vec<&crate::ai::message::ThinkingContent> = a
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            AssistantBlock::Thinking(t) if !t.thinking.trim().is_empty() => Some(t),
+            _ => None,
+        })
+        .collect();
+    if !thinking.is_empty() {
+        if compat.requires_thinking_as_text {
+            let joined: Vec<&str> = thinking.iter().map(|t| t.thinking.as_str()).collect();
+            let mut parts = vec![json!({"type": "text", "text": joined.join("\n\n")})];
+            parts.extend(
+                text_parts
+                    .iter()
+                    .map(|t| json!({"type": "text", "text": t})),
+            );
+            m.insert("content".into(), Value::Array(parts));
+        } else {
+            if !text.is_empty() {
+                m.insert("content".into(), json!(text));
+            }
+            // The signature names the field the server streamed the reasoning in.
+            if let Some(field) = thinking[0]
+                .thinking_signature
+                .as_deref()
+                .filter(|s| !s.is_empty())
+            {
+                let joined: Vec<&str> = thinking.iter().map(|t| t.thinking.as_str()).collect();
+                m.insert(field.to_string(), json!(joined.join("\n")));
+            }
+        }
+    } else if !text.is_empty() {
+        m.insert("content".into(), json!(text));
+    }
+    let calls: Vec<&crate::ai::message::ToolCall> = a.tool_calls().collect();
+    if !calls.is_empty() {
+        let list: Vec<Value> = calls
+            .iter()
+            .map(|tc| {
+                json!({
+                    "id": tc.id,
+                    "type": "function",
+                    "function": {"name": tc.name, "arguments": tc.arguments.to_string()},
+                })
+            })
+            .collect();
+        m.insert("tool_calls".into(), Value::Array(list));
+        let details: Vec<Value> = calls
+            .iter()
+            .filter_map(|tc| tc.thought_signature.as_deref())
+            .filter_map(|s| serde_json::from_str::<Value>(s).ok())
+            .filter(|v| !v.is_null())
+            .collect();
+        if !details.is_empty() {
+            m.insert("reasoning_details".into(), Value::Array(details));
+        }
+    }
+    if compat.requires_reasoning_content_on_assistant_messages
+        && model.reasoning
+        && !m.contains_key("reasoning_content")
+    {
+        m.insert("reasoning_content".into(), json!(""));
+    }
+    let has_content = match m.get("content") {
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        _ => false,
+    };
+    if !has_content && !m.contains_key("tool_calls") {
+        return None;
+    }
+    Some(Value::Object(m))
+}
+
+fn apply_anthropic_cache_control(
+    messages: &mut [Value],
+    tools: Option<&mut Vec<Value>>,
+    marker: &Value,
+) {
+    if let Some(system) = messages
+        .iter_mut()
+        .find(|m| matches!(m["role"].as_str(), Some("system" | "developer")))
+    {
+        mark_text(system, marker);
+    }
+    if let Some(last) = tools.and_then(|t| t.last_mut())
+        && let Some(obj) = last.as_object_mut()
+    {
+        obj.insert("cache_control".into(), marker.clone());
+    }
+    for m in messages.iter_mut().rev() {
+        if matches!(m["role"].as_str(), Some("user" | "assistant")) && mark_text(m, marker) {
+            break;
+        }
+    }
+}
+
+fn mark_text(message: &mut Value, marker: &Value) -> bool {
+    match message.get_mut("content") {
+        Some(Value::String(s)) if !s.is_empty() => {
+            let text = std::mem::take(s);
+            message["content"] = json!([{"type": "text", "text": text, "cache_control": marker}]);
+            true
+        }
+        Some(Value::Array(parts)) => {
+            for part in parts.iter_mut().rev() {
+                if part["type"] == "text"
+                    && let Some(obj) = part.as_object_mut()
+                {
+                    obj.insert("cache_control".into(), marker.clone());
+                    return true;
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// An HTTP error the way the OpenAI SDK words it: `"{status} {error.message}"`.
+pub fn error_message(status: u16, body: &str) -> String {
+    let body = body.trim();
+    if body.is_empty() {
+        return format!("{status} status code (no body)");
+    }
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let detail = parsed.as_ref().and_then(|v| {
+        let err = v.get("error").unwrap_or(v);
+        match err.get("message") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => Some(other.to_string()),
+            None => v.get("error").map(Value::to_string),
+        }
+    });
+    let mut text = format!("{status} {}", detail.unwrap_or_else(|| body.to_string()));
+    // OpenRouter forwards the upstream provider's error here.
+    if let Some(raw) = parsed
+        .as_ref()
+        .and_then(|v| v.pointer("/error/metadata/raw"))
+        .and_then(Value::as_str)
+    {
+        text.push('\n');
+        text.push_str(raw);
+    }
+    text
+}
+
+/// Streaming state for one chat-completions response.
+#[derive(Debug)]
+pub struct Decoder {
+    model_id: String,
+    text: Option<usize>,
+    thinking: Option<usize>,
+    /// Content index per `tool_calls[].index`.
+    calls_by_index: Vec<(u64, usize)>,
+    calls_by_id: Vec<(String, usize)>,
+    saw_finish: bool,
+    saw_done: bool,
+}
+
+impl Decoder {
+    pub fn new(model: &Model) -> Self {
+        Self {
+            model_id: model.id.clone(),
+            text: None,
+            thinking: None,
+            calls_by_index: Vec::new(),
+            calls_by_id: Vec::new(),
+            saw_finish: false,
+            saw_done: false,
+        }
+    }
+
+    fn tool_call_block(&mut self, call: &Value, out: &mut Output) -> usize {
+        let index = call.get("index").and_then(Value::as_u64);
+        let id = call
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let found = index
+            .and_then(|i| {
+                self.calls_by_index
+                    .iter()
+                    .find(|(k, _)| *k == i)
+                    .map(|(_, b)| *b)
+            })
+            .or_else(|| {
+                id.and_then(|id| {
+                    self.calls_by_id
+                        .iter()
+                        .find(|(k, _)| k == id)
+                        .map(|(_, b)| *b)
+                })
+            });
+        let block = match found {
+            Some(b) => b,
+            None => {
+                let name = call
+                    .pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let b = out.start_tool_call(id.unwrap_or(""), name);
+                if let Some(i) = index {
+                    self.calls_by_index.push((i, b));
+                }
+                b
+            }
+        };
+        if let Some(id) = id {
+            if !self.calls_by_id.iter().any(|(k, _)| k == id) {
+                self.calls_by_id.push((id.to_string(), block));
+            }
+            if let Some(tc) = out.tool_call_mut(block)
+                && tc.id.is_empty()
+            {
+                tc.id = id.to_string();
+            }
+        }
+        if let Some(name) = call.pointer("/function/name").and_then(Value::as_str)
+            && let Some(tc) = out.tool_call_mut(block)
+            && tc.name.is_empty()
+        {
+            tc.name = name.to_string();
+        }
+        block
+    }
+
+    fn usage(&self, usage: &Value, out: &mut Output) {
+        let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+        let prompt = n(usage.get("prompt_tokens"));
+        let reported_cached = usage
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .or_else(|| usage.get("prompt_cache_hit_tokens"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let cache_write = n(usage.pointer("/prompt_tokens_details/cache_write_tokens"));
+        // Some servers count this request's cache writes in cached_tokens as well.
+        let cache_read = if cache_write > 0 {
+            reported_cached.saturating_sub(cache_write)
+        } else {
+            reported_cached
+        };
+        let input = prompt.saturating_sub(cache_read + cache_write);
+        let output = n(usage.get("completion_tokens"));
+        out.set_usage(input, output, cache_read, cache_write);
+    }
+}
+
+impl SseDecoder for Decoder {
+    fn on_event(&mut self, event: SseEvent<'_>, out: &mut Output) -> Result<(), String> {
+        let data = event.data.trim();
+        if data.is_empty() {
+            return Ok(());
+        }
+        if data == "[DONE]" {
+            self.saw_done = true;
+            return Ok(());
+        }
+        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+            format!(
+                "Could not parse a chat completions stream event ({e}): {}",
+                preview(data)
+            )
+        })?;
+        if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
+            let message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| err.to_string());
+            return Err(message);
+        }
+        if out.message.response_id.is_none()
+            && let Some(id) = chunk
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        {
+            out.message.response_id = Some(id.to_string());
+        }
+        if out.message.response_model.is_none()
+            && let Some(m) = chunk.get("model").and_then(Value::as_str)
+            && !m.is_empty()
+            && m != self.model_id
+        {
+            out.message.response_model = Some(m.to_string());
+        }
+        let top_usage = chunk.get("usage").filter(|u| u.is_object());
+        if let Some(usage) = top_usage {
+            self.usage(usage, out);
+        }
+        let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
+            return Ok(());
+        };
+        if top_usage.is_none()
+            && let Some(usage) = choice.get("usage").filter(|u| u.is_object())
+        {
+            self.usage(usage, out);
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.saw_finish = true;
+            let (stop, error) = map_finish_reason(reason);
+            out.message.stop_reason = stop;
+            if let Some(e) = error {
+                out.message.error_message = Some(e);
+            }
+        } else if choice.get("finish_reason").is_some_and(|v| !v.is_null()) {
+            self.saw_finish = true;
+        }
+        let Some(delta) = choice.get("delta") else {
+            return Ok(());
+        };
+        if let Some(text) = delta.get("content").and_then(Value::as_str)
+            && !text.is_empty()
+        {
+            let idx = match self.text {
+                Some(i) => i,
+                None => *self.text.insert(out.start_text()),
+            };
+            out.text_delta(idx, text);
+        }
+        for field in ["reasoning_content", "reasoning", "reasoning_text"] {
+            if let Some(text) = delta.get(field).and_then(Value::as_str)
+                && !text.is_empty()
+            {
+                let idx = match self.thinking {
+                    Some(i) => i,
+                    None => *self
+                        .thinking
+                        .insert(out.start_thinking(Some(field.to_string()))),
+                };
+                out.thinking_delta(idx, text);
+                break;
+            }
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for call in calls {
+                let block = self.tool_call_block(call, out);
+                let args = call
+                    .pointer("/function/arguments")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                out.tool_call_delta(block, args);
+            }
+        }
+        if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
+            for detail in details {
+                if detail.get("type").and_then(Value::as_str) == Some("reasoning.encrypted")
+                    && let Some(id) = detail.get("id").and_then(Value::as_str)
+                    && detail.get("data").is_some_and(|d| !d.is_null())
+                {
+                    let target = (0..out.len()).find(|&i| {
+                        matches!(out.message.content.get(i), Some(AssistantBlock::ToolCall(tc)) if tc.id == id)
+                    });
+                    if let Some(tc) = target.and_then(|i| out.tool_call_mut(i)) {
+                        tc.thought_signature = Some(detail.to_string());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, out: &mut Output) -> Result<(), String> {
+        for idx in 0..out.len() {
+            match out.message.content.get(idx) {
+                Some(AssistantBlock::Text(_)) => out.end_text(idx),
+                Some(AssistantBlock::Thinking(_)) => out.end_thinking(idx),
+                Some(AssistantBlock::ToolCall(_)) => out.end_tool_call(idx, None),
+                None => {}
+            }
+        }
+        if !self.saw_finish && !self.saw_done {
+            return Err(
+                "The response ended before it was complete (no finish_reason and no [DONE])"
+                    .to_string(),
+            );
+        }
+        if out.message.stop_reason == StopReason::Error {
+            return Err(out
+                .message
+                .error_message
+                .clone()
+                .unwrap_or_else(|| "Provider returned an error stop reason".into()));
+        }
+        Ok(())
+    }
+}
+
+fn map_finish_reason(reason: &str) -> (StopReason, Option<String>) {
+    match reason {
+        "stop" | "end" => (StopReason::Stop, None),
+        "length" => (StopReason::Length, None),
+        "function_call" | "tool_calls" => (StopReason::ToolUse, None),
+        other => (
+            StopReason::Error,
+            Some(format!("Provider finish_reason: {other}")),
+        ),
+    }
+}
+
+/// The first 200 characters of an event's data, for error messages.
+pub(crate) fn preview(data: &str) -> String {
+    let mut s: String = data.chars().take(200).collect();
+    if s.len() < data.len() {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;
