@@ -6,6 +6,7 @@ pub mod auth;
 pub mod json_partial;
 pub mod message;
 pub mod model;
+pub mod models;
 pub mod overflow;
 pub mod providers;
 pub mod retry;

@@ -29,7 +29,8 @@ use super::model::{Model, ThinkingLevel};
 use super::retry::{RetryNotice, RetryPolicy};
 use super::stream::EventStream;
 
-pub use output::Output;
+pub use driver::{HttpRequest, SseDecoder, decode_chunk};
+pub use output::{Output, calculate_cost};
 
 /// How long providers should keep the prompt cache (pi's `cacheRetention`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
