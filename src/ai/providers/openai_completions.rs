@@ -11,14 +11,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::driver::{HttpRequest, SseDecoder};
-use super::output::Output;
+use super::driver::HttpRequest;
 use super::{
     CacheRetention, StreamOptions, clamp_thinking_level, compat_bool, compat_str, mapped_level,
 };
 use crate::ai::message::{AssistantBlock, Context, Message, StopReason, UserBlock, UserContent};
 use crate::ai::model::{Model, ThinkingLevel};
-use crate::ai::sse::SseEvent;
 use crate::ai::transform::transform_messages;
 
 /// How a server wants reasoning switched on and off.
@@ -651,260 +649,6 @@ pub fn error_message(status: u16, body: &str) -> String {
     text
 }
 
-/// Streaming state for one chat-completions response.
-#[derive(Debug)]
-pub struct Decoder {
-    model_id: String,
-    text: Option<usize>,
-    thinking: Option<usize>,
-    /// Content index per `tool_calls[].index`.
-    calls_by_index: Vec<(u64, usize)>,
-    calls_by_id: Vec<(String, usize)>,
-    saw_finish: bool,
-    saw_done: bool,
-}
-
-impl Decoder {
-    pub fn new(model: &Model) -> Self {
-        Self {
-            model_id: model.id.clone(),
-            text: None,
-            thinking: None,
-            calls_by_index: Vec::new(),
-            calls_by_id: Vec::new(),
-            saw_finish: false,
-            saw_done: false,
-        }
-    }
-
-    fn tool_call_block(&mut self, call: &Value, out: &mut Output) -> usize {
-        let index = call.get("index").and_then(Value::as_u64);
-        let id = call
-            .get("id")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty());
-        let found = index
-            .and_then(|i| {
-                self.calls_by_index
-                    .iter()
-                    .find(|(k, _)| *k == i)
-                    .map(|(_, b)| *b)
-            })
-            .or_else(|| {
-                id.and_then(|id| {
-                    self.calls_by_id
-                        .iter()
-                        .find(|(k, _)| k == id)
-                        .map(|(_, b)| *b)
-                })
-            });
-        let block = match found {
-            Some(b) => b,
-            None => {
-                let name = call
-                    .pointer("/function/name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let b = out.start_tool_call(id.unwrap_or(""), name);
-                if let Some(i) = index {
-                    self.calls_by_index.push((i, b));
-                }
-                b
-            }
-        };
-        if let Some(id) = id {
-            if !self.calls_by_id.iter().any(|(k, _)| k == id) {
-                self.calls_by_id.push((id.to_string(), block));
-            }
-            if let Some(tc) = out.tool_call_mut(block)
-                && tc.id.is_empty()
-            {
-                tc.id = id.to_string();
-            }
-        }
-        if let Some(name) = call.pointer("/function/name").and_then(Value::as_str)
-            && let Some(tc) = out.tool_call_mut(block)
-            && tc.name.is_empty()
-        {
-            tc.name = name.to_string();
-        }
-        block
-    }
-
-    fn usage(&self, usage: &Value, out: &mut Output) {
-        let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
-        let prompt = n(usage.get("prompt_tokens"));
-        let reported_cached = usage
-            .pointer("/prompt_tokens_details/cached_tokens")
-            .or_else(|| usage.get("prompt_cache_hit_tokens"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let cache_write = n(usage.pointer("/prompt_tokens_details/cache_write_tokens"));
-        // Some servers count this request's cache writes in cached_tokens as well.
-        let cache_read = if cache_write > 0 {
-            reported_cached.saturating_sub(cache_write)
-        } else {
-            reported_cached
-        };
-        let input = prompt.saturating_sub(cache_read + cache_write);
-        let output = n(usage.get("completion_tokens"));
-        out.set_usage(input, output, cache_read, cache_write);
-    }
-}
-
-impl SseDecoder for Decoder {
-    fn on_event(&mut self, event: SseEvent<'_>, out: &mut Output) -> Result<(), String> {
-        let data = event.data.trim();
-        if data.is_empty() {
-            return Ok(());
-        }
-        if data == "[DONE]" {
-            self.saw_done = true;
-            return Ok(());
-        }
-        let chunk: Value = serde_json::from_str(data).map_err(|e| {
-            format!(
-                "Could not parse a chat completions stream event ({e}): {}",
-                preview(data)
-            )
-        })?;
-        if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
-            let message = err
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| err.to_string());
-            return Err(message);
-        }
-        if out.message.response_id.is_none()
-            && let Some(id) = chunk
-                .get("id")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-        {
-            out.message.response_id = Some(id.to_string());
-        }
-        if out.message.response_model.is_none()
-            && let Some(m) = chunk.get("model").and_then(Value::as_str)
-            && !m.is_empty()
-            && m != self.model_id
-        {
-            out.message.response_model = Some(m.to_string());
-        }
-        let top_usage = chunk.get("usage").filter(|u| u.is_object());
-        if let Some(usage) = top_usage {
-            self.usage(usage, out);
-        }
-        let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
-            return Ok(());
-        };
-        if top_usage.is_none()
-            && let Some(usage) = choice.get("usage").filter(|u| u.is_object())
-        {
-            self.usage(usage, out);
-        }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            self.saw_finish = true;
-            let (stop, error) = map_finish_reason(reason);
-            out.message.stop_reason = stop;
-            if let Some(e) = error {
-                out.message.error_message = Some(e);
-            }
-        } else if choice.get("finish_reason").is_some_and(|v| !v.is_null()) {
-            self.saw_finish = true;
-        }
-        let Some(delta) = choice.get("delta") else {
-            return Ok(());
-        };
-        if let Some(text) = delta.get("content").and_then(Value::as_str)
-            && !text.is_empty()
-        {
-            let idx = match self.text {
-                Some(i) => i,
-                None => *self.text.insert(out.start_text()),
-            };
-            out.text_delta(idx, text);
-        }
-        for field in ["reasoning_content", "reasoning", "reasoning_text"] {
-            if let Some(text) = delta.get(field).and_then(Value::as_str)
-                && !text.is_empty()
-            {
-                let idx = match self.thinking {
-                    Some(i) => i,
-                    None => *self
-                        .thinking
-                        .insert(out.start_thinking(Some(field.to_string()))),
-                };
-                out.thinking_delta(idx, text);
-                break;
-            }
-        }
-        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-            for call in calls {
-                let block = self.tool_call_block(call, out);
-                let args = call
-                    .pointer("/function/arguments")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                out.tool_call_delta(block, args);
-            }
-        }
-        if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
-            for detail in details {
-                if detail.get("type").and_then(Value::as_str) == Some("reasoning.encrypted")
-                    && let Some(id) = detail.get("id").and_then(Value::as_str)
-                    && detail.get("data").is_some_and(|d| !d.is_null())
-                {
-                    let target = (0..out.len()).find(|&i| {
-                        matches!(out.message.content.get(i), Some(AssistantBlock::ToolCall(tc)) if tc.id == id)
-                    });
-                    if let Some(tc) = target.and_then(|i| out.tool_call_mut(i)) {
-                        tc.thought_signature = Some(detail.to_string());
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(&mut self, out: &mut Output) -> Result<(), String> {
-        for idx in 0..out.len() {
-            match out.message.content.get(idx) {
-                Some(AssistantBlock::Text(_)) => out.end_text(idx),
-                Some(AssistantBlock::Thinking(_)) => out.end_thinking(idx),
-                Some(AssistantBlock::ToolCall(_)) => out.end_tool_call(idx, None),
-                None => {}
-            }
-        }
-        if !self.saw_finish && !self.saw_done {
-            return Err(
-                "The response ended before it was complete (no finish_reason and no [DONE])"
-                    .to_string(),
-            );
-        }
-        if out.message.stop_reason == StopReason::Error {
-            return Err(out
-                .message
-                .error_message
-                .clone()
-                .unwrap_or_else(|| "Provider returned an error stop reason".into()));
-        }
-        Ok(())
-    }
-}
-
-fn map_finish_reason(reason: &str) -> (StopReason, Option<String>) {
-    match reason {
-        "stop" | "end" => (StopReason::Stop, None),
-        "length" => (StopReason::Length, None),
-        "function_call" | "tool_calls" => (StopReason::ToolUse, None),
-        other => (
-            StopReason::Error,
-            Some(format!("Provider finish_reason: {other}")),
-        ),
-    }
-}
-
 /// The first 200 characters of an event's data, for error messages.
 pub(crate) fn preview(data: &str) -> String {
     let mut s: String = data.chars().take(200).collect();
@@ -913,6 +657,10 @@ pub(crate) fn preview(data: &str) -> String {
     }
     s
 }
+
+mod decoder;
+
+pub use decoder::Decoder;
 
 #[cfg(test)]
 mod tests;
