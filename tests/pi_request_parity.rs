@@ -2,6 +2,8 @@
 //! with thinking, a tool call and its result (fixtures recorded from pi 0.73.1 against
 //! `examples/mock_llm`; see each fixture's `note`).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
+
 use pi::ai::message::{Context, Message, ToolSpec};
 use pi::ai::model::{Api, InputKind, Model, ThinkingLevel};
 use pi::ai::providers::{StreamOptions, anthropic, google, openai_completions, openai_responses};

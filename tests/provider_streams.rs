@@ -1,6 +1,8 @@
 //! Every wire API against the loopback mock model: the final assistant message, the
 //! event sequence and the request body, for success and for each way a request fails.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
+
 mod support;
 
 use std::sync::{Arc, Mutex};
@@ -324,7 +326,7 @@ async fn dropped_mid_stream(api: Api) -> String {
     let text = msg.text();
     assert!(!text.is_empty(), "partial text is kept");
     assert!("This answer will be cut off somewhere in the middle of it.".starts_with(&text));
-    let err = msg.error_message.clone().unwrap_or_default();
+    let err = msg.error_message.unwrap_or_default();
     assert!(
         err.starts_with("Connection lost while streaming the response"),
         "{err}"

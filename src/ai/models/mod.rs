@@ -411,7 +411,7 @@ fn merge_compat(base: Option<Value>, over: Option<&Value>) -> Option<Value> {
     let Some(over) = over else {
         return base;
     };
-    let mut merged = match base.clone() {
+    let mut merged = match base {
         Some(Value::Object(m)) => m,
         _ => serde_json::Map::new(),
     };

@@ -15,7 +15,7 @@ use super::driver::HttpRequest;
 use super::{
     CacheRetention, StreamOptions, clamp_thinking_level, compat_bool, compat_str, mapped_level,
 };
-use crate::ai::message::{AssistantBlock, Context, Message, StopReason, UserBlock, UserContent};
+use crate::ai::message::{AssistantBlock, Context, Message, UserBlock, UserContent};
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::transform::transform_messages;
 
@@ -207,10 +207,10 @@ pub fn build_body(
     p.insert("model".into(), json!(model.id));
     p.insert("messages".into(), Value::Null); // placeholder keeps pi's key order
     p.insert("stream".into(), json!(true));
-    if (model.base_url.contains("api.openai.com") && retention != CacheRetention::None) || long {
-        if let Some(session) = &options.session_id {
-            p.insert("prompt_cache_key".into(), json!(session));
-        }
+    if ((model.base_url.contains("api.openai.com") && retention != CacheRetention::None) || long)
+        && let Some(session) = &options.session_id
+    {
+        p.insert("prompt_cache_key".into(), json!(session));
     }
     if long {
         p.insert("prompt_cache_retention".into(), json!("24h"));

@@ -218,7 +218,7 @@ fn images_become_one_placeholder_per_run_for_text_only_models() {
         ..Default::default()
     });
     let history = vec![Message::User(UserMessage {
-        content: UserContent::Blocks(vec![img.clone(), img.clone(), UserBlock::text("look")]),
+        content: UserContent::Blocks(vec![img.clone(), img, UserBlock::text("look")]),
         ..UserMessage::default()
     })];
     let out = transform_messages(&history, &m, &|id, _| id.to_string());

@@ -1,5 +1,7 @@
 use super::*;
-use crate::ai::message::{AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolSpec};
+use crate::ai::message::{
+    AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall, ToolSpec,
+};
 use crate::ai::model::{Api, InputKind};
 use std::path::{Path, PathBuf};
 
