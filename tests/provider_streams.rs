@@ -519,3 +519,47 @@ async fn an_unsupported_api_fails_with_a_clear_message() {
     insta::assert_snapshot!(msg.error_message.unwrap_or_default(), @r#"The "bedrock-converse-stream" API is not supported by pi-rs (model mock/mock-model). Supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai."#);
     assert!(server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn a_key_echoed_in_an_error_body_is_redacted() {
+    let server = MockLlm::start(Script::sequence(vec![Reply {
+        error: Some(ScriptError {
+            status: 401,
+            body: json!({"error": {"message": "Incorrect API key provided: test-key"}}),
+        }),
+        ..Reply::default()
+    }]));
+    let m = model(Api::OpenAiCompletions, &server);
+    let (_, msg) = run(&m, &context(false), options()).await;
+    assert_eq!(
+        msg.error_message.as_deref(),
+        Some("401 Incorrect API key provided: <redacted>")
+    );
+}
+
+#[tokio::test]
+async fn anthropic_oauth_uses_bearer_auth_and_maps_claude_code_tool_names_back() {
+    let server = MockLlm::start(Script::sequence(vec![Reply {
+        tool_calls: vec![ScriptToolCall {
+            name: "Read".into(),
+            arguments: json!({"path": "a.txt"}),
+        }],
+        ..Reply::default()
+    }]));
+    let m = model(Api::AnthropicMessages, &server);
+    let opts = StreamOptions {
+        api_key: Some(ApiKey::new("sk-ant-oat01-secret")),
+        ..options()
+    };
+    let (_, msg) = run(&m, &context(true), opts).await;
+    let names: Vec<&str> = msg.tool_calls().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, vec!["read"]);
+    let req = &server.requests()[0];
+    assert_eq!(req.header("authorization"), Some("Bearer sk-ant-oat01-secret"));
+    assert_eq!(req.header("x-api-key"), None);
+    assert_eq!(req.body["tools"][0]["name"], json!("Read"));
+    assert_eq!(
+        req.body["system"][0]["text"],
+        json!("You are Claude Code, Anthropic's official CLI for Claude.")
+    );
+}

@@ -424,11 +424,12 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    pub fn new(_model: &Model, context: &Context) -> Self {
+    /// `oauth`: the request used Claude Code tool casing, which is mapped back.
+    pub fn new(context: &Context, oauth: bool) -> Self {
         Self {
             blocks: Vec::new(),
             tool_names: context.tools.iter().map(|t| t.name.clone()).collect(),
-            oauth_names: true,
+            oauth_names: oauth,
             saw_start: false,
             saw_stop: false,
         }

@@ -101,9 +101,15 @@ fn build(model: &Model, context: &Context, options: &StreamOptions) -> Result<Ht
     Ok(request)
 }
 
-fn decoder_for(model: &Model, context: &Context) -> Box<dyn SseDecoder> {
+fn decoder_for(model: &Model, context: &Context, options: &StreamOptions) -> Box<dyn SseDecoder> {
     match &model.api {
-        Api::AnthropicMessages => Box::new(anthropic::Decoder::new(model, context)),
+        Api::AnthropicMessages => {
+            let oauth = options
+                .api_key
+                .as_ref()
+                .is_some_and(|k| anthropic::is_oauth_token(k.expose()));
+            Box::new(anthropic::Decoder::new(context, oauth))
+        }
         Api::OpenAiResponses => Box::new(openai_responses::Decoder::new()),
         Api::GoogleGenerativeAi => Box::new(google::Decoder::new()),
         Api::OpenAiCompletions | Api::Other(_) => Box::new(openai_completions::Decoder::new(model)),
@@ -163,7 +169,7 @@ async fn run(
                     let _ = text;
                     (StopReason::Aborted, ABORTED_MESSAGE.to_string())
                 }
-                Failure::Error(text) => (StopReason::Error, text),
+                Failure::Error(text) => (StopReason::Error, redact_key(text, &options)),
             };
             out.message.stop_reason = reason;
             out.message.error_message = Some(text);
@@ -185,7 +191,7 @@ async fn run_inner(
     let response = send_with_retry(model, &request, options).await?;
     let mut body = response.bytes_stream();
     let mut parser = SseParser::new();
-    let mut decoder = decoder_for(model, context);
+    let mut decoder = decoder_for(model, context, options);
     loop {
         let chunk = tokio::select! {
             biased;
@@ -313,6 +319,16 @@ fn default_client() -> reqwest::Client {
                 .unwrap_or_default()
         })
         .clone()
+}
+
+/// Servers sometimes echo the credential back in an error body; never pass it on.
+fn redact_key(text: String, options: &StreamOptions) -> String {
+    match &options.api_key {
+        Some(key) if key.expose().len() >= 8 && text.contains(key.expose()) => {
+            text.replace(key.expose(), "<redacted>")
+        }
+        _ => text,
+    }
 }
 
 /// An error with its causes, "outer: inner: innermost" (reqwest hides the useful part).
