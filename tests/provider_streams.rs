@@ -555,7 +555,10 @@ async fn anthropic_oauth_uses_bearer_auth_and_maps_claude_code_tool_names_back()
     let names: Vec<&str> = msg.tool_calls().map(|t| t.name.as_str()).collect();
     assert_eq!(names, vec!["read"]);
     let req = &server.requests()[0];
-    assert_eq!(req.header("authorization"), Some("Bearer sk-ant-oat01-secret"));
+    assert_eq!(
+        req.header("authorization"),
+        Some("Bearer sk-ant-oat01-secret")
+    );
     assert_eq!(req.header("x-api-key"), None);
     assert_eq!(req.body["tools"][0]["name"], json!("Read"));
     assert_eq!(
