@@ -2,6 +2,14 @@
 //! protocol, the model registry and one client per wire API. Knows nothing of sessions,
 //! agents or terminals.
 
+pub mod auth;
+pub mod json_partial;
 pub mod message;
 pub mod model;
+pub mod models;
+pub mod overflow;
+pub mod providers;
+pub mod retry;
+pub mod sse;
 pub mod stream;
+pub mod transform;

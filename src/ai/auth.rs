@@ -1,0 +1,432 @@
+//! API keys: where they come from and how they are kept out of sight.
+//!
+//! A provider's key is resolved in pi's order: a runtime override (`--api-key`), then
+//! `<agent_dir>/auth.json`, then the provider's environment variable, then the
+//! `apiKey` of models.json (that last step lives in `ai::models`, which owns the file).
+//! Configured values may be `!command` (run through the shell once and cached), the name
+//! of an environment variable, or the key itself.
+//!
+//! [`AuthStorage`] reads and writes auth.json the way pi does: created with mode 0600,
+//! replaced atomically, and entries it does not understand (OAuth credentials written by
+//! pi's `/login`) are kept untouched. A key is wrapped in [`ApiKey`], whose `Debug`
+//! shows nothing of it, so it cannot leak into logs or error messages by accident.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+/// A secret credential. `Debug` is redacted; read it with [`expose`](Self::expose).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key itself, for the request header. Never format it into a message.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// The environment variables that hold a provider's key, in priority order.
+pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
+    match provider {
+        // An OAuth token wins over a plain key, as in pi.
+        "anthropic" => &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
+        "github-copilot" => &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+        "openai" => &["OPENAI_API_KEY"],
+        "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
+        "deepseek" => &["DEEPSEEK_API_KEY"],
+        "google" => &["GEMINI_API_KEY"],
+        "google-vertex" => &["GOOGLE_CLOUD_API_KEY"],
+        "groq" => &["GROQ_API_KEY"],
+        "cerebras" => &["CEREBRAS_API_KEY"],
+        "xai" => &["XAI_API_KEY"],
+        "openrouter" => &["OPENROUTER_API_KEY"],
+        "vercel-ai-gateway" => &["AI_GATEWAY_API_KEY"],
+        "zai" => &["ZAI_API_KEY"],
+        "mistral" => &["MISTRAL_API_KEY"],
+        "minimax" => &["MINIMAX_API_KEY"],
+        "minimax-cn" => &["MINIMAX_CN_API_KEY"],
+        "moonshotai" | "moonshotai-cn" => &["MOONSHOT_API_KEY"],
+        "huggingface" => &["HF_TOKEN"],
+        "fireworks" => &["FIREWORKS_API_KEY"],
+        "opencode" | "opencode-go" => &["OPENCODE_API_KEY"],
+        "kimi-coding" => &["KIMI_API_KEY"],
+        _ => &[],
+    }
+}
+
+/// The key from the provider's environment variable, with the variable's name.
+pub fn env_api_key(provider: &str) -> Option<(&'static str, ApiKey)> {
+    env_vars_for(provider).iter().find_map(|var| {
+        std::env::var(var)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(|v| (*var, ApiKey::new(v)))
+    })
+}
+
+/// What to tell a user whose provider has no key.
+pub fn missing_key_message(provider: &str) -> String {
+    let vars = env_vars_for(provider);
+    let env_hint = match vars {
+        [] => String::new(),
+        [one] => format!("Set the {one} environment variable, or "),
+        many => format!(
+            "Set one of the environment variables {}, or ",
+            many.join(", ")
+        ),
+    };
+    format!(
+        "No API key found for {provider}.\n\n{env_hint}store a key in ~/.pi/agent/auth.json ({{\"{provider}\": {{\"type\": \"api_key\", \"key\": \"...\"}}}}), pass --api-key, or use /login to log into a provider via OAuth or API key."
+    )
+}
+
+fn command_cache() -> &'static Mutex<HashMap<String, Option<String>>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Resolves a configured value: `!command` runs the command (cached for the process),
+/// a name of a set environment variable gives its value, anything else is literal.
+/// `None` when a command fails or prints nothing.
+pub fn resolve_config_value(value: &str) -> Option<String> {
+    if let Some(command) = value.strip_prefix('!') {
+        if let Ok(cache) = command_cache().lock()
+            && let Some(hit) = cache.get(value)
+        {
+            return hit.clone();
+        }
+        let result = run_command(command);
+        if let Ok(mut cache) = command_cache().lock() {
+            cache.insert(value.to_string(), result.clone());
+        }
+        return result;
+    }
+    resolve_config_value_uncached(value)
+}
+
+/// Like [`resolve_config_value`] but runs `!command`s every time (models.json values
+/// are resolved per request in pi).
+pub fn resolve_config_value_uncached(value: &str) -> Option<String> {
+    if let Some(command) = value.strip_prefix('!') {
+        return run_command(command);
+    }
+    match std::env::var(value) {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ => Some(value.to_string()),
+    }
+}
+
+/// Runs a shell command with a 10 s limit; its trimmed stdout, if it succeeded.
+fn run_command(command: &str) -> Option<String> {
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let output = child.wait_with_output().ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Failure to read or write auth.json.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("failed to read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{path} is not valid JSON ({detail}); fix or delete it (pi-rs will not overwrite it until then)"
+    )]
+    Parse { path: PathBuf, detail: String },
+    #[error("failed to write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Credentials in `<agent_dir>/auth.json`, plus runtime overrides (`--api-key`).
+#[derive(Debug)]
+pub struct AuthStorage {
+    path: PathBuf,
+    data: Map<String, Value>,
+    runtime: HashMap<String, ApiKey>,
+    /// Set when the file exists but could not be read; writes are refused then, so a
+    /// damaged file is never replaced by an almost empty one.
+    load_error: Option<String>,
+}
+
+impl AuthStorage {
+    /// Reads `<agent_dir>/auth.json` (a missing file is an empty store). A broken file
+    /// does not fail: the store is empty and [`load_error`](Self::load_error) says why.
+    pub fn load(agent_dir: &Path) -> Self {
+        let path = agent_dir.join("auth.json");
+        let mut storage = Self {
+            path,
+            data: Map::new(),
+            runtime: HashMap::new(),
+            load_error: None,
+        };
+        storage.reload();
+        storage
+    }
+
+    /// An empty store that never touches the disk (tests, `--no-session`-like uses).
+    pub fn in_memory() -> Self {
+        Self {
+            path: PathBuf::new(),
+            data: Map::new(),
+            runtime: HashMap::new(),
+            load_error: None,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Why the file could not be read, if it could not.
+    pub fn load_error(&self) -> Option<&str> {
+        self.load_error.as_deref()
+    }
+
+    /// Re-reads the file.
+    pub fn reload(&mut self) {
+        if self.path.as_os_str().is_empty() {
+            return;
+        }
+        match read_auth_file(&self.path) {
+            Ok(data) => {
+                self.data = data;
+                self.load_error = None;
+            }
+            Err(e) => {
+                self.data = Map::new();
+                self.load_error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// `--api-key`: used for this process only, never saved.
+    pub fn set_runtime_api_key(&mut self, provider: &str, key: ApiKey) {
+        self.runtime.insert(provider.to_string(), key);
+    }
+
+    /// The raw stored entry for a provider (API key or OAuth credential).
+    pub fn get(&self, provider: &str) -> Option<&Value> {
+        self.data.get(provider)
+    }
+
+    /// Providers with a stored entry.
+    pub fn list(&self) -> Vec<String> {
+        self.data.keys().cloned().collect()
+    }
+
+    /// Stores an API key for a provider in auth.json.
+    pub fn set_api_key(&mut self, provider: &str, key: &ApiKey) -> Result<(), AuthError> {
+        let entry = serde_json::json!({"type": "api_key", "key": key.expose()});
+        self.persist(provider, Some(entry))
+    }
+
+    /// Removes a provider's entry from auth.json (`/logout`).
+    pub fn remove(&mut self, provider: &str) -> Result<(), AuthError> {
+        self.persist(provider, None)
+    }
+
+    /// Whether any credential is configured for a provider (no command is run).
+    pub fn has_auth(&self, provider: &str) -> bool {
+        self.runtime.contains_key(provider)
+            || self.data.contains_key(provider)
+            || env_api_key(provider).is_some()
+    }
+
+    /// The key to use: `--api-key`, then auth.json, then the environment.
+    pub fn api_key(&self, provider: &str) -> Option<ApiKey> {
+        if let Some(key) = self.runtime.get(provider) {
+            return Some(key.clone());
+        }
+        if let Some(entry) = self.data.get(provider) {
+            match entry.get("type").and_then(Value::as_str) {
+                Some("api_key") => {
+                    if let Some(value) = entry.get("key").and_then(Value::as_str) {
+                        return resolve_config_value(value).map(ApiKey::new);
+                    }
+                }
+                Some("oauth") => {
+                    // Token refresh is pi's /login machinery; a still-valid access token
+                    // is usable as is.
+                    let expires = entry.get("expires").and_then(Value::as_i64).unwrap_or(0);
+                    if expires > chrono::Utc::now().timestamp_millis()
+                        && let Some(access) = entry.get("access").and_then(Value::as_str)
+                    {
+                        return Some(ApiKey::new(access));
+                    }
+                }
+                _ => {}
+            }
+        }
+        env_api_key(provider).map(|(_, key)| key)
+    }
+
+    fn persist(&mut self, provider: &str, entry: Option<Value>) -> Result<(), AuthError> {
+        if let Some(err) = &self.load_error {
+            return Err(AuthError::Parse {
+                path: self.path.clone(),
+                detail: err.clone(),
+            });
+        }
+        match &entry {
+            Some(v) => {
+                self.data.insert(provider.to_string(), v.clone());
+            }
+            None => {
+                self.data.remove(provider);
+            }
+        }
+        if self.path.as_os_str().is_empty() {
+            return Ok(());
+        }
+        // Merge into what is on disk now: another pi process may have written since.
+        let mut current = read_auth_file(&self.path)?;
+        match entry {
+            Some(v) => {
+                current.insert(provider.to_string(), v);
+            }
+            None => {
+                current.remove(provider);
+            }
+        }
+        let text = serde_json::to_string_pretty(&Value::Object(current.clone())).map_err(|e| {
+            AuthError::Write {
+                path: self.path.clone(),
+                source: std::io::Error::other(e),
+            }
+        })?;
+        write_private_atomic(&self.path, text.as_bytes()).map_err(|source| AuthError::Write {
+            path: self.path.clone(),
+            source,
+        })?;
+        self.data = current;
+        Ok(())
+    }
+}
+
+fn read_auth_file(path: &Path) -> Result<Map<String, Value>, AuthError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+        Err(source) => {
+            return Err(AuthError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(AuthError::Parse {
+            path: path.to_path_buf(),
+            detail: "expected a JSON object of providers".into(),
+        }),
+        Err(e) => Err(AuthError::Parse {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        }),
+    }
+}
+
+/// Writes `bytes` to a temp file (mode 0600) next to `path`, then renames it over `path`.
+fn write_private_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("auth.json"),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.exists() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,160 @@
+use super::*;
+
+#[test]
+fn api_key_debug_is_redacted() {
+    let key = ApiKey::new("sk-ant-very-secret");
+    assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
+    assert_eq!(
+        format!("{:?}", Some(key.clone())),
+        "Some(ApiKey(<redacted>))"
+    );
+    assert_eq!(key.expose(), "sk-ant-very-secret");
+}
+
+#[test]
+fn precedence_is_runtime_then_auth_json_then_environment() {
+    // Only this test touches CEREBRAS_API_KEY.
+    unsafe { std::env::set_var("CEREBRAS_API_KEY", "from-env") };
+    let dir = tempfile::tempdir().unwrap();
+    let mut auth = AuthStorage::load(dir.path());
+    assert_eq!(
+        auth.api_key("cerebras").map(|k| k.expose().to_string()),
+        Some("from-env".into())
+    );
+    auth.set_api_key("cerebras", &ApiKey::new("from-file"))
+        .unwrap();
+    assert_eq!(
+        auth.api_key("cerebras").map(|k| k.expose().to_string()),
+        Some("from-file".into())
+    );
+    auth.set_runtime_api_key("cerebras", ApiKey::new("from-flag"));
+    assert_eq!(
+        auth.api_key("cerebras").map(|k| k.expose().to_string()),
+        Some("from-flag".into())
+    );
+    unsafe { std::env::remove_var("CEREBRAS_API_KEY") };
+    assert!(auth.has_auth("cerebras"));
+    assert!(!auth.has_auth("no-such-provider"));
+}
+
+#[test]
+fn auth_json_is_written_0600_atomically_and_keeps_entries_it_does_not_understand() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent_dir = dir.path().join("agent");
+    std::fs::create_dir_all(&agent_dir).unwrap();
+    let path = agent_dir.join("auth.json");
+    std::fs::write(
+        &path,
+        r#"{"anthropic":{"type":"oauth","access":"a","refresh":"r","expires":1,"extra":{"x":1}}}"#,
+    )
+    .unwrap();
+    let mut auth = AuthStorage::load(&agent_dir);
+    auth.set_api_key("openai", &ApiKey::new("sk-openai"))
+        .unwrap();
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        written,
+        serde_json::json!({
+            "anthropic": {"type":"oauth","access":"a","refresh":"r","expires":1,"extra":{"x":1}},
+            "openai": {"type":"api_key","key":"sk-openai"}
+        })
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(&agent_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(leftovers, vec!["auth.json".to_string()]);
+    // An expired OAuth token is not used.
+    assert_eq!(
+        auth.get("anthropic").and_then(|v| v.get("refresh")),
+        Some(&Value::from("r"))
+    );
+}
+
+#[test]
+fn new_auth_json_and_its_directory_are_created_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent_dir = dir.path().join("new").join("agent");
+    let mut auth = AuthStorage::load(&agent_dir);
+    auth.set_api_key("groq", &ApiKey::new("gsk")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(agent_dir.join("auth.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let dmode = std::fs::metadata(&agent_dir).unwrap().permissions().mode();
+        assert_eq!(dmode & 0o777, 0o700);
+    }
+    assert_eq!(
+        AuthStorage::load(&agent_dir)
+            .api_key("groq")
+            .map(|k| k.expose().to_string()),
+        Some("gsk".into())
+    );
+}
+
+#[test]
+fn a_broken_auth_json_is_reported_and_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("auth.json");
+    std::fs::write(&path, "{ not json").unwrap();
+    let mut auth = AuthStorage::load(dir.path());
+    let err = auth.load_error().unwrap_or_default().to_string();
+    assert!(err.contains("auth.json is not valid JSON"), "{err}");
+    assert!(auth.set_api_key("openai", &ApiKey::new("k")).is_err());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+}
+
+#[test]
+fn config_values_resolve_commands_env_names_and_literals() {
+    assert_eq!(
+        resolve_config_value("!printf ' secret\\n'"),
+        Some("secret".into())
+    );
+    assert_eq!(resolve_config_value("!exit 3"), None);
+    assert_eq!(resolve_config_value("PATH"), std::env::var("PATH").ok());
+    assert_eq!(
+        resolve_config_value("sk-literal"),
+        Some("sk-literal".into())
+    );
+    // Cached: the command runs once per process.
+    let marker = tempfile::NamedTempFile::new().unwrap();
+    let cmd = format!("!echo x >> {}; echo v", marker.path().display());
+    assert_eq!(resolve_config_value(&cmd), Some("v".into()));
+    assert_eq!(resolve_config_value(&cmd), Some("v".into()));
+    assert_eq!(std::fs::read_to_string(marker.path()).unwrap(), "x\n");
+}
+
+#[test]
+fn stored_key_values_may_be_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("auth.json"),
+        r#"{"xai":{"type":"api_key","key":"!echo from-command"}}"#,
+    )
+    .unwrap();
+    let auth = AuthStorage::load(dir.path());
+    assert_eq!(
+        auth.api_key("xai").map(|k| k.expose().to_string()),
+        Some("from-command".into())
+    );
+}
+
+#[test]
+fn missing_key_message_names_the_variable_and_login() {
+    insta::assert_snapshot!(missing_key_message("anthropic"), @r#"
+    No API key found for anthropic.
+
+    Set one of the environment variables ANTHROPIC_OAUTH_TOKEN, ANTHROPIC_API_KEY, or store a key in ~/.pi/agent/auth.json ({"anthropic": {"type": "api_key", "key": "..."}}), pass --api-key, or use /login to log into a provider via OAuth or API key.
+    "#);
+    assert!(missing_key_message("groq").contains("Set the GROQ_API_KEY environment variable"));
+}

@@ -1,0 +1,437 @@
+//! The models pi-rs knows: the built-in catalogue plus `models.json`, and the keys and
+//! headers to reach them.
+//!
+//! The catalogue (`catalog.json`, generated from pi's model list by
+//! `scripts/gen-catalog.mjs`) is parsed once, lazily. [`ModelRegistry`] merges it with
+//! `<agent_dir>/models.json` the way pi does: a built-in provider with only `baseUrl`
+//! is proxied, `modelOverrides` patch built-in models, custom models are upserted by
+//! provider and id. A broken models.json never stops the program: the registry keeps the
+//! built-in models and [`ModelRegistry::error`] says what to fix. Pattern matching for
+//! `--model`, `--models` and `/model` lives in [`resolve`].
+
+pub mod config;
+pub mod resolve;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use self::config::{ModelFields, ModelsConfig, ProviderConfig, parse_models_json};
+use super::auth::{ApiKey, AuthStorage, missing_key_message, resolve_config_value_uncached};
+use super::model::{Api, Model, ModelCost};
+
+pub use super::providers::calculate_cost;
+
+const CATALOG_JSON: &str = include_str!("../catalog.json");
+
+/// The built-in models, in catalogue order (parsed on first use).
+pub fn builtin_models() -> &'static [Model] {
+    static MODELS: OnceLock<Vec<Model>> = OnceLock::new();
+    MODELS.get_or_init(|| {
+        let parsed: Result<BTreeMap<String, Vec<Model>>, _> = serde_json::from_str(CATALOG_JSON);
+        let Ok(by_provider) = parsed else {
+            return Vec::new();
+        };
+        // Keep pi's provider order rather than alphabetical.
+        let order = [
+            "anthropic",
+            "openai",
+            "google",
+            "openrouter",
+            "groq",
+            "xai",
+            "cerebras",
+            "mistral",
+            "deepseek",
+        ];
+        let mut out = Vec::new();
+        for p in order {
+            if let Some(models) = by_provider.get(p) {
+                out.extend(models.iter().cloned());
+            }
+        }
+        for (p, models) in &by_provider {
+            if !order.contains(&p.as_str()) {
+                out.extend(models.iter().cloned());
+            }
+        }
+        out
+    })
+}
+
+/// Provider names that have built-in models.
+pub fn builtin_providers() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for m in builtin_models() {
+        if !out.contains(&m.provider.as_str()) {
+            out.push(m.provider.as_str());
+        }
+    }
+    out
+}
+
+/// Request settings of a models.json provider, resolved per request.
+#[derive(Debug, Clone, Default)]
+struct ProviderRequestConfig {
+    api_key: Option<String>,
+    headers: BTreeMap<String, String>,
+    auth_header: bool,
+}
+
+/// Credentials and headers for one request.
+#[derive(Debug, Clone, Default)]
+pub struct RequestAuth {
+    pub api_key: Option<ApiKey>,
+    pub headers: BTreeMap<String, String>,
+}
+
+/// Built-in and custom models, and the key store.
+#[derive(Debug)]
+pub struct ModelRegistry {
+    models_json: Option<PathBuf>,
+    auth: AuthStorage,
+    models: Vec<Model>,
+    request_configs: HashMap<String, ProviderRequestConfig>,
+    model_headers: HashMap<(String, String), BTreeMap<String, String>>,
+    error: Option<String>,
+}
+
+impl ModelRegistry {
+    /// Loads `<agent_dir>/models.json` and `<agent_dir>/auth.json`.
+    pub fn load(agent_dir: &Path) -> Self {
+        let mut registry = Self {
+            models_json: Some(agent_dir.join("models.json")),
+            auth: AuthStorage::load(agent_dir),
+            models: Vec::new(),
+            request_configs: HashMap::new(),
+            model_headers: HashMap::new(),
+            error: None,
+        };
+        registry.load_models();
+        registry
+    }
+
+    /// Only the built-in models and an in-memory key store.
+    pub fn builtin_only() -> Self {
+        let mut registry = Self {
+            models_json: None,
+            auth: AuthStorage::in_memory(),
+            models: Vec::new(),
+            request_configs: HashMap::new(),
+            model_headers: HashMap::new(),
+            error: None,
+        };
+        registry.load_models();
+        registry
+    }
+
+    /// Re-reads models.json and auth.json (pi does this whenever `/model` opens).
+    pub fn reload(&mut self) {
+        self.auth.reload();
+        self.load_models();
+    }
+
+    /// What was wrong with models.json, if anything (the built-ins are still loaded).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    pub fn auth(&self) -> &AuthStorage {
+        &self.auth
+    }
+
+    pub fn auth_mut(&mut self) -> &mut AuthStorage {
+        &mut self.auth
+    }
+
+    /// `--api-key` for a provider (this process only).
+    pub fn set_runtime_api_key(&mut self, provider: &str, key: ApiKey) {
+        self.auth.set_runtime_api_key(provider, key);
+    }
+
+    /// Every model, with or without a key.
+    pub fn all(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// Models whose provider has some credential configured (no command is run).
+    pub fn available(&self) -> Vec<Model> {
+        self.models
+            .iter()
+            .filter(|m| self.has_configured_auth(m))
+            .cloned()
+            .collect()
+    }
+
+    pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
+        self.models
+            .iter()
+            .find(|m| m.provider == provider && m.id == id)
+    }
+
+    pub fn has_configured_auth(&self, model: &Model) -> bool {
+        self.auth.has_auth(&model.provider)
+            || self
+                .request_configs
+                .get(&model.provider)
+                .is_some_and(|c| c.api_key.is_some())
+    }
+
+    /// The key and extra headers for a request to `model`: `--api-key`, auth.json, the
+    /// environment, then models.json `apiKey`. Errors name the provider, never the key.
+    pub fn request_auth(&self, model: &Model) -> Result<RequestAuth, String> {
+        let config = self.request_configs.get(&model.provider);
+        let api_key = match self.auth.api_key(&model.provider) {
+            Some(k) => Some(k),
+            None => match config.and_then(|c| c.api_key.as_deref()) {
+                Some(value) => Some(ApiKey::new(resolve_or_explain(
+                    value,
+                    &format!("API key for provider \"{}\"", model.provider),
+                )?)),
+                None => None,
+            },
+        };
+        let mut headers = model.headers.clone();
+        if let Some(c) = config {
+            for (k, v) in &c.headers {
+                headers.insert(
+                    k.clone(),
+                    resolve_or_explain(
+                        v,
+                        &format!("provider \"{}\" header \"{k}\"", model.provider),
+                    )?,
+                );
+            }
+        }
+        if let Some(h) = self
+            .model_headers
+            .get(&(model.provider.clone(), model.id.clone()))
+        {
+            for (k, v) in h {
+                headers.insert(
+                    k.clone(),
+                    resolve_or_explain(
+                        v,
+                        &format!("model \"{}\" header \"{k}\"", model.full_id()),
+                    )?,
+                );
+            }
+        }
+        let Some(key) = api_key else {
+            return Err(missing_key_message(&model.provider));
+        };
+        if config.is_some_and(|c| c.auth_header) {
+            headers.insert("Authorization".into(), format!("Bearer {}", key.expose()));
+        }
+        Ok(RequestAuth {
+            api_key: Some(key),
+            headers,
+        })
+    }
+
+    fn load_models(&mut self) {
+        self.request_configs.clear();
+        self.model_headers.clear();
+        self.error = None;
+        let config = match &self.models_json {
+            Some(path) => match std::fs::read_to_string(path) {
+                Ok(text) => match parse_models_json(&text, path, &builtin_providers()) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        self.error = Some(e);
+                        ModelsConfig::default()
+                    }
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => ModelsConfig::default(),
+                Err(e) => {
+                    self.error = Some(format!(
+                        "Failed to load models.json: {e}\n\nFile: {}",
+                        path.display()
+                    ));
+                    ModelsConfig::default()
+                }
+            },
+            None => ModelsConfig::default(),
+        };
+        self.models = self.merge(&config);
+    }
+
+    fn merge(&mut self, config: &ModelsConfig) -> Vec<Model> {
+        let find_provider = |name: &str| {
+            config
+                .providers
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, p)| p)
+        };
+        let mut models: Vec<Model> = builtin_models()
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                if let Some(p) = find_provider(&m.provider) {
+                    if p.base_url.is_some() || p.compat.is_some() {
+                        if let Some(url) = &p.base_url {
+                            m.base_url = url.clone();
+                        }
+                        m.compat = merge_compat(m.compat.take(), p.compat.as_ref());
+                    }
+                    if let Some((_, ov)) = p.model_overrides.iter().find(|(id, _)| *id == m.id) {
+                        apply_override(&mut m, ov);
+                    }
+                }
+                m
+            })
+            .collect();
+        for (name, p) in &config.providers {
+            if p.api_key.is_some() || !p.headers.is_empty() || p.auth_header {
+                self.request_configs.insert(
+                    name.clone(),
+                    ProviderRequestConfig {
+                        api_key: p.api_key.clone(),
+                        headers: p.headers.clone(),
+                        auth_header: p.auth_header,
+                    },
+                );
+            }
+            for (id, ov) in &p.model_overrides {
+                if !ov.headers.is_empty() {
+                    self.model_headers
+                        .insert((name.clone(), id.clone()), ov.headers.clone());
+                }
+            }
+            for m in custom_models(name, p) {
+                if let Some(def) = p.models.iter().find(|d| d.id == m.id)
+                    && !def.fields.headers.is_empty()
+                {
+                    self.model_headers
+                        .insert((name.clone(), m.id.clone()), def.fields.headers.clone());
+                }
+                match models
+                    .iter_mut()
+                    .find(|x| x.provider == m.provider && x.id == m.id)
+                {
+                    Some(existing) => *existing = m,
+                    None => models.push(m),
+                }
+            }
+        }
+        models
+    }
+}
+
+fn resolve_or_explain(value: &str, what: &str) -> Result<String, String> {
+    resolve_config_value_uncached(value).ok_or_else(|| match value.strip_prefix('!') {
+        Some(cmd) => format!(
+            "Failed to resolve {what} from shell command: {cmd} (it failed or printed nothing; run it in a shell to see why)"
+        ),
+        None => format!("Failed to resolve {what}"),
+    })
+}
+
+fn custom_models(provider: &str, p: &ProviderConfig) -> Vec<Model> {
+    let defaults = builtin_models().iter().find(|m| m.provider == provider);
+    p.models
+        .iter()
+        .filter_map(|def| {
+            let api = def
+                .api
+                .clone()
+                .or_else(|| p.api.clone())
+                .or_else(|| defaults.map(|d| d.api.to_string()))?;
+            let base_url = def
+                .base_url
+                .clone()
+                .or_else(|| p.base_url.clone())
+                .or_else(|| defaults.map(|d| d.base_url.clone()))?;
+            let f = &def.fields;
+            let cost = f.cost.unwrap_or_default();
+            Some(Model {
+                id: def.id.clone(),
+                name: f.name.clone().unwrap_or_else(|| def.id.clone()),
+                api: Api::parse(&api),
+                provider: provider.to_string(),
+                base_url,
+                reasoning: f.reasoning.unwrap_or(false),
+                thinking_level_map: f.thinking_level_map.clone(),
+                input: f
+                    .input
+                    .clone()
+                    .unwrap_or_else(|| vec![super::model::InputKind::Text]),
+                cost: ModelCost {
+                    input: cost.input.unwrap_or(0.0),
+                    output: cost.output.unwrap_or(0.0),
+                    cache_read: cost.cache_read.unwrap_or(0.0),
+                    cache_write: cost.cache_write.unwrap_or(0.0),
+                },
+                context_window: f.context_window.unwrap_or(128_000),
+                max_tokens: f.max_tokens.unwrap_or(16_384),
+                headers: BTreeMap::new(),
+                compat: merge_compat(p.compat.clone(), f.compat.as_ref()),
+            })
+        })
+        .collect()
+}
+
+fn apply_override(m: &mut Model, ov: &ModelFields) {
+    if let Some(n) = &ov.name {
+        m.name = n.clone();
+    }
+    if let Some(r) = ov.reasoning {
+        m.reasoning = r;
+    }
+    if let Some(map) = &ov.thinking_level_map {
+        let mut merged = m.thinking_level_map.clone().unwrap_or_default();
+        merged.extend(map.clone());
+        m.thinking_level_map = Some(merged);
+    }
+    if let Some(i) = &ov.input {
+        m.input = i.clone();
+    }
+    if let Some(c) = ov.context_window {
+        m.context_window = c;
+    }
+    if let Some(t) = ov.max_tokens {
+        m.max_tokens = t;
+    }
+    if let Some(c) = ov.cost {
+        m.cost = ModelCost {
+            input: c.input.unwrap_or(m.cost.input),
+            output: c.output.unwrap_or(m.cost.output),
+            cache_read: c.cache_read.unwrap_or(m.cost.cache_read),
+            cache_write: c.cache_write.unwrap_or(m.cost.cache_write),
+        };
+    }
+    m.compat = merge_compat(m.compat.take(), ov.compat.as_ref());
+}
+
+/// Shallow merge of compat objects; the routing objects merge one level deeper.
+fn merge_compat(base: Option<Value>, over: Option<&Value>) -> Option<Value> {
+    let Some(over) = over else {
+        return base;
+    };
+    let mut merged = match base {
+        Some(Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    if let Value::Object(o) = over {
+        for (k, v) in o {
+            let deep = matches!(k.as_str(), "openRouterRouting" | "vercelGatewayRouting");
+            match (deep, merged.get_mut(k), v) {
+                (true, Some(Value::Object(existing)), Value::Object(add)) => {
+                    for (ik, iv) in add {
+                        existing.insert(ik.clone(), iv.clone());
+                    }
+                }
+                _ => {
+                    merged.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    Some(Value::Object(merged))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,406 @@
+use super::resolve::*;
+use super::*;
+use crate::ai::model::ThinkingLevel;
+
+fn registry_with(models_json: &str) -> (tempfile::TempDir, ModelRegistry) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("models.json"), models_json).unwrap();
+    let reg = ModelRegistry::load(dir.path());
+    (dir, reg)
+}
+
+#[test]
+fn builtin_catalogue_has_every_shipped_provider_with_prices() {
+    let providers = builtin_providers();
+    assert_eq!(
+        providers,
+        vec![
+            "anthropic",
+            "openai",
+            "google",
+            "openrouter",
+            "groq",
+            "xai",
+            "cerebras",
+            "mistral",
+            "deepseek"
+        ]
+    );
+    let sonnet = builtin_models()
+        .iter()
+        .find(|m| m.provider == "anthropic" && m.id == "claude-sonnet-4-5")
+        .expect("claude-sonnet-4-5 is built in");
+    assert_eq!(sonnet.api, Api::AnthropicMessages);
+    assert_eq!(sonnet.base_url, "https://api.anthropic.com");
+    assert!(sonnet.cost.input > 0.0 && sonnet.context_window >= 200_000);
+    // Mistral is reached through its OpenAI-compatible endpoint.
+    assert!(
+        builtin_models()
+            .iter()
+            .filter(|m| m.provider == "mistral")
+            .all(|m| m.api == Api::OpenAiCompletions && m.base_url == "https://api.mistral.ai/v1")
+    );
+}
+
+#[test]
+fn custom_providers_get_pi_defaults_and_upsert_by_id() {
+    let (_d, reg) = registry_with(
+        r#"{
+          // comments and trailing commas are allowed
+          "providers": {
+            "ollama": {
+              "baseUrl": "http://localhost:11434/v1",
+              "api": "openai-completions",
+              "apiKey": "ollama",
+              "compat": {"supportsDeveloperRole": false},
+              "models": [{"id": "llama3.1:8b"}, {"id": "qwen", "reasoning": true, "compat": {"supportsReasoningEffort": false}},],
+            },
+            "anthropic": {
+              "baseUrl": "https://proxy.example/v1",
+              "models": [{"id": "claude-sonnet-4-5", "name": "Proxied Sonnet", "contextWindow": 1000}]
+            }
+          }
+        }"#,
+    );
+    assert_eq!(reg.error(), None);
+    let llama = reg.find("ollama", "llama3.1:8b").unwrap();
+    assert_eq!(
+        (
+            llama.name.as_str(),
+            llama.context_window,
+            llama.max_tokens,
+            llama.reasoning
+        ),
+        ("llama3.1:8b", 128_000, 16_384, false)
+    );
+    let qwen = reg.find("ollama", "qwen").unwrap();
+    assert_eq!(
+        qwen.compat,
+        Some(serde_json::json!({"supportsDeveloperRole": false, "supportsReasoningEffort": false}))
+    );
+    let sonnet = reg.find("anthropic", "claude-sonnet-4-5").unwrap();
+    assert_eq!(
+        (sonnet.name.as_str(), sonnet.context_window),
+        ("Proxied Sonnet", 1000)
+    );
+    assert_eq!(
+        sonnet.api,
+        Api::AnthropicMessages,
+        "api inherited from the built-in provider"
+    );
+    assert_eq!(sonnet.base_url, "https://proxy.example/v1");
+    let opus = reg
+        .all()
+        .iter()
+        .find(|m| m.provider == "anthropic" && m.id != "claude-sonnet-4-5")
+        .unwrap();
+    assert_eq!(
+        opus.base_url, "https://proxy.example/v1",
+        "baseUrl-only override proxies built-ins"
+    );
+    assert_eq!(
+        reg.all()
+            .iter()
+            .filter(|m| m.id == "claude-sonnet-4-5" && m.provider == "anthropic")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn model_overrides_patch_builtin_models() {
+    let (_d, reg) = registry_with(
+        r#"{"providers": {"openai": {"modelOverrides": {"gpt-5": {"name": "Five", "cost": {"input": 0}, "headers": {"x-team": "a"}}}}}}"#,
+    );
+    assert_eq!(reg.error(), None);
+    let m = reg.find("openai", "gpt-5").unwrap();
+    let builtin = builtin_models()
+        .iter()
+        .find(|b| b.provider == "openai" && b.id == "gpt-5")
+        .unwrap();
+    assert_eq!(m.name, "Five");
+    assert_eq!(m.cost.input, 0.0);
+    assert_eq!(m.cost.output, builtin.cost.output);
+}
+
+#[test]
+fn broken_models_json_reports_file_path_and_fix_and_keeps_builtins() {
+    let (dir, reg) = registry_with(
+        r#"{"providers": {
+            "local": {"baseUrl": "http://x/v1", "models": [{"id": "a", "contextWindow": "big", "input": ["text", "video"]}, {"name": "no id"}]},
+            "anthropic": {}
+        }}"#,
+    );
+    let err = reg
+        .error()
+        .unwrap()
+        .replace(&dir.path().display().to_string(), "<dir>");
+    insta::assert_snapshot!(err, @r#"
+    Invalid models.json schema:
+      - providers.local.models[0].input[1]: must be "text" or "image"
+      - providers.local.models[0].contextWindow: expected a number, found a string (remove it to use the default, 128000)
+      - providers.local.models[1].id: is required (the model id sent to the API)
+      - providers.local: "apiKey" is required when defining custom models (any value works for local servers, e.g. "ollama")
+      - providers.local.models[id=a]: no "api" specified; set it on the provider or the model (openai-completions, openai-responses, anthropic-messages, google-generative-ai)
+      - providers.anthropic: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models"
+
+    File: <dir>/models.json
+    Built-in models are still available; fix the file and reopen /model to reload it.
+    "#);
+    assert_eq!(reg.all().len(), builtin_models().len());
+}
+
+#[test]
+fn invalid_json_syntax_is_reported_with_position() {
+    let (dir, reg) = registry_with("{\"providers\": {\"x\": }");
+    let err = reg
+        .error()
+        .unwrap()
+        .replace(&dir.path().display().to_string(), "<dir>");
+    insta::assert_snapshot!(err, @r"
+    Failed to parse models.json: expected value at line 1 column 21
+
+    File: <dir>/models.json
+    Fix the JSON syntax (pi-rs allows // comments and trailing commas); built-in models are used until then.
+    ");
+}
+
+#[test]
+fn reload_picks_up_edits() {
+    let (dir, mut reg) = registry_with(r#"{"providers": {}}"#);
+    assert!(reg.find("lm", "m1").is_none());
+    std::fs::write(
+        dir.path().join("models.json"),
+        r#"{"providers": {"lm": {"baseUrl": "http://localhost:1234/v1", "api": "openai-completions", "apiKey": "lm", "models": [{"id": "m1"}]}}}"#,
+    )
+    .unwrap();
+    reg.reload();
+    assert!(reg.find("lm", "m1").is_some());
+}
+
+#[test]
+fn request_auth_resolves_models_json_keys_headers_and_auth_header() {
+    let (_d, reg) = registry_with(
+        r#"{"providers": {"gw": {"baseUrl": "http://gw/v1", "api": "openai-completions", "apiKey": "!echo gw-key",
+            "authHeader": true, "headers": {"x-org": "org-1"}, "models": [{"id": "m", "headers": {"x-model": "!echo mh"}}]}}}"#,
+    );
+    let m = reg.find("gw", "m").unwrap().clone();
+    assert!(reg.has_configured_auth(&m));
+    assert_eq!(
+        reg.available()
+            .iter()
+            .filter(|x| x.provider == "gw")
+            .count(),
+        1
+    );
+    let auth = reg.request_auth(&m).unwrap();
+    assert_eq!(auth.api_key.as_ref().map(|k| k.expose()), Some("gw-key"));
+    let headers: Vec<String> = auth
+        .headers
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    assert_eq!(
+        headers,
+        vec!["Authorization=Bearer gw-key", "x-model=mh", "x-org=org-1"]
+    );
+    assert!(
+        !format!("{auth:?}").contains("gw-key")
+            || format!("{:?}", auth.api_key) == "Some(ApiKey(<redacted>))"
+    );
+}
+
+#[test]
+fn a_failing_key_command_is_a_clear_error() {
+    let (_d, reg) = registry_with(
+        r#"{"providers": {"gw": {"baseUrl": "http://gw/v1", "api": "openai-completions", "apiKey": "!exit 1", "models": [{"id": "m"}]}}}"#,
+    );
+    let m = reg.find("gw", "m").unwrap().clone();
+    assert_eq!(
+        reg.request_auth(&m).unwrap_err(),
+        "Failed to resolve API key for provider \"gw\" from shell command: exit 1 (it failed or printed nothing; run it in a shell to see why)"
+    );
+}
+
+fn m(provider: &str, id: &str, name: &str) -> Model {
+    let mut model = builtin_models()[0].clone();
+    model.provider = provider.into();
+    model.id = id.into();
+    model.name = name.into();
+    model
+}
+
+fn table() -> Vec<Model> {
+    vec![
+        m("anthropic", "claude-sonnet-4-5", "Claude Sonnet 4.5"),
+        m(
+            "anthropic",
+            "claude-sonnet-4-5-20250929",
+            "Claude Sonnet 4.5 (dated)",
+        ),
+        m("anthropic", "claude-3-5-haiku-20241022", "Claude Haiku 3.5"),
+        m(
+            "anthropic",
+            "claude-3-5-haiku-20240601",
+            "Claude Haiku 3.5 old",
+        ),
+        m("openai", "gpt-5", "GPT-5"),
+        m("openai", "gpt-5-mini", "GPT-5 mini"),
+        m("openrouter", "openai/gpt-5", "OpenAI: GPT-5"),
+        m(
+            "openrouter",
+            "qwen/qwen3-coder:exacto",
+            "Qwen3 Coder Exacto",
+        ),
+        m("google", "gemini-2.5-pro", "Gemini 2.5 Pro"),
+    ]
+}
+
+#[test]
+fn pattern_resolution_table() {
+    let models = table();
+    let cases: &[(&str, Option<&str>, Option<ThinkingLevel>)] = &[
+        (
+            "anthropic/claude-sonnet-4-5",
+            Some("anthropic/claude-sonnet-4-5"),
+            None,
+        ),
+        (
+            "CLAUDE-SONNET-4-5",
+            Some("anthropic/claude-sonnet-4-5"),
+            None,
+        ),
+        ("sonnet", Some("anthropic/claude-sonnet-4-5"), None),
+        (
+            "sonnet:high",
+            Some("anthropic/claude-sonnet-4-5"),
+            Some(ThinkingLevel::High),
+        ),
+        ("haiku", Some("anthropic/claude-3-5-haiku-20241022"), None),
+        ("gpt-5", Some("openai/gpt-5"), None),
+        (
+            "openrouter/openai/gpt-5",
+            Some("openrouter/openai/gpt-5"),
+            None,
+        ),
+        (
+            "qwen/qwen3-coder:exacto",
+            Some("openrouter/qwen/qwen3-coder:exacto"),
+            None,
+        ),
+        (
+            "qwen3-coder:exacto:low",
+            Some("openrouter/qwen/qwen3-coder:exacto"),
+            Some(ThinkingLevel::Low),
+        ),
+        ("Gemini 2.5", Some("google/gemini-2.5-pro"), None),
+        ("nonexistent", None, None),
+    ];
+    for (pattern, want, level) in cases {
+        let got = parse_model_pattern(pattern, &models, true);
+        let got_id = got.model.map(Model::full_id);
+        assert_eq!(got_id.as_deref(), *want, "{pattern}");
+        assert_eq!(got.thinking, *level, "{pattern}");
+    }
+}
+
+#[test]
+fn invalid_thinking_suffix_warns_in_scopes_and_fails_on_the_cli() {
+    let models = table();
+    let scoped = parse_model_pattern("sonnet:turbo", &models, true);
+    assert_eq!(
+        scoped.model.map(Model::full_id).as_deref(),
+        Some("anthropic/claude-sonnet-4-5")
+    );
+    assert_eq!(
+        scoped.warning.as_deref(),
+        Some(
+            "Invalid thinking level \"turbo\" in pattern \"sonnet:turbo\". Using default instead."
+        )
+    );
+    assert!(
+        parse_model_pattern("sonnet:turbo", &models, false)
+            .model
+            .is_none()
+    );
+}
+
+#[test]
+fn scopes_accept_globs_with_levels_and_report_unmatched_patterns() {
+    let models = table();
+    let (scoped, warnings) = resolve_model_scope(
+        &["anthropic/*sonnet*:high", "gpt-5-mini", "*haiku*", "nope*"],
+        &models,
+    );
+    let names: Vec<String> = scoped
+        .iter()
+        .map(|s| {
+            format!(
+                "{}{}",
+                s.model.full_id(),
+                s.thinking.map(|t| format!(":{t}")).unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "anthropic/claude-sonnet-4-5:high",
+            "anthropic/claude-sonnet-4-5-20250929:high",
+            "openai/gpt-5-mini",
+            "anthropic/claude-3-5-haiku-20241022",
+            "anthropic/claude-3-5-haiku-20240601",
+        ]
+    );
+    assert_eq!(warnings, vec!["No models match pattern \"nope*\""]);
+}
+
+#[test]
+fn cli_resolution_infers_providers_and_falls_back_to_custom_ids() {
+    let models = table();
+    let r = resolve_cli_model(None, "openai/gpt-5", &models).unwrap();
+    assert_eq!(r.model.full_id(), "openai/gpt-5");
+    let r = resolve_cli_model(Some("OpenRouter"), "openrouter/openai/gpt-5", &models).unwrap();
+    assert_eq!(r.model.full_id(), "openrouter/openai/gpt-5");
+    let r = resolve_cli_model(Some("anthropic"), "claude-opus-9", &models).unwrap();
+    assert_eq!(r.model.full_id(), "anthropic/claude-opus-9");
+    assert_eq!(
+        r.warning.as_deref(),
+        Some(
+            "Model \"claude-opus-9\" not found for provider \"anthropic\". Using custom model id."
+        )
+    );
+    assert_eq!(
+        resolve_cli_model(Some("nobody"), "x", &models).unwrap_err(),
+        "Unknown provider \"nobody\". Use --list-models to see available providers/models."
+    );
+    insta::assert_snapshot!(resolve_cli_model(None, "gemini-2.5-pr0", &models).unwrap_err(), @r#"Model "gemini-2.5-pr0" not found. Use --list-models to see available models. Did you mean: google/gemini-2.5-pro?"#);
+}
+
+#[test]
+fn closest_matches_rank_substrings_then_edit_distance() {
+    let models = table();
+    assert_eq!(
+        closest_matches("claude-sonet-4-5", &models, 2),
+        vec!["anthropic/claude-sonnet-4-5".to_string()]
+    );
+    assert_eq!(
+        closest_matches("gpt-5-min", &models, 1),
+        vec!["openai/gpt-5-mini".to_string()]
+    );
+    assert!(closest_matches("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", &models, 3).is_empty());
+}
+
+#[test]
+fn initial_model_prefers_provider_defaults() {
+    let mut models = table();
+    models.push(m("openai", "gpt-5.4", "GPT-5.4"));
+    assert_eq!(
+        initial_model(&models).map(Model::full_id).as_deref(),
+        Some("openai/gpt-5.4")
+    );
+    assert_eq!(
+        initial_model(&models[..1]).map(Model::full_id).as_deref(),
+        Some("anthropic/claude-sonnet-4-5")
+    );
+}

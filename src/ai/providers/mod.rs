@@ -1,0 +1,276 @@
+//! One streaming client per wire API, behind a single entry point: [`stream`].
+//!
+//! `stream` picks the client from `model.api`, sends the request (retrying failures
+//! that happen before the response starts, see `ai::retry`), parses the SSE body and
+//! yields provider-neutral [`StreamEvent`]s. It never fails out of band: a bad key, a
+//! refused connection, an error status, a malformed event, a dropped connection or a
+//! cancellation all end the stream with one `StreamEvent::Error` whose message keeps
+//! whatever content arrived, with `stop_reason` `error` or `aborted`.
+//!
+//! The per-API modules only build request bodies and turn SSE events into calls on
+//! [`Output`]; the HTTP, retry, cancellation and event plumbing lives in `driver`.
+
+pub mod anthropic;
+mod driver;
+pub mod google;
+pub mod openai_completions;
+pub mod openai_responses;
+mod output;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::auth::ApiKey;
+use super::message::Context;
+use super::model::{Model, ThinkingLevel};
+use super::retry::{RetryNotice, RetryPolicy};
+use super::stream::EventStream;
+
+pub use driver::{HttpRequest, SseDecoder, decode_chunk};
+pub use output::{Output, calculate_cost};
+
+/// How long providers should keep the prompt cache (pi's `cacheRetention`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheRetention {
+    /// No cache markers, no cache keys.
+    None,
+    /// The provider's default (Anthropic: 5 minutes).
+    #[default]
+    Short,
+    /// Anthropic 1 h TTL, OpenAI 24 h retention (`PI_CACHE_RETENTION=long`).
+    Long,
+}
+
+/// Thinking token budgets per level for APIs that take a budget (pi's `thinkingBudgets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThinkingBudgets {
+    pub minimal: u64,
+    pub low: u64,
+    pub medium: u64,
+    pub high: u64,
+}
+
+impl Default for ThinkingBudgets {
+    fn default() -> Self {
+        Self {
+            minimal: 1024,
+            low: 2048,
+            medium: 8192,
+            high: 16384,
+        }
+    }
+}
+
+impl ThinkingBudgets {
+    /// The budget for a level (`xhigh` uses `high`; `off` has none).
+    pub fn for_level(&self, level: ThinkingLevel) -> Option<u64> {
+        match level {
+            ThinkingLevel::Off => None,
+            ThinkingLevel::Minimal => Some(self.minimal),
+            ThinkingLevel::Low => Some(self.low),
+            ThinkingLevel::Medium => Some(self.medium),
+            ThinkingLevel::High | ThinkingLevel::Xhigh => Some(self.high),
+        }
+    }
+}
+
+/// Callback told about every retry before its wait starts.
+pub type RetryCallback = Arc<dyn Fn(RetryNotice) + Send + Sync>;
+
+/// Everything about one request that is not the model or the conversation.
+#[derive(Clone, Default)]
+pub struct StreamOptions {
+    /// The resolved key or OAuth token (see `ai::auth`). `None` sends no credentials.
+    pub api_key: Option<ApiKey>,
+    /// Requested reasoning effort; clamped to what the model supports.
+    pub thinking: ThinkingLevel,
+    /// Custom budgets (pi's `thinkingBudgets` setting).
+    pub thinking_budgets: ThinkingBudgets,
+    /// Output token limit; default `min(model.max_tokens, 32000)` as pi.
+    pub max_tokens: Option<u64>,
+    pub temperature: Option<f64>,
+    /// Extra HTTP headers, applied last (they override built-in ones).
+    pub headers: BTreeMap<String, String>,
+    /// The session id, used as prompt cache key where the API has one.
+    pub session_id: Option<String>,
+    pub cache_retention: CacheRetention,
+    /// Cancels the request or the stream; the stream then ends with `aborted`.
+    pub cancel: CancellationToken,
+    pub retry: RetryPolicy,
+    pub on_retry: Option<RetryCallback>,
+    /// A shared client (connection pool); a default one is used when `None`.
+    pub client: Option<reqwest::Client>,
+}
+
+impl fmt::Debug for StreamOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: BTreeMap<&str, &str> = self
+            .headers
+            .keys()
+            .map(|k| (k.as_str(), "<redacted>"))
+            .collect();
+        f.debug_struct("StreamOptions")
+            .field("api_key", &self.api_key)
+            .field("thinking", &self.thinking)
+            .field("thinking_budgets", &self.thinking_budgets)
+            .field("max_tokens", &self.max_tokens)
+            .field("temperature", &self.temperature)
+            .field("headers", &headers)
+            .field("session_id", &self.session_id)
+            .field("cache_retention", &self.cache_retention)
+            .field("retry", &self.retry)
+            .field("on_retry", &self.on_retry.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamOptions {
+    /// pi's default output limit: the model's maximum, capped at 32000.
+    pub(crate) fn effective_max_tokens(&self, model: &Model) -> u64 {
+        self.max_tokens
+            .unwrap_or_else(|| model.max_tokens.min(32_000))
+    }
+}
+
+/// Streams one response of `model` to `context`. See the module docs for the contract.
+pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> EventStream {
+    driver::stream(model.clone(), context.clone(), options)
+}
+
+/// The thinking levels a model offers, honouring `thinkingLevelMap` (a `null` entry
+/// removes a level; `xhigh` needs an explicit entry or a known xhigh model).
+pub fn supported_thinking_levels(model: &Model) -> Vec<ThinkingLevel> {
+    if !model.reasoning {
+        return vec![ThinkingLevel::Off];
+    }
+    ThinkingLevel::ALL
+        .into_iter()
+        .filter(|level| {
+            let mapped = model
+                .thinking_level_map
+                .as_ref()
+                .and_then(|m| m.get(level.as_str()));
+            match (level, mapped) {
+                (_, Some(None)) => false,
+                (ThinkingLevel::Xhigh, Some(Some(_))) => true,
+                (ThinkingLevel::Xhigh, None) => model.supports_xhigh(),
+                _ => true,
+            }
+        })
+        .collect()
+}
+
+/// pi's `clampThinkingLevel`: the requested level if supported, else the next higher
+/// supported one, else the next lower one.
+pub fn clamp_thinking_level(model: &Model, level: ThinkingLevel) -> ThinkingLevel {
+    let available = supported_thinking_levels(model);
+    if available.contains(&level) {
+        return level;
+    }
+    let all = ThinkingLevel::ALL;
+    let idx = all.iter().position(|l| *l == level).unwrap_or(0);
+    all[idx..]
+        .iter()
+        .chain(all[..idx].iter().rev())
+        .find(|l| available.contains(l))
+        .copied()
+        .unwrap_or(ThinkingLevel::Off)
+}
+
+/// The provider-specific value for a level from `thinkingLevelMap`, if one is set.
+pub(crate) fn mapped_level(model: &Model, level: ThinkingLevel) -> Option<String> {
+    model
+        .thinking_level_map
+        .as_ref()
+        .and_then(|m| m.get(level.as_str()).cloned().flatten())
+}
+
+/// A boolean `compat` flag of the model, if set.
+pub(crate) fn compat_bool(model: &Model, key: &str) -> Option<bool> {
+    model.compat.as_ref()?.get(key)?.as_bool()
+}
+
+/// A string `compat` field of the model, if set.
+pub(crate) fn compat_str<'a>(model: &'a Model, key: &str) -> Option<&'a str> {
+    model.compat.as_ref()?.get(key)?.as_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::model::{Api, InputKind};
+
+    fn reasoning_model(id: &str, map: Option<&[(&str, Option<&str>)]>) -> Model {
+        Model {
+            id: id.into(),
+            name: id.into(),
+            api: Api::OpenAiCompletions,
+            provider: "p".into(),
+            base_url: String::new(),
+            reasoning: true,
+            thinking_level_map: map.map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+                    .collect()
+            }),
+            input: vec![InputKind::Text],
+            cost: Default::default(),
+            context_window: 1,
+            max_tokens: 1,
+            headers: Default::default(),
+            compat: None,
+        }
+    }
+
+    #[test]
+    fn clamping_follows_the_thinking_level_map() {
+        let deepseek = reasoning_model(
+            "deepseek-v4-pro",
+            Some(&[
+                ("minimal", None),
+                ("low", None),
+                ("medium", None),
+                ("high", Some("high")),
+                ("xhigh", Some("max")),
+            ]),
+        );
+        assert_eq!(
+            supported_thinking_levels(&deepseek),
+            vec![
+                ThinkingLevel::Off,
+                ThinkingLevel::High,
+                ThinkingLevel::Xhigh
+            ]
+        );
+        assert_eq!(
+            clamp_thinking_level(&deepseek, ThinkingLevel::Low),
+            ThinkingLevel::High
+        );
+        let plain = reasoning_model("m", None);
+        assert_eq!(
+            clamp_thinking_level(&plain, ThinkingLevel::Xhigh),
+            ThinkingLevel::High
+        );
+        let always_on = reasoning_model("m", Some(&[("off", None)]));
+        assert_eq!(
+            clamp_thinking_level(&always_on, ThinkingLevel::Off),
+            ThinkingLevel::Minimal
+        );
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key_or_header_values() {
+        let options = StreamOptions {
+            api_key: Some(ApiKey::new("sk-secret-123")),
+            headers: [("x-secret".to_string(), "hunter2".to_string())].into(),
+            ..StreamOptions::default()
+        };
+        let text = format!("{options:?}");
+        assert!(!text.contains("sk-secret-123"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+        assert!(text.contains("x-secret"), "{text}");
+    }
+}

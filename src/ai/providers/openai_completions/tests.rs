@@ -1,0 +1,376 @@
+use super::*;
+use crate::ai::message::{
+    AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall, ToolSpec,
+};
+use crate::ai::model::{Api, InputKind};
+use std::path::{Path, PathBuf};
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+fn read_jsonl(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("corpus file {} is needed by this test: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The scenario's models.json models, built the way the registry would (defaults applied).
+fn corpus_models(dir: &Path) -> Vec<Model> {
+    let text = std::fs::read_to_string(dir.join("pi-agent-config/models.json")).unwrap();
+    let cfg: Value = serde_json::from_str(&text).unwrap();
+    let mut out = Vec::new();
+    for (provider, p) in cfg["providers"].as_object().unwrap() {
+        for m in p["models"].as_array().unwrap() {
+            out.push(Model {
+                id: m["id"].as_str().unwrap().into(),
+                name: m["name"].as_str().or(m["id"].as_str()).unwrap().into(),
+                api: Api::parse(p["api"].as_str().unwrap()),
+                provider: provider.clone(),
+                base_url: p["baseUrl"].as_str().unwrap().into(),
+                reasoning: m["reasoning"].as_bool().unwrap_or(false),
+                thinking_level_map: None,
+                input: vec![InputKind::Text],
+                cost: Default::default(),
+                context_window: m["contextWindow"].as_u64().unwrap_or(128_000),
+                max_tokens: m["maxTokens"].as_u64().unwrap_or(16_384),
+                headers: Default::default(),
+                compat: p.get("compat").cloned(),
+            });
+        }
+    }
+    out
+}
+
+/// For a linear session, request n carries every message before the n-th assistant
+/// message; checks our body equals pi's for each of them.
+fn assert_bodies_match_corpus(scenario: &str) {
+    let dir = corpus_dir().join(scenario);
+    let requests = read_jsonl(&dir.join("requests.jsonl"));
+    let session = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "jsonl")
+                && p.file_name().unwrap() != "requests.jsonl"
+        })
+        .unwrap();
+    let models = corpus_models(&dir);
+    let mut history: Vec<Message> = Vec::new();
+    let mut thinking = ThinkingLevel::Off;
+    let mut checked = 0;
+    for entry in read_jsonl(&session) {
+        match entry["type"].as_str() {
+            Some("thinking_level_change") => {
+                thinking = ThinkingLevel::parse(entry["thinkingLevel"].as_str().unwrap()).unwrap();
+            }
+            Some("message") => {
+                let msg: Message = serde_json::from_value(entry["message"].clone()).unwrap();
+                if let Message::Assistant(a) = &msg {
+                    let expected = &requests[checked]["body"];
+                    let model = models.iter().find(|m| m.id == a.model).unwrap();
+                    let system = expected["messages"][0]["content"]
+                        .as_str()
+                        .map(str::to_string);
+                    let tools = expected["tools"]
+                        .as_array()
+                        .map(|tools| {
+                            tools
+                                .iter()
+                                .map(|t| ToolSpec {
+                                    name: t["function"]["name"].as_str().unwrap().into(),
+                                    description: t["function"]["description"]
+                                        .as_str()
+                                        .unwrap()
+                                        .into(),
+                                    parameters: t["function"]["parameters"].clone(),
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let context = Context {
+                        system_prompt: system,
+                        messages: history.clone(),
+                        tools,
+                    };
+                    let options = StreamOptions {
+                        thinking,
+                        ..StreamOptions::default()
+                    };
+                    let body = build_body(model, &context, &options, &Compat::for_model(model));
+                    pretty_assertions::assert_eq!(
+                        &body,
+                        expected,
+                        "{scenario} request {}",
+                        checked + 1
+                    );
+                    checked += 1;
+                }
+                history.push(msg);
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        checked,
+        requests.len(),
+        "{scenario}: every request was compared"
+    );
+}
+
+#[test]
+fn bodies_for_the_basic_tools_corpus_equal_what_pi_sent() {
+    assert_bodies_match_corpus("basic-tools");
+}
+
+#[test]
+fn bodies_after_switching_to_a_reasoning_model_and_back_equal_what_pi_sent() {
+    // Request 3 replays mock-model-2's thinking as text glued to the reply.
+    assert_bodies_match_corpus("session-name-and-model-change");
+}
+
+fn model(provider: &str, base_url: &str, reasoning: bool, compat: Option<Value>) -> Model {
+    Model {
+        id: "m".into(),
+        name: "m".into(),
+        api: Api::OpenAiCompletions,
+        provider: provider.into(),
+        base_url: base_url.into(),
+        reasoning,
+        thinking_level_map: None,
+        input: vec![InputKind::Text],
+        cost: Default::default(),
+        context_window: 1000,
+        max_tokens: 100,
+        headers: Default::default(),
+        compat,
+    }
+}
+
+fn simple_context() -> Context {
+    Context {
+        system_prompt: Some("sys".into()),
+        messages: vec![Message::User(crate::ai::message::UserMessage::text(
+            "hi", 1,
+        ))],
+        tools: vec![],
+    }
+}
+
+#[test]
+fn compat_defaults_follow_provider_and_url_detection() {
+    let openai = Compat::for_model(&model("openai", "https://api.openai.com/v1", true, None));
+    assert!(
+        openai.supports_store && openai.supports_developer_role && !openai.use_max_tokens_field
+    );
+    let xai = Compat::for_model(&model("xai", "https://api.x.ai/v1", true, None));
+    assert!(!xai.supports_store && !xai.supports_developer_role && !xai.supports_reasoning_effort);
+    let deepseek = Compat::for_model(&model("x", "https://api.deepseek.com", true, None));
+    assert_eq!(deepseek.thinking_format, ThinkingFormat::DeepSeek);
+    assert!(deepseek.requires_reasoning_content_on_assistant_messages);
+    let router = Compat::for_model(&model(
+        "openrouter",
+        "https://openrouter.ai/api/v1",
+        true,
+        None,
+    ));
+    assert_eq!(router.thinking_format, ThinkingFormat::OpenRouter);
+    let chutes = Compat::for_model(&model("c", "https://llm.chutes.ai/v1", false, None));
+    assert!(chutes.use_max_tokens_field);
+    let overridden = Compat::for_model(&model(
+        "xai",
+        "https://api.x.ai/v1",
+        true,
+        Some(
+            json!({"supportsStore": true, "maxTokensField": "max_tokens", "thinkingFormat": "qwen"}),
+        ),
+    ));
+    assert!(overridden.supports_store && overridden.use_max_tokens_field);
+    assert_eq!(overridden.thinking_format, ThinkingFormat::Qwen);
+}
+
+#[test]
+fn reasoning_models_get_developer_role_and_effort() {
+    let m = model(
+        "openai",
+        "https://api.openai.com/v1",
+        true,
+        Some(json!({"reasoningEffortMap": {"high": "very-high"}})),
+    );
+    let options = StreamOptions {
+        thinking: ThinkingLevel::High,
+        session_id: Some("sess-1".into()),
+        ..StreamOptions::default()
+    };
+    let body = build_body(&m, &simple_context(), &options, &Compat::for_model(&m));
+    assert_eq!(
+        body,
+        json!({
+            "model": "m",
+            "messages": [{"role": "developer", "content": "sys"}, {"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+            "stream": true,
+            "prompt_cache_key": "sess-1",
+            "stream_options": {"include_usage": true},
+            "store": false,
+            "max_completion_tokens": 100,
+            "reasoning_effort": "very-high",
+        })
+    );
+}
+
+#[test]
+fn thinking_formats_of_other_servers() {
+    let options = StreamOptions {
+        thinking: ThinkingLevel::Medium,
+        ..StreamOptions::default()
+    };
+    let pick = |m: &Model| {
+        let body = build_body(m, &simple_context(), &options, &Compat::for_model(m));
+        let mut keep = Map::new();
+        for k in [
+            "reasoning_effort",
+            "reasoning",
+            "thinking",
+            "enable_thinking",
+            "chat_template_kwargs",
+        ] {
+            if let Some(v) = body.get(k) {
+                keep.insert(k.into(), v.clone());
+            }
+        }
+        Value::Object(keep)
+    };
+    assert_eq!(
+        pick(&model("deepseek", "https://api.deepseek.com", true, None)),
+        json!({"thinking": {"type": "enabled"}, "reasoning_effort": "medium"})
+    );
+    assert_eq!(
+        pick(&model(
+            "openrouter",
+            "https://openrouter.ai/api/v1",
+            true,
+            None
+        )),
+        json!({"reasoning": {"effort": "medium"}})
+    );
+    assert_eq!(
+        pick(&model("zai", "https://api.z.ai/api/paas/v4", true, None)),
+        json!({"enable_thinking": true})
+    );
+    assert_eq!(
+        pick(&model(
+            "local",
+            "http://localhost:8000/v1",
+            true,
+            Some(json!({"thinkingFormat": "qwen-chat-template"}))
+        )),
+        json!({"chat_template_kwargs": {"enable_thinking": true, "preserve_thinking": true}})
+    );
+    assert_eq!(
+        pick(&model("xai", "https://api.x.ai/v1", true, None)),
+        json!({})
+    );
+}
+
+#[test]
+fn assistant_history_conversion_handles_thinking_signatures_and_compat_flags() {
+    let m = model(
+        "local",
+        "http://localhost/v1",
+        true,
+        Some(json!({"requiresToolResultName": true, "requiresAssistantAfterToolResult": true})),
+    );
+    let assistant = AssistantMessage {
+        content: vec![
+            AssistantBlock::Thinking(ThinkingContent {
+                thinking: "hmm".into(),
+                thinking_signature: Some("reasoning_content".into()),
+                ..Default::default()
+            }),
+            AssistantBlock::Text(TextContent::new("calling")),
+            AssistantBlock::ToolCall(ToolCall {
+                id: "c1".into(),
+                name: "read".into(),
+                arguments: json!({"path": "a"}),
+                ..Default::default()
+            }),
+        ],
+        api: "openai-completions".into(),
+        provider: "local".into(),
+        model: "m".into(),
+        stop_reason: StopReason::ToolUse,
+        ..Default::default()
+    };
+    let context = Context {
+        system_prompt: None,
+        messages: vec![
+            Message::User(crate::ai::message::UserMessage::text("hi", 1)),
+            Message::Assistant(assistant),
+            Message::ToolResult(crate::ai::message::ToolResultMessage {
+                tool_call_id: "c1".into(),
+                tool_name: "read".into(),
+                content: vec![UserBlock::text("data")],
+                ..Default::default()
+            }),
+            Message::User(crate::ai::message::UserMessage::text("next", 2)),
+        ],
+        tools: vec![],
+    };
+    let msgs = convert_messages(&m, &context, &Compat::for_model(&m));
+    assert_eq!(
+        Value::Array(msgs),
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": "calling", "reasoning_content": "hmm",
+             "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]},
+            {"role": "tool", "content": "data", "tool_call_id": "c1", "name": "read"},
+            {"role": "assistant", "content": "I have processed the tool results."},
+            {"role": "user", "content": [{"type": "text", "text": "next"}]},
+        ])
+    );
+}
+
+#[test]
+fn openrouter_anthropic_models_get_cache_markers() {
+    let mut m = model("openrouter", "https://openrouter.ai/api/v1", false, None);
+    m.id = "anthropic/claude-sonnet-4".into();
+    let mut context = simple_context();
+    context.tools = vec![ToolSpec {
+        name: "read".into(),
+        description: "d".into(),
+        parameters: json!({"type": "object"}),
+    }];
+    let options = StreamOptions {
+        cache_retention: CacheRetention::Long,
+        ..StreamOptions::default()
+    };
+    let body = build_body(&m, &context, &options, &Compat::for_model(&m));
+    let marker = json!({"type": "ephemeral", "ttl": "1h"});
+    assert_eq!(body["messages"][0]["content"][0]["cache_control"], marker);
+    assert_eq!(body["messages"][1]["content"][0]["cache_control"], marker);
+    assert_eq!(body["tools"][0]["cache_control"], marker);
+    assert_eq!(body["prompt_cache_retention"], json!("24h"));
+}
+
+#[test]
+fn error_messages_read_like_the_openai_sdk() {
+    assert_eq!(error_message(400, ""), "400 status code (no body)");
+    assert_eq!(
+        error_message(
+            429,
+            r#"{"error":{"message":"Rate limit reached","type":"rate_limit"}}"#
+        ),
+        "429 Rate limit reached"
+    );
+    assert_eq!(error_message(502, "Bad Gateway"), "502 Bad Gateway");
+    assert_eq!(
+        error_message(
+            400,
+            r#"{"error":{"message":"Provider returned error","metadata":{"raw":"upstream said no"}}}"#
+        ),
+        "400 Provider returned error\nupstream said no"
+    );
+}

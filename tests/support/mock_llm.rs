@@ -1,0 +1,790 @@
+//! A scripted model server on loopback, shared by every test that needs a model.
+//!
+//! `MockLlm` is a real HTTP/1.1 server on `127.0.0.1` (its own thread and runtime, so it
+//! works from sync and async tests, benches and the `mock_llm` example). It answers each
+//! request in the wire format its path asks for — `/chat/completions` (OpenAI chat
+//! completions), `/responses` (OpenAI Responses), `/messages` (Anthropic) and
+//! `:streamGenerateContent` (Gemini) — and records every request (method, path, headers,
+//! JSON body) for assertions.
+//!
+//! Replies come from a script in the corpus format: `sequence` (one entry per request,
+//! in order), `rules` (`match`: a substring of the request's system prompt or last user
+//! message → `reply`, not consuming the sequence) and `default`. A reply has `text`,
+//! `thinking` and `tool_calls: [{name, arguments}]`, plus test extensions: `error:
+//! {status, body}` (an HTTP error instead of a stream), `retry_after` (seconds, sent as
+//! `retry-after` with an error), `drop_after_bytes` (close the connection mid-stream),
+//! `malformed_line` (an unparsable `data:` line after the first event), `delay_ms`
+//! (between events), `chunk_size` (split text and arguments into deltas of that many
+//! characters) and `usage: {input, output, cache_read, cache_write}`. Without scripted
+//! usage, input tokens are the request body's bytes / 4, as in the corpus mock.
+
+use std::collections::VecDeque;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A scripted reply.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Reply {
+    pub text: Option<String>,
+    pub thinking: Option<String>,
+    pub tool_calls: Vec<ScriptToolCall>,
+    pub error: Option<ScriptError>,
+    pub retry_after: Option<f64>,
+    pub drop_after_bytes: Option<usize>,
+    pub malformed_line: bool,
+    pub delay_ms: Option<u64>,
+    pub chunk_size: Option<usize>,
+    pub usage: Option<ScriptUsage>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ScriptToolCall {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Value,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScriptError {
+    pub status: u16,
+    /// A JSON value is sent as JSON; a string as it is.
+    #[serde(default)]
+    pub body: Value,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(default)]
+pub struct ScriptUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Rule {
+    #[serde(rename = "match")]
+    pub pattern: String,
+    pub reply: Reply,
+}
+
+/// A whole script.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Script {
+    pub sequence: Vec<Reply>,
+    pub rules: Vec<Rule>,
+    pub default: Option<Reply>,
+}
+
+impl Script {
+    pub fn from_json(text: &str) -> Result<Script, String> {
+        serde_json::from_str(text).map_err(|e| format!("invalid mock script: {e}"))
+    }
+
+    /// A script that answers every request with the given replies, in order.
+    pub fn sequence(replies: Vec<Reply>) -> Script {
+        Script {
+            sequence: replies,
+            ..Script::default()
+        }
+    }
+}
+
+/// One request the server received.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    pub method: String,
+    pub path: String,
+    /// Lower-cased names.
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct State {
+    sequence: Mutex<VecDeque<Reply>>,
+    rules: Vec<Rule>,
+    default: Option<Reply>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    log: Option<PathBuf>,
+}
+
+/// The running server; stops when dropped.
+pub struct MockLlm {
+    addr: SocketAddr,
+    state: Arc<State>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl MockLlm {
+    /// Starts on a free port.
+    pub fn start(script: Script) -> MockLlm {
+        match Self::start_on(0, script, None) {
+            Ok(m) => m,
+            Err(e) => panic!("mock LLM server failed to start: {e}"),
+        }
+    }
+
+    /// Starts on `port` (0 = any), appending every request to `log` as JSONL
+    /// (`{"n", "t", "body"}`, the corpus `requests.jsonl` format) when given.
+    pub fn start_on(port: u16, script: Script, log: Option<PathBuf>) -> std::io::Result<MockLlm> {
+        let std_listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
+        std_listener.set_nonblocking(true)?;
+        let addr = std_listener.local_addr()?;
+        let state = Arc::new(State {
+            sequence: Mutex::new(script.sequence.into()),
+            rules: script.rules,
+            default: script.default,
+            requests: Mutex::new(Vec::new()),
+            log,
+        });
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let thread_state = state.clone();
+        let thread = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async move {
+                let Ok(listener) = TcpListener::from_std(std_listener) else {
+                    return;
+                };
+                let serve = async {
+                    loop {
+                        let Ok((socket, _)) = listener.accept().await else {
+                            continue;
+                        };
+                        let st = thread_state.clone();
+                        tokio::spawn(async move {
+                            let _ = handle(socket, st).await;
+                        });
+                    }
+                };
+                tokio::select! {
+                    _ = rx => {}
+                    _ = serve => {}
+                }
+            });
+        });
+        Ok(MockLlm {
+            addr,
+            state,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// `http://127.0.0.1:PORT` (append `/v1` for OpenAI-style base URLs).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.state
+            .requests
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default()
+    }
+
+    /// Blocks until the server thread ends (it does not by itself: for the example).
+    pub fn join(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for MockLlm {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wire {
+    Completions,
+    Responses,
+    Anthropic,
+    Google,
+}
+
+fn wire_for(path: &str) -> Option<Wire> {
+    if path.contains(":streamGenerateContent") {
+        Some(Wire::Google)
+    } else if path.contains("/chat/completions") {
+        Some(Wire::Completions)
+    } else if path.contains("/responses") {
+        Some(Wire::Responses)
+    } else if path.contains("/messages") {
+        Some(Wire::Anthropic)
+    } else {
+        None
+    }
+}
+
+async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    let mut tmp = [0u8; 8192];
+    let head_end = loop {
+        let n = socket.read(&mut tmp).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        buf.extend_from_slice(&tmp[..n]);
+        if let Some(pos) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break pos + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let request_line = lines.next().unwrap_or("");
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let path = parts.next().unwrap_or("").to_string();
+    let mut headers = Vec::new();
+    for line in lines {
+        if let Some((k, v)) = line.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let length: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body_bytes = buf[head_end..].to_vec();
+    while body_bytes.len() < length {
+        let n = socket.read(&mut tmp).await?;
+        if n == 0 {
+            break;
+        }
+        body_bytes.extend_from_slice(&tmp[..n]);
+    }
+    let body: Value = serde_json::from_slice(&body_bytes).unwrap_or(Value::Null);
+    let n = {
+        let mut reqs = state
+            .requests
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned"))?;
+        reqs.push(RecordedRequest {
+            method,
+            path: path.clone(),
+            headers,
+            body: body.clone(),
+        });
+        reqs.len()
+    };
+    if let Some(log) = &state.log {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        let line = json!({"n": n, "t": t, "body": body});
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+    let Some(wire) = wire_for(&path) else {
+        let msg = format!("no mock endpoint for {path}");
+        return write_plain(&mut socket, 404, &[], &msg).await;
+    };
+    let reply = pick_reply(&state, &body);
+    if let Some(err) = &reply.error {
+        let text = match &err.body {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        let mut extra = Vec::new();
+        if let Some(secs) = reply.retry_after {
+            extra.push(("retry-after".to_string(), format!("{secs}")));
+        }
+        return write_plain(&mut socket, err.status, &extra, &text).await;
+    }
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            path.split("/models/")
+                .nth(1)
+                .and_then(|r| r.split(':').next())
+                .unwrap_or("mock")
+                .to_string()
+        });
+    let events = render(wire, &reply, n, &model, body_bytes.len());
+    write_stream(&mut socket, &reply, &events).await
+}
+
+fn pick_reply(state: &State, body: &Value) -> Reply {
+    let haystack = request_text(body);
+    if let Some(rule) = state.rules.iter().find(|r| haystack.contains(&r.pattern)) {
+        return rule.reply.clone();
+    }
+    if let Some(next) = state.sequence.lock().ok().and_then(|mut s| s.pop_front()) {
+        return next;
+    }
+    state.default.clone().unwrap_or(Reply {
+        text: Some("(default reply)".into()),
+        ..Reply::default()
+    })
+}
+
+/// The system prompt and the last user message's text, whatever the wire format.
+fn request_text(body: &Value) -> String {
+    let mut out = String::new();
+    for key in ["system", "systemInstruction", "instructions"] {
+        if let Some(v) = body.get(key) {
+            collect_text(v, &mut out);
+        }
+    }
+    let list = ["messages", "input", "contents"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_array));
+    if let Some(list) = list {
+        for m in list {
+            if matches!(
+                m.get("role").and_then(Value::as_str),
+                Some("system" | "developer")
+            ) {
+                collect_text(m, &mut out);
+            }
+        }
+        if let Some(last_user) = list
+            .iter()
+            .rev()
+            .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        {
+            collect_text(last_user, &mut out);
+        }
+    }
+    out
+}
+
+fn collect_text(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_text(i, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                if matches!(k.as_str(), "text" | "content" | "parts" | "output") {
+                    collect_text(v, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn split(text: &str, size: Option<usize>) -> Vec<String> {
+    let size = size.unwrap_or(usize::MAX).max(1);
+    let chars: Vec<char> = text.chars().collect();
+    if chars.is_empty() {
+        return Vec::new();
+    }
+    chars.chunks(size).map(|c| c.iter().collect()).collect()
+}
+
+fn usage_of(reply: &Reply, body_len: usize) -> ScriptUsage {
+    if let Some(u) = reply.usage {
+        return u;
+    }
+    let mut out_chars =
+        reply.text.as_deref().map_or(0, str::len) + reply.thinking.as_deref().map_or(0, str::len);
+    for tc in &reply.tool_calls {
+        out_chars += tc.arguments.to_string().len();
+    }
+    ScriptUsage {
+        input: (body_len / 4) as u64,
+        output: out_chars.div_ceil(4).max(1) as u64,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
+/// One SSE event: optional name and data.
+type Event = (Option<&'static str>, String);
+
+fn render(wire: Wire, reply: &Reply, n: usize, model: &str, body_len: usize) -> Vec<Event> {
+    let usage = usage_of(reply, body_len);
+    let mut events = match wire {
+        Wire::Completions => render_completions(reply, n, model, usage),
+        Wire::Responses => render_responses(reply, n, model, usage),
+        Wire::Anthropic => render_anthropic(reply, n, model, usage),
+        Wire::Google => render_google(reply, n, usage),
+    };
+    if reply.malformed_line {
+        // Named like a real event of the wire format, so the client does parse it.
+        let name = match wire {
+            Wire::Anthropic => Some("content_block_delta"),
+            Wire::Responses => Some("response.output_text.delta"),
+            Wire::Completions | Wire::Google => None,
+        };
+        events.insert(
+            1.min(events.len()),
+            (name, "{\"this is\": not json".to_string()),
+        );
+    }
+    events
+}
+
+fn render_completions(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) -> Vec<Event> {
+    let id = format!("chatcmpl-mock{n}");
+    let chunk = |delta: Value, finish: Value| {
+        (
+            None,
+            json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+            .to_string(),
+        )
+    };
+    let mut ev = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
+    if let Some(t) = &reply.thinking {
+        for piece in split(t, reply.chunk_size) {
+            ev.push(chunk(json!({"reasoning_content": piece}), Value::Null));
+        }
+    }
+    if let Some(t) = &reply.text {
+        for piece in split(t, reply.chunk_size) {
+            ev.push(chunk(json!({"content": piece}), Value::Null));
+        }
+    }
+    for (i, tc) in reply.tool_calls.iter().enumerate() {
+        ev.push(chunk(
+            json!({"tool_calls": [{"index": i, "id": format!("call_{n}_{i}"), "type": "function", "function": {"name": tc.name, "arguments": ""}}]}),
+            Value::Null,
+        ));
+        for piece in split(&tc.arguments.to_string(), reply.chunk_size) {
+            ev.push(chunk(
+                json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}),
+                Value::Null,
+            ));
+        }
+    }
+    let finish = if reply.tool_calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    ev.push(chunk(json!({}), json!(finish)));
+    ev.push((
+        None,
+        json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [],
+               "usage": {"prompt_tokens": usage.input + usage.cache_read + usage.cache_write,
+                         "completion_tokens": usage.output,
+                         "total_tokens": usage.input + usage.cache_read + usage.cache_write + usage.output,
+                         "prompt_tokens_details": {"cached_tokens": usage.cache_read + usage.cache_write, "cache_write_tokens": usage.cache_write}}})
+        .to_string(),
+    ));
+    ev.push((None, "[DONE]".to_string()));
+    ev
+}
+
+fn render_responses(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) -> Vec<Event> {
+    let named = |name: &'static str, mut data: Value| {
+        data["type"] = json!(name);
+        (Some(name), data.to_string())
+    };
+    let resp_id = format!("resp_mock{n}");
+    let mut ev = vec![named(
+        "response.created",
+        json!({"response": {"id": resp_id, "model": model, "status": "in_progress"}}),
+    )];
+    let mut index = 0;
+    if let Some(t) = &reply.thinking {
+        let id = format!("rs_mock{n}");
+        ev.push(named(
+            "response.output_item.added",
+            json!({"output_index": index, "item": {"type": "reasoning", "id": id, "summary": []}}),
+        ));
+        ev.push(named(
+            "response.reasoning_summary_part.added",
+            json!({"item_id": id, "part": {"type": "summary_text", "text": ""}}),
+        ));
+        for piece in split(t, reply.chunk_size) {
+            ev.push(named(
+                "response.reasoning_summary_text.delta",
+                json!({"item_id": id, "delta": piece}),
+            ));
+        }
+        ev.push(named(
+            "response.reasoning_summary_part.done",
+            json!({"item_id": id, "part": {"type": "summary_text", "text": t}}),
+        ));
+        ev.push(named(
+            "response.output_item.done",
+            json!({"output_index": index, "item": {"type": "reasoning", "id": id, "summary": [{"type": "summary_text", "text": t}], "encrypted_content": format!("enc_{n}")}}),
+        ));
+        index += 1;
+    }
+    if let Some(t) = &reply.text {
+        let id = format!("msg_mock{n}");
+        ev.push(named("response.output_item.added", json!({"output_index": index, "item": {"type": "message", "id": id, "role": "assistant", "content": [], "status": "in_progress"}})));
+        ev.push(named(
+            "response.content_part.added",
+            json!({"item_id": id, "part": {"type": "output_text", "text": "", "annotations": []}}),
+        ));
+        for piece in split(t, reply.chunk_size) {
+            ev.push(named(
+                "response.output_text.delta",
+                json!({"item_id": id, "delta": piece}),
+            ));
+        }
+        ev.push(named(
+            "response.output_item.done",
+            json!({"output_index": index, "item": {"type": "message", "id": id, "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": t, "annotations": []}]}}),
+        ));
+        index += 1;
+    }
+    for (i, tc) in reply.tool_calls.iter().enumerate() {
+        let item_id = format!("fc_mock{n}_{i}");
+        let call_id = format!("call_{n}_{i}");
+        let args = tc.arguments.to_string();
+        ev.push(named("response.output_item.added", json!({"output_index": index, "item": {"type": "function_call", "id": item_id, "call_id": call_id, "name": tc.name, "arguments": ""}})));
+        for piece in split(&args, reply.chunk_size) {
+            ev.push(named(
+                "response.function_call_arguments.delta",
+                json!({"item_id": item_id, "delta": piece}),
+            ));
+        }
+        ev.push(named(
+            "response.function_call_arguments.done",
+            json!({"item_id": item_id, "arguments": args}),
+        ));
+        ev.push(named(
+            "response.output_item.done",
+            json!({"output_index": index, "item": {"type": "function_call", "id": item_id, "call_id": call_id, "name": tc.name, "arguments": args, "status": "completed"}}),
+        ));
+        index += 1;
+    }
+    let input = usage.input + usage.cache_read;
+    ev.push(named(
+        "response.completed",
+        json!({"response": {"id": resp_id, "model": model, "status": "completed",
+               "usage": {"input_tokens": input, "output_tokens": usage.output, "total_tokens": input + usage.output,
+                         "input_tokens_details": {"cached_tokens": usage.cache_read}}}}),
+    ));
+    ev
+}
+
+fn render_anthropic(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) -> Vec<Event> {
+    let named = |name: &'static str, mut data: Value| {
+        data["type"] = json!(name);
+        (Some(name), data.to_string())
+    };
+    let mut ev = vec![named(
+        "message_start",
+        json!({"message": {"id": format!("msg_mock{n}"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null,
+                           "usage": {"input_tokens": usage.input, "output_tokens": 1, "cache_read_input_tokens": usage.cache_read, "cache_creation_input_tokens": usage.cache_write}}}),
+    )];
+    ev.push((Some("ping"), json!({"type": "ping"}).to_string()));
+    let mut index = 0;
+    if let Some(t) = &reply.thinking {
+        ev.push(named(
+            "content_block_start",
+            json!({"index": index, "content_block": {"type": "thinking", "thinking": ""}}),
+        ));
+        for piece in split(t, reply.chunk_size) {
+            ev.push(named(
+                "content_block_delta",
+                json!({"index": index, "delta": {"type": "thinking_delta", "thinking": piece}}),
+            ));
+        }
+        ev.push(named("content_block_delta", json!({"index": index, "delta": {"type": "signature_delta", "signature": format!("sig_{n}")}})));
+        ev.push(named("content_block_stop", json!({"index": index})));
+        index += 1;
+    }
+    if let Some(t) = &reply.text {
+        ev.push(named(
+            "content_block_start",
+            json!({"index": index, "content_block": {"type": "text", "text": ""}}),
+        ));
+        for piece in split(t, reply.chunk_size) {
+            ev.push(named(
+                "content_block_delta",
+                json!({"index": index, "delta": {"type": "text_delta", "text": piece}}),
+            ));
+        }
+        ev.push(named("content_block_stop", json!({"index": index})));
+        index += 1;
+    }
+    for (i, tc) in reply.tool_calls.iter().enumerate() {
+        ev.push(named("content_block_start", json!({"index": index, "content_block": {"type": "tool_use", "id": format!("toolu_{n}_{i}"), "name": tc.name, "input": {}}})));
+        for piece in split(&tc.arguments.to_string(), reply.chunk_size) {
+            ev.push(named("content_block_delta", json!({"index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})));
+        }
+        ev.push(named("content_block_stop", json!({"index": index})));
+        index += 1;
+    }
+    let stop = if reply.tool_calls.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
+    ev.push(named("message_delta", json!({"delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": usage.output}})));
+    ev.push(named("message_stop", json!({})));
+    ev
+}
+
+fn render_google(reply: &Reply, n: usize, usage: ScriptUsage) -> Vec<Event> {
+    let chunk = |parts: Value| {
+        (
+            None,
+            json!({"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}], "responseId": format!("gresp_mock{n}")}).to_string(),
+        )
+    };
+    let mut ev = Vec::new();
+    if let Some(t) = &reply.thinking {
+        for (i, piece) in split(t, reply.chunk_size).into_iter().enumerate() {
+            let mut part = json!({"text": piece, "thought": true});
+            if i == 0 {
+                part["thoughtSignature"] = json!("c2lnbmF0dXJl");
+            }
+            ev.push(chunk(json!([part])));
+        }
+    }
+    if let Some(t) = &reply.text {
+        for piece in split(t, reply.chunk_size) {
+            ev.push(chunk(json!([{"text": piece}])));
+        }
+    }
+    for tc in &reply.tool_calls {
+        ev.push(chunk(
+            json!([{"functionCall": {"name": tc.name, "args": tc.arguments}}]),
+        ));
+    }
+    ev.push((
+        None,
+        json!({"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "STOP", "index": 0}],
+               "usageMetadata": {"promptTokenCount": usage.input + usage.cache_read, "candidatesTokenCount": usage.output,
+                                 "cachedContentTokenCount": usage.cache_read,
+                                 "totalTokenCount": usage.input + usage.cache_read + usage.output},
+               "responseId": format!("gresp_mock{n}")})
+        .to_string(),
+    ));
+    ev
+}
+
+async fn write_plain(
+    socket: &mut TcpStream,
+    status: u16,
+    extra: &[(String, String)],
+    body: &str,
+) -> std::io::Result<()> {
+    let mut head = format!(
+        "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        reason(status),
+        body.len()
+    );
+    for (k, v) in extra {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    socket.write_all(head.as_bytes()).await?;
+    socket.write_all(body.as_bytes()).await?;
+    socket.shutdown().await
+}
+
+async fn write_stream(
+    socket: &mut TcpStream,
+    reply: &Reply,
+    events: &[Event],
+) -> std::io::Result<()> {
+    socket
+        .write_all(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+        )
+        .await?;
+    let mut sent = 0usize;
+    for (i, (name, data)) in events.iter().enumerate() {
+        if i > 0
+            && let Some(ms) = reply.delay_ms
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        }
+        let mut text = String::new();
+        if let Some(name) = name {
+            text.push_str(&format!("event: {name}\n"));
+        }
+        text.push_str(&format!("data: {data}\n\n"));
+        let mut bytes = text.as_bytes();
+        let mut cut = false;
+        if let Some(limit) = reply.drop_after_bytes
+            && sent + bytes.len() > limit
+        {
+            bytes = &bytes[..limit.saturating_sub(sent)];
+            cut = true;
+        }
+        if !bytes.is_empty() {
+            socket
+                .write_all(format!("{:x}\r\n", bytes.len()).as_bytes())
+                .await?;
+            socket.write_all(bytes).await?;
+            socket.write_all(b"\r\n").await?;
+            socket.flush().await?;
+        }
+        sent += bytes.len();
+        if cut {
+            // Abrupt close: no terminating chunk, so the client sees a broken body.
+            return socket.shutdown().await;
+        }
+    }
+    socket.write_all(b"0\r\n\r\n").await?;
+    socket.shutdown().await
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        413 => "Payload Too Large",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        529 => "Overloaded",
+        _ => "Error",
+    }
+}

@@ -1,0 +1,4 @@
+//! Helpers shared by integration tests (`mod support;`).
+#![allow(dead_code)]
+
+pub mod mock_llm;
