@@ -14,6 +14,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ai::message::{ToolSpec, UserBlock};
 
+pub mod js;
+pub mod path;
+pub mod truncate;
+pub mod validate;
+
 /// Whether a tool may run at the same time as other tool calls of the same response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExecutionMode {
@@ -113,6 +118,11 @@ pub trait Tool: Send + Sync {
     }
     fn execution_mode(&self) -> ExecutionMode {
         ExecutionMode::Parallel
+    }
+    /// Repairs argument shapes models are known to send before they are validated (pi's
+    /// `prepareArguments`, e.g. `edit` called with a JSON string for `edits`).
+    fn prepare_arguments(&self, args: Value) -> Value {
+        args
     }
     async fn execute(&self, call: ToolCallArgs) -> Result<ToolOutput, ToolError>;
 
