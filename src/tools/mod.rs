@@ -14,10 +14,31 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ai::message::{ToolSpec, UserBlock};
 
+pub mod bash;
+pub mod bash_exec;
+pub mod edit;
+pub mod edit_diff;
+pub mod find;
+pub mod fsio;
+pub mod grep;
+pub mod image;
 pub mod js;
+pub mod line_diff;
+pub mod ls;
+pub mod mutation_queue;
+pub mod output;
 pub mod path;
+pub mod read;
+pub mod registry;
+pub mod shell;
 pub mod truncate;
 pub mod validate;
+pub mod walk;
+pub mod write;
+
+pub use registry::{
+    ToolConfig, UnknownToolError, builtin_tool_names, create_tool, create_tools, default_tool_names,
+};
 
 /// Whether a tool may run at the same time as other tool calls of the same response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -115,6 +136,10 @@ pub trait Tool: Send + Sync {
     /// One line for the system prompt's tool list (`None`: the tool is not listed).
     fn prompt_snippet(&self) -> Option<&str> {
         None
+    }
+    /// Extra lines for the system prompt's guidelines when this tool is enabled.
+    fn prompt_guidelines(&self) -> &[&str] {
+        &[]
     }
     fn execution_mode(&self) -> ExecutionMode {
         ExecutionMode::Parallel

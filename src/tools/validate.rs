@@ -376,7 +376,8 @@ fn number_errors(
     path: &str,
     errors: &mut Vec<SchemaError>,
 ) {
-    let checks: [(&str, &str, fn(f64, f64) -> bool); 4] = [
+    type Check = (&'static str, &'static str, fn(f64, f64) -> bool);
+    let checks: [Check; 4] = [
         ("exclusiveMinimum", ">", |n, l| n > l),
         ("exclusiveMaximum", "<", |n, l| n < l),
         ("minimum", ">=", |n, l| n >= l),
