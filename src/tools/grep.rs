@@ -144,6 +144,12 @@ fn build_matcher(args: &GrepArgs) -> Result<RegexMatcher, ToolError> {
     } else {
         args.pattern.clone()
     };
+    // Checked with the plain regex crate first: its error shows the pattern as written
+    // (grep-regex reports its own wrapped form), which is what ripgrep prints.
+    regex::RegexBuilder::new(&pattern)
+        .case_insensitive(args.ignore_case)
+        .build()
+        .map_err(|e| ToolError::new(e.to_string()))?;
     RegexMatcherBuilder::new()
         .case_insensitive(args.ignore_case)
         .line_terminator(Some(b'\n'))
