@@ -1,7 +1,7 @@
 //! The `find` tool: lists files and directories whose name matches a glob, in-process
 //! with ripgrep's `ignore` and `globset` crates (pi downloads and runs `fd`). Follows fd's
 //! rules as pi invokes it: hidden entries included, `.gitignore`/`.ignore`/`.fdignore`
-//! honored even outside git repositories, `.git` skipped, case-insensitive unless the
+//! honored even outside git repositories, case-insensitive unless the
 //! pattern has an uppercase letter, and a pattern containing `/` matched against the full
 //! path. Paths are relative to the search directory, directories end in `/`, results come
 //! in path order, at most `limit` (1000) and 50 KB.
@@ -118,7 +118,7 @@ impl MatchTarget {
             .literal_separator(true)
             .case_insensitive(case_insensitive)
             .build()
-            .map_err(|e| ToolError::new(format!("Invalid glob pattern '{pattern}': {e}")))?
+            .map_err(|e| ToolError::new(format!("[fd error]: {e}")))?
             .compile_matcher();
         Ok(if full_path {
             Self::FullPath(matcher)
@@ -141,11 +141,10 @@ fn run_find(
     limit: f64,
     cancel: &CancellationToken,
 ) -> Result<ToolOutput, ToolError> {
-    let metadata = std::fs::metadata(search_path)
-        .map_err(|_| ToolError::new(format!("Path not found: {}", search_path.display())))?;
-    if !metadata.is_dir() {
+    // fd's own words, which pi passes on.
+    if !search_path.is_dir() {
         return Err(ToolError::new(format!(
-            "Not a directory: {}",
+            "[fd error]: Search path '{}' is not a directory.\n[fd error]: No valid search paths given.",
             search_path.display()
         )));
     }

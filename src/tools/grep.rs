@@ -124,7 +124,9 @@ impl Tool for GrepTool {
         }
         let search_path = resolve_to_cwd(args.path.as_deref().unwrap_or("."), &self.config.cwd);
         let cancel = call.cancel.clone();
-        let work = tokio::task::spawn_blocking(move || run_grep(&args, &search_path, &cancel));
+        let cwd = self.config.cwd.clone();
+        let work =
+            tokio::task::spawn_blocking(move || run_grep(&args, &search_path, &cwd, &cancel));
         tokio::select! {
             joined = work => joined.map_err(|e| ToolError::new(format!("grep failed: {e}")))?,
             () = call.cancel.cancelled() => Err(ToolError::new("Operation aborted")),
@@ -160,6 +162,7 @@ fn build_matcher(args: &GrepArgs) -> Result<RegexMatcher, ToolError> {
 fn run_grep(
     args: &GrepArgs,
     search_path: &Path,
+    cwd: &Path,
     cancel: &CancellationToken,
 ) -> Result<ToolOutput, ToolError> {
     let metadata = std::fs::metadata(search_path)
@@ -173,7 +176,9 @@ fn run_grep(
     if is_dir {
         let mut builder = walker(search_path, IgnoreRules::Ripgrep);
         if let Some(glob) = &args.glob {
-            let mut overrides = OverrideBuilder::new(search_path);
+            // ripgrep anchors `--glob` patterns at its working directory (the session's),
+            // not at the searched path.
+            let mut overrides = OverrideBuilder::new(cwd);
             overrides
                 .add(glob)
                 .map_err(|e| ToolError::new(format!("Invalid glob '{glob}': {e}")))?;
