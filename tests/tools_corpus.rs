@@ -2,6 +2,9 @@
 //! run: the parameter schemas must be identical apart from the prose descriptions, and
 //! replaying the run's tool calls must give the stored result texts, errors and details.
 
+// Fixture helpers outside #[test] functions may unwrap too.
+#![allow(clippy::unwrap_used)]
+
 mod tools_common;
 
 use std::path::PathBuf;
@@ -49,7 +52,10 @@ fn tool_schemas_match_what_pi_sends() {
         let first = std::fs::read_to_string(dir.join("requests.jsonl")).unwrap();
         let request: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
         let sent = request["body"]["tools"].as_array().unwrap();
-        let names: Vec<&str> = sent.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = sent
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, ["read", "bash", "edit", "write"]);
         for tool in sent {
             let name = tool["function"]["name"].as_str().unwrap();
@@ -59,9 +65,18 @@ fn tool_schemas_match_what_pi_sends() {
 
     // Not enabled in the corpus run; taken from pi 0.73.1's tool definitions.
     let pi_schemas = [
-        ("grep", json!({"type":"object","required":["pattern"],"properties":{"pattern":{"type":"string"},"path":{"type":"string"},"glob":{"type":"string"},"ignoreCase":{"type":"boolean"},"literal":{"type":"boolean"},"context":{"type":"number"},"limit":{"type":"number"}}})),
-        ("find", json!({"type":"object","required":["pattern"],"properties":{"pattern":{"type":"string"},"path":{"type":"string"},"limit":{"type":"number"}}})),
-        ("ls", json!({"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"number"}}})),
+        (
+            "grep",
+            json!({"type":"object","required":["pattern"],"properties":{"pattern":{"type":"string"},"path":{"type":"string"},"glob":{"type":"string"},"ignoreCase":{"type":"boolean"},"literal":{"type":"boolean"},"context":{"type":"number"},"limit":{"type":"number"}}}),
+        ),
+        (
+            "find",
+            json!({"type":"object","required":["pattern"],"properties":{"pattern":{"type":"string"},"path":{"type":"string"},"limit":{"type":"number"}}}),
+        ),
+        (
+            "ls",
+            json!({"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"number"}}}),
+        ),
     ];
     for (name, schema) in pi_schemas {
         assert_eq!(ours(name), shape(&schema), "{name}");

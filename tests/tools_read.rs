@@ -2,6 +2,9 @@
 //! recognized by content, and pi's error texts. Expected texts were checked against pi
 //! 0.73.1's own read tool on the same files.
 
+// Fixture helpers outside #[test] functions may unwrap too.
+#![allow(clippy::unwrap_used)]
+
 mod tools_common;
 
 use std::io::Cursor;

@@ -3,6 +3,9 @@
 //! Texts were checked against pi 0.73.1 running ripgrep 13 and fd 10.5 on the same trees
 //! (pi's order is random; ours is path order).
 
+// Fixture helpers outside #[test] functions may unwrap too.
+#![allow(clippy::unwrap_used)]
+
 mod tools_common;
 
 use serde_json::json;

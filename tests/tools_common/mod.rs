@@ -2,7 +2,8 @@
 //! tools configured for it, and a runner that validates arguments like the agent loop
 //! before executing, recording streamed updates.
 
-#![allow(dead_code)]
+// Test support: failing loudly on a broken fixture is the point.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
