@@ -96,12 +96,17 @@ impl Tool for FindTool {
 
 /// What a found path is compared against.
 enum MatchTarget {
+    /// An empty pattern, which fd treats as "match everything".
+    Everything,
     FileName(GlobMatcher),
     FullPath(GlobMatcher),
 }
 
 impl MatchTarget {
     fn new(pattern: &str) -> Result<Self, ToolError> {
+        if pattern.is_empty() {
+            return Ok(Self::Everything);
+        }
         let full_path = pattern.contains('/');
         let effective = if full_path
             && !pattern.starts_with('/')
@@ -129,6 +134,7 @@ impl MatchTarget {
 
     fn matches(&self, path: &Path) -> bool {
         match self {
+            Self::Everything => true,
             Self::FullPath(m) => m.is_match(path),
             Self::FileName(m) => path.file_name().is_some_and(|name| m.is_match(name)),
         }
