@@ -159,6 +159,30 @@ async fn cancelling_kills_the_whole_process_group() {
 }
 
 #[tokio::test]
+async fn abandoning_a_running_call_also_kills_its_processes() {
+    let sandbox = std::sync::Arc::new(Sandbox::new());
+    let task = {
+        let sandbox = sandbox.clone();
+        tokio::spawn(async move {
+            sandbox
+                .run(
+                    "bash",
+                    json!({"command": "sleep 300 & echo $! > child.pid; wait"}),
+                )
+                .await
+        })
+    };
+    let child: i32 = wait_for_file(&sandbox.path("child.pid"))
+        .await
+        .trim()
+        .parse()
+        .unwrap();
+    task.abort();
+    assert!(task.await.is_err_and(|e| e.is_cancelled()));
+    assert_dies(child).await;
+}
+
+#[tokio::test]
 async fn huge_output_keeps_the_tail_and_saves_everything_to_a_log_file() {
     let sandbox = Sandbox::new();
     let outcome = sandbox

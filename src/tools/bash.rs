@@ -86,6 +86,8 @@ impl Tool for BashTool {
             "pi-bash",
         )));
         let streamer = Streamer::new(call.clone(), output.clone());
+        // Stops the update timer even if this call is abandoned half-way.
+        let _timer_guard = streamer.inner.stop.clone().drop_guard();
         call.update(ToolOutput::default());
         let end = {
             let streamer = streamer.clone();
