@@ -14,6 +14,32 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ai::message::{ToolSpec, UserBlock};
 
+pub mod bash;
+pub mod bash_exec;
+pub mod edit;
+pub mod edit_diff;
+pub mod find;
+pub mod fsio;
+pub mod grep;
+pub mod image;
+pub mod js;
+pub mod line_diff;
+pub mod ls;
+pub mod mutation_queue;
+pub mod output;
+pub mod path;
+pub mod read;
+pub mod registry;
+pub mod shell;
+pub mod truncate;
+pub mod validate;
+pub mod walk;
+pub mod write;
+
+pub use registry::{
+    ToolConfig, UnknownToolError, builtin_tool_names, create_tool, create_tools, default_tool_names,
+};
+
 /// Whether a tool may run at the same time as other tool calls of the same response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExecutionMode {
@@ -111,8 +137,17 @@ pub trait Tool: Send + Sync {
     fn prompt_snippet(&self) -> Option<&str> {
         None
     }
+    /// Extra lines for the system prompt's guidelines when this tool is enabled.
+    fn prompt_guidelines(&self) -> &[&str] {
+        &[]
+    }
     fn execution_mode(&self) -> ExecutionMode {
         ExecutionMode::Parallel
+    }
+    /// Repairs argument shapes models are known to send before they are validated (pi's
+    /// `prepareArguments`, e.g. `edit` called with a JSON string for `edits`).
+    fn prepare_arguments(&self, args: Value) -> Value {
+        args
     }
     async fn execute(&self, call: ToolCallArgs) -> Result<ToolOutput, ToolError>;
 
