@@ -26,6 +26,7 @@ use crate::ai::message::{
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::stream::{EventStream, PartialMessage, StreamEvent};
 use crate::messages::{AgentMessage, convert_to_llm};
+use crate::tools::validate::{prepare_and_validate, tool_not_found_message};
 use crate::tools::{ExecutionMode, Tool, ToolCallArgs, ToolOutput};
 
 /// Text of the result given to tool calls skipped because the user steered.
@@ -80,7 +81,6 @@ pub struct AgentConfig {
     pub tool_execution: ExecutionMode,
     pub client: Arc<dyn ModelClient>,
     pub hooks: Option<Arc<dyn AgentHooks>>,
-    pub validate: Option<ArgumentValidator>,
 }
 
 impl AgentConfig {
@@ -273,23 +273,27 @@ async fn stream_response(
     final_message
 }
 
-/// A tool call ready to run, or already answered (unknown tool, invalid args, blocked).
+/// A tool call ready to run (with its validated arguments), or already answered
+/// (unknown tool, invalid arguments, blocked by a hook).
 enum Prepared {
     Immediate(ToolOutput),
-    Run(Arc<dyn Tool>),
+    Run(Arc<dyn Tool>, ToolCall),
 }
 
 async fn prepare(call: &ToolCall, config: &AgentConfig) -> Prepared {
     let Some(tool) = config.tool(&call.name) else {
-        return Prepared::Immediate(error_output(format!("Tool {} not found", call.name)));
+        return Prepared::Immediate(error_output(tool_not_found_message(&call.name)));
     };
-    if let Some(validate) = config.validate
-        && let Err(message) = validate(&call.name, &tool.parameters(), &call.arguments)
-    {
-        return Prepared::Immediate(error_output(message));
-    }
+    let args = match prepare_and_validate(tool.as_ref(), call.arguments.clone()) {
+        Ok(args) => args,
+        Err(err) => return Prepared::Immediate(error_output(err.message)),
+    };
+    let call = ToolCall {
+        arguments: args,
+        ..call.clone()
+    };
     if let Some(hooks) = &config.hooks
-        && let Some(reason) = hooks.before_tool_call(call).await
+        && let Some(reason) = hooks.before_tool_call(&call).await
     {
         let reason = if reason.is_empty() {
             "Tool execution was blocked".to_string()
@@ -298,7 +302,7 @@ async fn prepare(call: &ToolCall, config: &AgentConfig) -> Prepared {
         };
         return Prepared::Immediate(error_output(reason));
     }
-    Prepared::Run(tool.clone())
+    Prepared::Run(tool.clone(), call)
 }
 
 fn error_output(message: String) -> ToolOutput {
@@ -412,7 +416,9 @@ async fn execute_sequential(
         });
         let (output, is_error) = match prepare(call, config).await {
             Prepared::Immediate(output) => (output, true),
-            Prepared::Run(tool) => run_with_updates(tool, call, config, cancel, sink).await,
+            Prepared::Run(tool, validated) => {
+                run_with_updates(tool, &validated, config, cancel, sink).await
+            }
         };
         emit_end(sink, call, &output, is_error);
         let result = result_message(call, output, is_error);
@@ -495,10 +501,10 @@ async fn execute_parallel(
                 emit_end(sink, call, &output, true);
                 outcomes[index] = Some((output, true));
             }
-            Prepared::Run(tool) => {
+            Prepared::Run(tool, validated) => {
                 let fut = execute_one(
                     tool,
-                    call.clone(),
+                    validated,
                     config.clone(),
                     cancel.child_token(),
                     tx.clone(),

@@ -187,7 +187,6 @@ fn config(client: Arc<Scripted>, tools: Vec<Arc<dyn Tool>>) -> AgentConfig {
         tool_execution: ExecutionMode::Parallel,
         client,
         hooks: None,
-        validate: None,
     }
 }
 
@@ -432,6 +431,44 @@ async fn abort_during_a_tool_cancels_it_and_ends_the_run_aborted() {
         panic!("expected an aborted assistant message")
     };
     assert_eq!(last.stop_reason, StopReason::Aborted);
+}
+
+#[tokio::test]
+async fn invalid_arguments_get_pi_validation_error_and_the_tool_does_not_run() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let tool: Arc<dyn Tool> = Arc::new(Sleepy {
+        name: "sleep",
+        log: log.clone(),
+        mode: ExecutionMode::Parallel,
+    });
+    let mut bad = calls(&[("a", "sleep")]);
+    if let AssistantBlock::ToolCall(tc) = &mut bad.content[0] {
+        tc.arguments = json!({"ms": "soon"});
+    }
+    let client = Scripted::new(vec![bad, text("ok")]);
+    let cfg = config(client, vec![tool]);
+    let mut messages = Vec::new();
+    let mut sink = |_e: AgentEvent| {};
+    let added = run(
+        vec![user("go")],
+        &mut messages,
+        &cfg,
+        &MessageQueues::new(),
+        &mut sink,
+        &CancellationToken::new(),
+    )
+    .await;
+    let AgentMessage::ToolResult(r) = &added[2] else {
+        panic!("expected a tool result")
+    };
+    assert!(r.is_error);
+    assert!(
+        r.text()
+            .starts_with("Validation failed for tool \"sleep\":\n  - ms:"),
+        "{}",
+        r.text()
+    );
+    assert!(log.lock().unwrap().is_empty());
 }
 
 #[test]
