@@ -84,7 +84,7 @@ fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 fn sorted(mut infos: Vec<SessionInfo>) -> Vec<SessionInfo> {
-    infos.sort_by(|a, b| b.modified.cmp(&a.modified));
+    infos.sort_by_key(|info| std::cmp::Reverse(info.modified));
     infos
 }
 

@@ -131,7 +131,6 @@ impl SessionManager {
     /// Draws the whole tree as text (see the module docs).
     pub fn render_tree(&self) -> String {
         let tree = self.tree();
-        let leaf = self.leaf_id();
         let mut out = String::new();
         // (node, prefix of its line, connector, prefix of its children's lines)
         let mut stack: Vec<(usize, String, &str, String)> = Vec::new();
@@ -139,13 +138,13 @@ impl SessionManager {
         push_siblings(&mut stack, roots, "");
         while let Some((node, prefix, connector, child_prefix)) = stack.pop() {
             let n = tree.node(node);
-            let entry = self.entry(&n.id);
-            let text = entry.map_or_else(|| "(missing)".to_string(), describe);
+            // Tree node indexes are entry indexes, so duplicated ids still draw right.
+            let text = describe(self.entry_at(node as u32));
             let _ = write!(out, "{prefix}{connector}{} {text}", n.id);
             if let Some(label) = &n.label {
                 let _ = write!(out, " [{label}]");
             }
-            if leaf == Some(&n.id) {
+            if self.leaf == Some(node as u32) {
                 out.push_str("  ← leaf");
             }
             out.push('\n');

@@ -242,7 +242,9 @@ impl Index {
             parent_refs.push(head.parent_id);
         }
         for (i, parent_id) in parent_refs.iter().enumerate() {
+            // pi's getTree: a parentId equal to the entry's own id makes a root.
             if let Some(parent_id) = parent_id
+                && parent_id.as_ref() != index.nodes[i].id.as_str()
                 && let Some(&p) = index.by_id.get(parent_id.as_ref())
                 && p as usize != i
             {
