@@ -56,7 +56,13 @@ fn two_processes_appending_to_one_file_never_interleave_lines() {
 
     let text = std::fs::read_to_string(&file).unwrap();
     let mut per_tag = [0usize; 2];
+    let mut last_of_tag: [Option<String>; 2] = [None, None];
     for (n, line) in text.lines().enumerate().skip(3) {
+        // A process that opens the file while the other is mid-write sees a cut-off last
+        // line and starts its first write with a newline: an empty line, which is harmless.
+        if line.is_empty() {
+            continue;
+        }
         let value: serde_json::Value =
             serde_json::from_str(line).unwrap_or_else(|e| panic!("line {} is torn: {e}", n + 1));
         let body = value["message"]["content"][0]["text"].as_str().unwrap();
@@ -67,15 +73,16 @@ fn two_processes_appending_to_one_file_never_interleave_lines() {
             "line {} is whole",
             n + 1
         );
-        per_tag[usize::from(tag == "B")] += 1;
+        let t = usize::from(tag == "B");
+        per_tag[t] += 1;
+        // Each process extends its own chain (where it starts depends on who opened first).
+        if let Some(previous) = &last_of_tag[t] {
+            assert_eq!(value["parentId"].as_str(), Some(previous.as_str()));
+        }
+        last_of_tag[t] = value["id"].as_str().map(str::to_string);
     }
     assert_eq!(per_tag, [APPENDS, APPENDS]);
     let reopened = SessionManager::open(&file, None).unwrap();
     assert!(reopened.load_warnings().is_empty());
     assert_eq!(reopened.entry_count(), 2 + 2 * APPENDS);
-    assert_eq!(
-        reopened.tree().children(1).len(),
-        2,
-        "each process grew its own branch"
-    );
 }

@@ -163,7 +163,7 @@ pub fn session_info(path: &Path) -> Option<SessionInfo> {
                 if !is_conversation_message(&head) {
                     continue;
                 }
-                let time = match head.message_timestamp {
+                let time = match head.message_timestamp() {
                     Some(ms) => Some(ms as i64),
                     None => head.timestamp.as_deref().and_then(iso_ms),
                 };

@@ -18,7 +18,9 @@ use crate::session::error::{IoOp, LoadWarning, ReadOnlyReason, Result, SessionEr
 use crate::session::ids::IdSource;
 use crate::session::migrate::migrate_to_current;
 use crate::session::scan::{LineScan, scan_line};
-use crate::session::store::{LineStore, rewrite_atomically, split_lines, unused_path, with_suffix};
+use crate::session::store::{
+    LineStore, read_file, rewrite_atomically, split_lines, unused_path, with_suffix,
+};
 use crate::session::tree::Index;
 
 /// What to do with a file that needs changing.
@@ -131,7 +133,7 @@ pub(crate) fn header_from_map(map: &serde_json::Map<String, Value>) -> SessionHe
 
 /// Reads and indexes the session file at `path`.
 pub(crate) fn load_file(path: &Path, mode: LoadMode, ids: &mut IdSource) -> Result<Opened> {
-    let buf = match fs::read(path) {
+    let buf = match read_file(path) {
         Ok(buf) => buf,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::Missing),
         Err(e) => return Err(SessionError::io(IoOp::Read, path, e)),

@@ -201,7 +201,7 @@ impl Gen {
             let failed = self.assistant(Vec::new(), StopReason::Error);
             self.message(failed, false)?;
         }
-        let rounds = self.below(4);
+        let rounds = self.below(3);
         for _ in 0..rounds {
             let calls = 1 + self.below(2);
             let intro_len = 20 + self.below(200) as usize;
@@ -223,10 +223,10 @@ impl Gen {
             let message = self.assistant(content, StopReason::ToolUse);
             self.message(message, false)?;
             for (id, name) in pending {
-                let size = if self.chance(40) {
+                let size = if self.chance(30) {
                     8_000 + self.below(16_000)
                 } else {
-                    200 + self.below(2_000)
+                    150 + self.below(1_350)
                 } as usize;
                 let (_, ms) = self.tick();
                 let output = self.words(size);
@@ -242,7 +242,7 @@ impl Gen {
                 self.message(result, false)?;
             }
         }
-        let answer_len = 100 + self.below(900) as usize;
+        let answer_len = 80 + self.below(620) as usize;
         let answer = vec![AssistantBlock::Text(TextContent::new(
             self.words(answer_len),
         ))];

@@ -20,6 +20,57 @@ use crate::session::entry::{EntryId, SessionEntry};
 use crate::session::scan::{LineScan, scan_line};
 use crate::session::store::{LineRef, split_lines};
 
+/// A fast hasher for entry ids (FxHash). Ids come from the user's own files, so the
+/// flooding resistance of the default SipHash buys nothing and costs a noticeable part of
+/// opening a large session.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHash;
+
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl IdHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher::default()
+    }
+}
+
 /// Resolved "no parent".
 pub(crate) const NO_PARENT: u32 = u32::MAX;
 
@@ -159,8 +210,8 @@ pub(crate) struct BuildReport {
 #[derive(Debug, Default)]
 pub(crate) struct Index {
     pub nodes: Vec<Node>,
-    pub by_id: HashMap<EntryId, u32>,
-    labels: HashMap<EntryId, LabelState>,
+    pub by_id: HashMap<EntryId, u32, IdHash>,
+    labels: HashMap<EntryId, LabelState, IdHash>,
     label_order: u64,
     pub session_name: Option<String>,
     pub has_assistant: bool,
@@ -206,7 +257,6 @@ impl Index {
                 continue;
             };
             let kind = EntryKind::from_type(kind_str, head.role.as_deref());
-            let idx = index.nodes.len() as u32;
             let id = EntryId(id.into_owned());
             if kind == EntryKind::Label
                 && let Some(target) = head.target_id.as_deref()
@@ -218,12 +268,6 @@ impl Index {
                 index.session_name = normalize_name(head.name.as_deref());
             }
             index.has_assistant |= kind.is_assistant();
-            if let Some(previous) = index.by_id.insert(id.clone(), idx) {
-                report.duplicate_ids += 1;
-                report
-                    .duplicate_example
-                    .get_or_insert_with(|| index.nodes[previous as usize].id.clone());
-            }
             index.nodes.push(Node {
                 id,
                 parent: NO_PARENT,
@@ -240,6 +284,16 @@ impl Index {
                 parsed: OnceLock::new(),
             });
             parent_refs.push(head.parent_id);
+        }
+        // Built once the count is known: growing it line by line costs several rehashes.
+        index.by_id = HashMap::with_capacity_and_hasher(index.nodes.len(), IdHash);
+        for (idx, node) in index.nodes.iter().enumerate() {
+            if let Some(previous) = index.by_id.insert(node.id.clone(), idx as u32) {
+                report.duplicate_ids += 1;
+                report
+                    .duplicate_example
+                    .get_or_insert_with(|| index.nodes[previous as usize].id.clone());
+            }
         }
         for (i, parent_id) in parent_refs.iter().enumerate() {
             // pi's getTree: a parentId equal to the entry's own id makes a root.
