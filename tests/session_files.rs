@@ -478,3 +478,36 @@ fn create_branched_session_without_an_assistant_message_is_written_later() {
         .collect();
     assert_eq!(types, ["session", "message", "message"]);
 }
+
+#[test]
+fn a_migration_that_cannot_be_saved_leaves_the_file_untouched_and_opens_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let v2 = HEADER.replace(r#""version":3"#, r#""version":2"#);
+    let path = write(
+        dir.path(),
+        "s.jsonl",
+        &[v2, entry_line("aaaa", None, "user", "hello")],
+    );
+    let before = fs::read(&path).unwrap();
+    // The temporary file cannot be created where a directory of that name exists.
+    fs::create_dir(dir.path().join("s.jsonl.tmp")).unwrap();
+
+    let mut s = SessionManager::open(&path, None).unwrap();
+    let text = warnings(&s, dir.path());
+    assert!(
+        text.contains("is in an older format and could not be upgraded on disk"),
+        "{text}"
+    );
+    assert!(s.append_message(user("more")).is_err());
+    assert_eq!(
+        s.build_session_context().messages.len(),
+        1,
+        "still readable"
+    );
+    assert_eq!(fs::read(&path).unwrap(), before);
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no backup left behind: {names:?}");
+}

@@ -294,9 +294,10 @@ pub(crate) fn rewrite_atomically(path: &Path, bytes: &[u8], backup: &Path) -> Re
     if fs::hard_link(path, &backup).is_err() {
         fs::copy(path, &backup).map_err(|e| SessionError::io(IoOp::Backup, &backup, e))?;
     }
-    write_file_atomically(path, bytes)?;
+    let result = write_file_atomically(path, bytes);
+    // On failure the original is untouched, so the backup is not needed either way.
     let _ = fs::remove_file(&backup);
-    Ok(())
+    result
 }
 
 #[cfg(test)]
