@@ -351,3 +351,10 @@ fn new_session_can_take_an_id_and_a_parent() {
     );
     assert_eq!(s.session_id().as_str(), "my-session-id");
 }
+
+#[test]
+fn a_session_can_be_shared_between_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<SessionManager>();
+    assert_send_sync::<pi::session::tree::SessionTree>();
+}

@@ -53,6 +53,7 @@ struct CustomMessageLine<'a> {
 }
 
 /// The id, parent and time of a new entry.
+#[derive(Clone)]
 pub(crate) struct Envelope {
     pub id: EntryId,
     pub parent_id: Option<EntryId>,
@@ -115,11 +116,7 @@ impl SessionManager {
         make: impl FnOnce(Envelope) -> SessionEntry,
     ) -> Result<EntryId> {
         self.append_with(kind, |env| {
-            let entry = make(Envelope {
-                id: env.id.clone(),
-                parent_id: env.parent_id.clone(),
-                timestamp: env.timestamp.clone(),
-            });
+            let entry = make(env.clone());
             (entry.to_json_line(), entry)
         })
     }

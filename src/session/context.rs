@@ -126,9 +126,11 @@ pub fn build_session_context(entries: &[SessionEntry], leaf: Option<&EntryId>) -
         return SessionContext::empty();
     };
     let mut path = vec![cur];
+    let mut seen = vec![false; entries.len()];
+    seen[cur] = true;
     while let Some(&parent) = entries[cur].parent_id().and_then(|p| by_id.get(p)) {
         // A cycle (or a self parent) ends the walk instead of looping forever.
-        if path.contains(&parent) || path.len() > entries.len() {
+        if std::mem::replace(&mut seen[parent], true) {
             break;
         }
         path.push(parent);
