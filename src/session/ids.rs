@@ -3,7 +3,8 @@
 //! session: 100 tries, then a full UUID, exactly like pi).
 //!
 //! Ids are random in real use. A seeded source exists so tests and the synthetic-session
-//! generator get the same ids on every run; it is never used for files a user keeps.
+//! generator get the same ids on every run; it is never used for files a user keeps. The
+//! module also holds the hash function of the id lookup tables.
 
 use std::fmt;
 
@@ -99,6 +100,57 @@ impl IdSource {
             }
             IdSource::Seeded(state) => splitmix64(state),
         }
+    }
+}
+
+/// A fast hasher for entry ids (FxHash). Ids come from the user's own files, so the
+/// flooding resistance of the default SipHash buys nothing and costs a noticeable part of
+/// opening a large session.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHash;
+
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl IdHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher::default()
     }
 }
 

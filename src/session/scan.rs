@@ -465,6 +465,70 @@ mod tests {
     }
 
     #[test]
+    fn agrees_with_serde_json_on_every_line_of_the_fixtures() {
+        use serde_json::Value;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut files = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(path);
+                }
+            }
+        }
+        let mut lines = 0;
+        for file in files {
+            let text = std::fs::read(&file).unwrap();
+            for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                lines += 1;
+                let value: Value = serde_json::from_slice(line).unwrap();
+                let head = match scan_line(line) {
+                    LineScan::Object(head) => head,
+                    other => panic!("{}: {other:?}", file.display()),
+                };
+                let text =
+                    |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+                let message = value.get("message").cloned().unwrap_or(Value::Null);
+                assert_eq!(
+                    head.kind.as_deref().map(str::to_string),
+                    text(&value, "type")
+                );
+                assert_eq!(head.id.as_deref().map(str::to_string), text(&value, "id"));
+                assert_eq!(
+                    head.parent_id.as_deref().map(str::to_string),
+                    text(&value, "parentId")
+                );
+                assert_eq!(
+                    head.timestamp.as_deref().map(str::to_string),
+                    text(&value, "timestamp")
+                );
+                assert_eq!(
+                    head.label.as_deref().map(str::to_string),
+                    text(&value, "label")
+                );
+                assert_eq!(
+                    head.name.as_deref().map(str::to_string),
+                    text(&value, "name")
+                );
+                assert_eq!(
+                    head.role.as_deref().map(str::to_string),
+                    text(&message, "role")
+                );
+                assert_eq!(
+                    head.message_timestamp(),
+                    message.get("timestamp").and_then(Value::as_f64)
+                );
+                assert_eq!(head.message_has_content, message.get("content").is_some());
+            }
+        }
+        assert!(lines > 4000, "{lines}");
+    }
+
+    #[test]
     fn agrees_with_serde_json_on_random_values() {
         use proptest::prelude::*;
         let leaf = prop_oneof![
