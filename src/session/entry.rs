@@ -34,6 +34,19 @@ impl fmt::Display for EntryId {
     }
 }
 
+// Lets id-keyed maps be queried with a `&str` (the derived `Hash`/`Eq` match `str`'s).
+impl std::borrow::Borrow<str> for EntryId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for EntryId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
 impl From<&str> for EntryId {
     fn from(s: &str) -> Self {
         EntryId(s.to_string())

@@ -1,4 +1,20 @@
 //! Sessions: pi-compatible, tree-structured JSONL files and the `SessionManager` that
 //! reads, appends to and navigates them.
 
+mod append;
+mod branching;
+mod clock;
+pub mod context;
 pub mod entry;
+pub mod error;
+pub mod ids;
+pub mod listing;
+mod load;
+pub mod manager;
+mod migrate;
+pub mod paths;
+pub mod render;
+mod scan;
+mod store;
+pub mod synth;
+pub mod tree;

@@ -2,3 +2,5 @@
 #![allow(dead_code)]
 
 pub mod mock_llm;
+pub mod session;
+pub mod tmux;

@@ -1,0 +1,199 @@
+//! New session files made from existing sessions: `/fork` and `/clone`
+//! ([`SessionManager::create_branched_session`]) and `--fork`
+//! ([`SessionManager::fork_from`]).
+//!
+//! Copied entries keep their ids and their exact text (unknown fields included). One
+//! deliberate difference from pi 0.73.1: pi drops the `label` entries of the copied path
+//! and re-creates them at the end, but leaves the entry that followed a label pointing at
+//! the dropped label, which makes it an orphan and silently cuts the forked conversation
+//! short. Here such an entry is re-attached to the entry before the label, so the new file
+//! has the same conversation as the path it came from.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::session::clock::now_iso;
+use crate::session::entry::{EntryId, SessionHeader};
+use crate::session::error::{IoOp, Result, SessionError};
+use crate::session::ids::{IdSource, SessionId};
+use crate::session::load::{LoadMode, Opened, load_file};
+use crate::session::manager::SessionManager;
+use crate::session::paths::session_file_name;
+use crate::session::store::{DiskState, LineStore, write_file_atomically};
+use crate::session::tree::{EntryKind, Index};
+
+/// A re-created label entry, in pi's field order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LabelLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: &'a EntryId,
+    parent_id: Option<&'a EntryId>,
+    timestamp: &'a str,
+    target_id: &'a EntryId,
+    label: &'a str,
+}
+
+fn push_line(out: &mut Vec<u8>, line: &[u8]) {
+    out.extend_from_slice(line);
+    out.push(b'\n');
+}
+
+/// Rewrites the `parentId` of an entry line, keeping every other byte of meaning.
+fn reparent(line: &[u8], parent: Option<&EntryId>) -> Vec<u8> {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(mut map)) => {
+            map.insert(
+                "parentId".into(),
+                parent.map_or(Value::Null, |p| Value::from(p.as_str())),
+            );
+            serde_json::to_vec(&map).unwrap_or_else(|_| line.to_vec())
+        }
+        _ => line.to_vec(),
+    }
+}
+
+fn new_header(
+    ids: &mut IdSource,
+    cwd: &Path,
+    parent_session: Option<String>,
+) -> (SessionHeader, String) {
+    let id = ids.session_id();
+    let timestamp = now_iso();
+    let header = SessionHeader::new(
+        id.to_string(),
+        timestamp,
+        cwd.to_string_lossy().into_owned(),
+        parent_session,
+    );
+    let line = serde_json::to_string(&header).unwrap_or_default();
+    (header, line)
+}
+
+impl SessionManager {
+    /// Makes a new session holding only the path root → `leaf_id` (same entry ids, labels
+    /// of that path re-created at the end), with `parentSession` = this session's file, and
+    /// switches to it. The new file is written now if it holds an assistant message, else
+    /// with the first one (as pi). Returns the new file, `None` in memory.
+    pub fn create_branched_session(&mut self, leaf_id: &EntryId) -> Result<Option<PathBuf>> {
+        let leaf = self
+            .index
+            .lookup(leaf_id.as_str())
+            .ok_or_else(|| SessionError::EntryNotFound(leaf_id.clone()))?;
+        let path = self.index.path_to(leaf);
+        let parent_session = self
+            .session_file()
+            .map(|p| p.to_string_lossy().into_owned());
+        let (header, header_line) = new_header(&mut self.ids, &self.cwd, parent_session);
+
+        let mut text = Vec::with_capacity(self.store.base().len() / 2);
+        push_line(&mut text, header_line.as_bytes());
+        let mut kept_ids: HashSet<String> = HashSet::new();
+        let mut last_kept: Option<&EntryId> = None;
+        for &idx in &path {
+            let node = &self.index.nodes[idx as usize];
+            if node.kind == EntryKind::Label {
+                continue;
+            }
+            let line = self.store.line(node.line);
+            let parent_dropped = node
+                .parent()
+                .is_some_and(|p| self.index.nodes[p as usize].kind == EntryKind::Label);
+            if parent_dropped {
+                push_line(&mut text, &reparent(line, last_kept));
+            } else {
+                push_line(&mut text, line);
+            }
+            kept_ids.insert(node.id.0.clone());
+            last_kept = Some(&node.id);
+        }
+        let mut parent = last_kept.cloned();
+        for (target, state) in self.index.labels_in_order() {
+            if !kept_ids.contains(target.as_str()) {
+                continue;
+            }
+            let id = self.ids.entry_id(|c| kept_ids.contains(c));
+            kept_ids.insert(id.0.clone());
+            let line = LabelLine {
+                kind: "label",
+                id: &id,
+                parent_id: parent.as_ref(),
+                timestamp: &state.timestamp,
+                target_id: target,
+                label: &state.label,
+            };
+            push_line(
+                &mut text,
+                serde_json::to_string(&line).unwrap_or_default().as_bytes(),
+            );
+            parent = Some(id);
+        }
+
+        let header_len = header_line.len() + 1;
+        let (index, _) = Index::build(&text, header_len, 2);
+        let new_file = match &self.disk {
+            Some(_) => {
+                let dir = self.session_dir.clone().unwrap_or_default();
+                Some(dir.join(session_file_name(
+                    &header.timestamp,
+                    &SessionId::from(header.id.clone()),
+                )))
+            }
+            None => None,
+        };
+        let disk = match &new_file {
+            Some(file) if index.has_assistant => {
+                write_file_atomically(file, &text)?;
+                Some(DiskState::loaded(file.clone(), &text))
+            }
+            Some(file) => Some(DiskState::pending(file.clone())),
+            None => None,
+        };
+        self.install_text(header, LineStore::new(text), index);
+        self.disk = disk;
+        self.warnings.clear();
+        Ok(new_file)
+    }
+
+    /// Copies every entry of the session at `source` into a new session for `target_cwd`
+    /// in `session_dir` (header `parentSession` = `source`), writes it, and opens it. An
+    /// older-format source is upgraded in the copy; the source file is never changed.
+    pub fn fork_from(
+        source: impl AsRef<Path>,
+        target_cwd: impl Into<PathBuf>,
+        session_dir: impl Into<PathBuf>,
+    ) -> Result<Self> {
+        let source = source.as_ref();
+        let target_cwd = target_cwd.into();
+        let session_dir = session_dir.into();
+        let mut ids = IdSource::Random;
+        let loaded = match load_file(source, LoadMode::ReadOnly, &mut ids)? {
+            Opened::Loaded(loaded) => loaded,
+            Opened::Missing | Opened::Invalid { .. } => {
+                return Err(SessionError::InvalidForkSource(source.to_path_buf()));
+            }
+        };
+        std::fs::create_dir_all(&session_dir)
+            .map_err(|e| SessionError::io(IoOp::CreateDir, &session_dir, e))?;
+        let (header, header_line) = new_header(
+            &mut ids,
+            &target_cwd,
+            Some(source.to_string_lossy().into_owned()),
+        );
+        let mut text = Vec::with_capacity(loaded.store.base().len() + header_line.len() + 1);
+        push_line(&mut text, header_line.as_bytes());
+        for node in &loaded.index.nodes {
+            push_line(&mut text, loaded.store.line(node.line));
+        }
+        let file = session_dir.join(session_file_name(
+            &header.timestamp,
+            &SessionId::from(header.id.clone()),
+        ));
+        write_file_atomically(&file, &text)?;
+        SessionManager::open_with_cwd(&file, Some(&session_dir), Some(&target_cwd))
+    }
+}

@@ -1,0 +1,246 @@
+//! Opening a session file: read it, find the header, decide what the file is (current,
+//! older and in need of migration, newer and read-only, or not a session at all), and
+//! build the tree index.
+//!
+//! The rules are pi's (`loadEntriesFromFile`, `setSessionFile`), with one difference that
+//! matters: pi truncates a file that has no valid header and starts over in it; we move
+//! the old content aside to a backup first, so nothing a user had is ever destroyed.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::ai::message::Extra;
+use crate::session::entry::{CURRENT_SESSION_VERSION, SessionHeader};
+use crate::session::error::{IoOp, LoadWarning, ReadOnlyReason, Result, SessionError};
+use crate::session::ids::IdSource;
+use crate::session::migrate::migrate_to_current;
+use crate::session::scan::{LineScan, scan_line};
+use crate::session::store::{
+    LineStore, read_file, rewrite_atomically, split_lines, unused_path, with_suffix,
+};
+use crate::session::tree::Index;
+
+/// What to do with a file that needs changing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LoadMode {
+    /// Opening a session to work in: migrate on disk, move an invalid file aside.
+    Open,
+    /// Reading another session (to fork or list it): never change the file.
+    ReadOnly,
+}
+
+/// A session file read into memory and indexed.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub store: LineStore,
+    pub header: SessionHeader,
+    pub index: Index,
+    pub warnings: Vec<LoadWarning>,
+    pub read_only: Option<ReadOnlyReason>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Opened {
+    Loaded(Box<Loaded>),
+    /// No file at that path.
+    Missing,
+    /// Empty, or no valid header. In `Open` mode a non-empty file was moved to `backup`.
+    Invalid {
+        backup: Option<PathBuf>,
+    },
+}
+
+/// Where the header is in a buffer.
+struct HeaderAt {
+    value: serde_json::Map<String, Value>,
+    /// Byte offset just after the header line.
+    body_start: usize,
+    /// 1-based line number of the first line after the header.
+    body_line: usize,
+}
+
+/// pi takes the first line that is valid JSON as the header; it must be an object with
+/// `type: "session"` and a string `id`.
+fn find_header(buf: &[u8]) -> Option<HeaderAt> {
+    for line in split_lines(buf) {
+        let bytes = &buf[line.start..line.end];
+        match scan_line(bytes) {
+            LineScan::Blank | LineScan::Malformed => continue,
+            LineScan::NotObject => return None,
+            LineScan::Object(head) => {
+                if head.kind.as_deref() != Some("session") || head.id.is_none() {
+                    return None;
+                }
+                let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+                let value = serde_json::from_slice::<Value>(text)
+                    .or_else(|_| serde_json::from_str(&String::from_utf8_lossy(text)))
+                    .ok()?;
+                let Value::Object(value) = value else {
+                    return None;
+                };
+                return Some(HeaderAt {
+                    value,
+                    body_start: (line.end + 1).min(buf.len()),
+                    body_line: line.number + 2,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The header's format version: missing or null means 1 (pi's `version ?? 1`).
+fn header_version(header: &serde_json::Map<String, Value>) -> std::result::Result<u64, String> {
+    match header.get("version") {
+        None | Some(Value::Null) => Ok(1),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(v) => Ok(v.max(1)),
+            None => Err(n.to_string()),
+        },
+        Some(other) => Err(other.to_string()),
+    }
+}
+
+/// A typed header from whatever the header object holds (only `type` and a string `id`
+/// are required, as in pi).
+pub(crate) fn header_from_map(map: &serde_json::Map<String, Value>) -> SessionHeader {
+    let text = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_string);
+    let mut extra = Extra::new();
+    for (key, value) in map {
+        if !matches!(
+            key.as_str(),
+            "type" | "version" | "id" | "timestamp" | "cwd" | "parentSession"
+        ) {
+            extra.insert(key.clone(), value.clone());
+        }
+    }
+    SessionHeader {
+        kind: "session".into(),
+        version: map
+            .get("version")
+            .and_then(Value::as_u64)
+            .and_then(|v| u32::try_from(v).ok()),
+        id: text("id").unwrap_or_default(),
+        timestamp: text("timestamp").unwrap_or_default(),
+        cwd: text("cwd").unwrap_or_default(),
+        parent_session: text("parentSession"),
+        extra,
+    }
+}
+
+/// Reads and indexes the session file at `path`.
+pub(crate) fn load_file(path: &Path, mode: LoadMode, ids: &mut IdSource) -> Result<Opened> {
+    let buf = match read_file(path) {
+        Ok(buf) => buf,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::Missing),
+        Err(e) => return Err(SessionError::io(IoOp::Read, path, e)),
+    };
+    let Some(at) = find_header(&buf) else {
+        if mode == LoadMode::ReadOnly || buf.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Opened::Invalid { backup: None });
+        }
+        let backup = unused_path(with_suffix(path, ".invalid.bak"));
+        fs::rename(path, &backup).map_err(|e| SessionError::io(IoOp::Backup, &backup, e))?;
+        return Ok(Opened::Invalid {
+            backup: Some(backup),
+        });
+    };
+    let mut warnings = Vec::new();
+    let mut read_only = None;
+    let (buf, at) = match header_version(&at.value) {
+        Ok(v) if v > u64::from(CURRENT_SESSION_VERSION) => {
+            read_only = Some(ReadOnlyReason::NewerVersion(v));
+            (buf, at)
+        }
+        Ok(v) if v < u64::from(CURRENT_SESSION_VERSION) => {
+            let migrated = migrate_to_current(&buf, v, ids);
+            if mode == LoadMode::Open {
+                let backup = with_suffix(path, &format!(".v{v}.bak"));
+                if let Err(err) = rewrite_atomically(path, &migrated, &backup) {
+                    read_only = Some(ReadOnlyReason::MigrationNotSaved(err.to_string()));
+                }
+            }
+            match find_header(&migrated) {
+                Some(at) => (migrated, at),
+                None => return Ok(Opened::Invalid { backup: None }),
+            }
+        }
+        Ok(_) => (buf, at),
+        Err(text) => {
+            read_only = Some(ReadOnlyReason::UnreadableVersion(text));
+            (buf, at)
+        }
+    };
+    let header = header_from_map(&at.value);
+    let (index, report) = Index::build(&buf, at.body_start, at.body_line);
+    let path_buf = path.to_path_buf();
+    if let Some(line) = report.truncated_last_line {
+        warnings.push(LoadWarning::TruncatedLastLine {
+            path: path_buf.clone(),
+            line,
+        });
+    }
+    if report.malformed > 0 {
+        warnings.push(LoadWarning::MalformedLines {
+            path: path_buf.clone(),
+            count: report.malformed,
+            first_line: report.first_malformed_line,
+        });
+    }
+    if report.not_entries > 0 {
+        warnings.push(LoadWarning::NotEntries {
+            path: path_buf.clone(),
+            count: report.not_entries,
+            first_line: report.first_not_entry_line,
+        });
+    }
+    if let Some(example) = report.duplicate_example {
+        warnings.push(LoadWarning::DuplicateIds {
+            path: path_buf.clone(),
+            count: report.duplicate_ids,
+            example,
+        });
+    }
+    if let Some(example) = report.cycle_example {
+        warnings.push(LoadWarning::ParentCycles {
+            path: path_buf.clone(),
+            count: report.cycles,
+            example,
+        });
+    }
+    if let Some(reason) = &read_only {
+        warnings.push(LoadWarning::ReadOnly {
+            path: path_buf,
+            reason: reason.clone(),
+        });
+    }
+    Ok(Opened::Loaded(Box::new(Loaded {
+        store: LineStore::new(buf),
+        header,
+        index,
+        warnings,
+        read_only,
+    })))
+}
+
+/// Whether the first line of a file is a session header (pi's `isValidSessionFile`, used
+/// to pick the most recent session; reads only the start of the file).
+pub(crate) fn has_valid_header(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = fs::File::open(path) else {
+        return false;
+    };
+    let mut first = Vec::new();
+    // A header is a few hundred bytes; 64 KiB is plenty even for a very long cwd.
+    if file.take(64 * 1024).read_to_end(&mut first).is_err() {
+        return false;
+    }
+    let end = memchr::memchr(b'\n', &first).unwrap_or(first.len());
+    match scan_line(&first[..end]) {
+        LineScan::Object(head) => head.kind.as_deref() == Some("session") && head.id.is_some(),
+        _ => false,
+    }
+}

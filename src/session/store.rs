@@ -1,0 +1,348 @@
+//! Bytes on disk and in memory: the line buffer a session is read into, appending new
+//! lines to the file, and replacing a file without ever leaving a half-written one.
+//!
+//! Appends follow pi's file format and improve on its safety: each batch of lines goes out
+//! in one `write(2)` on an `O_APPEND` descriptor, so two processes appending to the same
+//! file never interleave partial lines, and a file whose last line was cut off gets a
+//! newline first so the next entry is not glued to the broken one. Appends are not
+//! fsynced (neither are pi's): a process crash loses nothing, a power loss may lose the
+//! last lines. Whole-file rewrites (format migration) keep a backup, write a temporary
+//! file, fsync it, rename it over the original and fsync the directory.
+//!
+//! This module knows nothing about entries or trees; see `tree` and `manager`.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::session::error::{IoOp, Result, SessionError};
+
+/// Reads a whole file into memory. A large buffer is backed by transparent huge pages where
+/// the kernel offers them: a 40 MB session then costs a few dozen page faults instead of
+/// ten thousand, which is a good part of the time it takes to open it.
+pub(crate) fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = File::open(path)?;
+    let len = file.metadata().map_or(0, |m| m.len() as usize);
+    let mut buf = Vec::with_capacity(len + 1);
+    advise_huge_pages(&mut buf);
+    file.read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(buf: &mut Vec<u8>) {
+    const HUGE_PAGE: usize = 2 << 20;
+    const PAGE: usize = 4096;
+    if buf.capacity() < 2 * HUGE_PAGE {
+        return;
+    }
+    let start = (buf.as_mut_ptr() as usize).div_ceil(PAGE) * PAGE;
+    let end = (buf.as_mut_ptr() as usize + buf.capacity()) / PAGE * PAGE;
+    // SAFETY: the range lies inside this Vec's own allocation and is page aligned;
+    // MADV_HUGEPAGE only changes how the kernel backs those pages, never their contents.
+    unsafe {
+        libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_buf: &mut Vec<u8>) {}
+
+/// One line of a buffer, without its newline.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawLine {
+    /// 0-based line number within the buffer.
+    pub number: usize,
+    pub start: usize,
+    pub end: usize,
+    /// Whether a `\n` follows (a final line without one may have been cut off).
+    pub terminated: bool,
+}
+
+/// Splits a buffer into lines (`\n` separated; a `\r` before it stays, it is whitespace).
+pub(crate) fn split_lines(buf: &[u8]) -> impl Iterator<Item = RawLine> + '_ {
+    let mut start = 0;
+    let mut number = 0;
+    std::iter::from_fn(move || {
+        if start >= buf.len() {
+            return None;
+        }
+        let line = match memchr::memchr(b'\n', &buf[start..]) {
+            Some(off) => RawLine {
+                number,
+                start,
+                end: start + off,
+                terminated: true,
+            },
+            None => RawLine {
+                number,
+                start,
+                end: buf.len(),
+                terminated: false,
+            },
+        };
+        start = line.end + 1;
+        number += 1;
+        Some(line)
+    })
+}
+
+/// Where an entry's line is kept in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineRef {
+    /// A range of the loaded (or freshly built) buffer.
+    Base { start: usize, len: usize },
+    /// A line appended in this process.
+    Appended(usize),
+}
+
+/// The text of a session: the buffer it was loaded from plus the lines appended since.
+#[derive(Debug, Default)]
+pub(crate) struct LineStore {
+    base: Vec<u8>,
+    appended: Vec<Box<str>>,
+}
+
+impl LineStore {
+    pub fn new(base: Vec<u8>) -> Self {
+        LineStore {
+            base,
+            appended: Vec::new(),
+        }
+    }
+
+    pub fn base(&self) -> &[u8] {
+        &self.base
+    }
+
+    pub fn line(&self, line: LineRef) -> &[u8] {
+        match line {
+            LineRef::Base { start, len } => self.base.get(start..start + len).unwrap_or_default(),
+            LineRef::Appended(i) => self.appended.get(i).map_or(&[][..], |l| l.as_bytes()),
+        }
+    }
+
+    pub fn push(&mut self, line: String) -> LineRef {
+        self.appended.push(line.into_boxed_str());
+        LineRef::Appended(self.appended.len() - 1)
+    }
+}
+
+/// What of a session's text is already in its file, and the open append handle.
+#[derive(Debug)]
+pub(crate) struct DiskState {
+    pub path: PathBuf,
+    file: Option<File>,
+    /// The base buffer (header and loaded lines) is in the file.
+    pub base_on_disk: bool,
+    /// How many appended lines are in the file.
+    pub appended_on_disk: usize,
+    /// The file does not end with a newline: write one before the next line.
+    pub needs_newline: bool,
+}
+
+impl DiskState {
+    /// State for a file that already holds `base` (as loaded).
+    pub fn loaded(path: PathBuf, base: &[u8]) -> Self {
+        DiskState {
+            path,
+            file: None,
+            base_on_disk: true,
+            appended_on_disk: 0,
+            needs_newline: base.last().is_some_and(|&b| b != b'\n'),
+        }
+    }
+
+    /// State for a session whose text is not written yet.
+    pub fn pending(path: PathBuf) -> Self {
+        DiskState {
+            path,
+            file: None,
+            base_on_disk: false,
+            appended_on_disk: 0,
+            needs_newline: false,
+        }
+    }
+
+    /// Writes everything not yet in the file, then `new_line`, in one `write`. On success
+    /// the caller must push `new_line` into `store` (it is counted as written).
+    pub fn write_pending(&mut self, store: &LineStore, new_line: Option<&str>) -> Result<()> {
+        let mut out = Vec::new();
+        if self.needs_newline && self.base_on_disk {
+            out.push(b'\n');
+        }
+        if !self.base_on_disk && !store.base.is_empty() {
+            out.extend_from_slice(&store.base);
+            if store.base.last() != Some(&b'\n') {
+                out.push(b'\n');
+            }
+        }
+        for line in store
+            .appended
+            .get(self.appended_on_disk..)
+            .unwrap_or_default()
+        {
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+        if let Some(line) = new_line {
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+        if out.is_empty() {
+            return Ok(());
+        }
+        match self.append_bytes(&out) {
+            Ok(()) => {
+                self.base_on_disk = true;
+                self.needs_newline = false;
+                self.appended_on_disk = store.appended.len() + usize::from(new_line.is_some());
+                Ok(())
+            }
+            Err(err) => {
+                // Part of the batch may be in the file: start the next one on a new line
+                // (an empty line is harmless, a glued one is not).
+                self.needs_newline = true;
+                self.file = None;
+                Err(err)
+            }
+        }
+    }
+
+    fn append_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.file.is_none() {
+            if let Some(dir) = self.path.parent()
+                && !dir.as_os_str().is_empty()
+                && !dir.exists()
+            {
+                fs::create_dir_all(dir).map_err(|e| SessionError::io(IoOp::CreateDir, dir, e))?;
+            }
+            let file = OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&self.path)
+                .map_err(|e| SessionError::io(IoOp::Create, &self.path, e))?;
+            self.file = Some(file);
+        }
+        let Some(file) = self.file.as_mut() else {
+            return Ok(());
+        };
+        // One write(2) for the whole batch: O_APPEND makes it land as a unit.
+        file.write_all(bytes)
+            .map_err(|e| SessionError::io(IoOp::Append, &self.path, e))
+    }
+}
+
+/// `path` with `suffix` appended to its file name.
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+/// `path`, or `path.1`, `path.2`, … whichever does not exist yet.
+pub(crate) fn unused_path(path: PathBuf) -> PathBuf {
+    if !path.exists() {
+        return path;
+    }
+    (1..)
+        .map(|n| with_suffix(&path, &format!(".{n}")))
+        .find(|p| !p.exists())
+        .unwrap_or(path)
+}
+
+fn sync_dir(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| SessionError::io(IoOp::SyncDir, dir, e))
+}
+
+/// Writes `bytes` to `<path>.tmp`, fsyncs it and renames it to `path`, then fsyncs the
+/// directory: `path` is either absent/unchanged or complete, never half-written.
+pub(crate) fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = with_suffix(path, ".tmp");
+    let result = (|| {
+        let mut file = File::create(&tmp).map_err(|e| SessionError::io(IoOp::Write, &tmp, e))?;
+        if let Ok(meta) = fs::metadata(path) {
+            // Keep the original file's permissions when replacing it.
+            let _ = file.set_permissions(meta.permissions());
+        }
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| SessionError::io(IoOp::Write, &tmp, e))?;
+        fs::rename(&tmp, path).map_err(|e| SessionError::io(IoOp::Replace, path, e))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+        return result;
+    }
+    sync_dir(path)
+}
+
+/// Replaces an existing file with `bytes`: keeps a backup (`backup`, a hard link or a
+/// copy) until the new content is safely in place, then removes it.
+pub(crate) fn rewrite_atomically(path: &Path, bytes: &[u8], backup: &Path) -> Result<()> {
+    let backup = unused_path(backup.to_path_buf());
+    if fs::hard_link(path, &backup).is_err() {
+        fs::copy(path, &backup).map_err(|e| SessionError::io(IoOp::Backup, &backup, e))?;
+    }
+    let result = write_file_atomically(path, bytes);
+    // On failure the original is untouched, so the backup is not needed either way.
+    let _ = fs::remove_file(&backup);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_lines_and_flags_an_unterminated_last_line() {
+        let lines: Vec<_> = split_lines(b"a\r\n\nbc")
+            .map(|l| (l.number, l.start, l.end, l.terminated))
+            .collect();
+        assert_eq!(lines, [(0, 0, 2, true), (1, 3, 3, true), (2, 4, 6, false)]);
+        assert_eq!(split_lines(b"").count(), 0);
+        assert_eq!(split_lines(b"x\n").count(), 1);
+    }
+
+    #[test]
+    fn pending_lines_are_written_in_one_batch_after_a_missing_newline() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "head\ncut-of").unwrap();
+        let base = fs::read(&path).unwrap();
+        let mut store = LineStore::new(base.clone());
+        let mut disk = DiskState::loaded(path.clone(), &base);
+        store.push("one".into());
+        disk.write_pending(&store, Some("two")).unwrap();
+        store.push("two".into());
+        disk.write_pending(&store, Some("three")).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "head\ncut-of\none\ntwo\nthree\n"
+        );
+    }
+
+    #[test]
+    fn atomic_rewrite_replaces_content_and_leaves_no_backup_or_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "old\n").unwrap();
+        rewrite_atomically(&path, b"new\n", &with_suffix(&path, ".v1.bak")).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["s.jsonl"]);
+    }
+}
