@@ -62,6 +62,29 @@ pub enum SessionEvent {
         attempt: u32,
         final_error: Option<String>,
     },
+    /// The provider layer retries a request that failed before streaming (not part of
+    /// pi's JSON event stream; shown by the UI).
+    ProviderRetry {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    /// Something the user should know that is not an error of the run (e.g. the session
+    /// file could not be written). Not part of pi's JSON event stream.
+    Notice {
+        message: String,
+    },
+    /// The model was switched (by `/model`, Ctrl+P or RPC).
+    ModelChanged,
+    /// The thinking level changed (pi's `thinking_level_changed`).
+    ThinkingLevelChanged {
+        level: crate::ai::model::ThinkingLevel,
+    },
+    /// The agent's messages were rebuilt from the session (after `/tree` navigation).
+    ContextRebuilt,
+    /// A different session is now active (`/new`, `/resume`, `/fork`, `/clone`).
+    SessionReplaced,
     /// A branch summary is being generated (navigation with summarize).
     BranchSummaryStart,
     BranchSummaryEnd {
@@ -105,9 +128,9 @@ impl EventJsonEncoder {
         Self::default()
     }
 
-    /// The JSON object for one event.
-    pub fn encode(&mut self, event: &SessionEvent) -> Value {
-        match event {
+    /// The JSON object for one event, or `None` for events pi's stream does not have.
+    pub fn encode(&mut self, event: &SessionEvent) -> Option<Value> {
+        Some(match event {
             SessionEvent::Agent(e) => self.encode_agent(e),
             SessionEvent::QueueUpdate {
                 steering,
@@ -156,6 +179,14 @@ impl EventJsonEncoder {
                 }
                 v
             }
+            SessionEvent::ThinkingLevelChanged { level } => {
+                json!({"type": "thinking_level_changed", "level": level.as_str()})
+            }
+            SessionEvent::ProviderRetry { .. }
+            | SessionEvent::Notice { .. }
+            | SessionEvent::ModelChanged
+            | SessionEvent::ContextRebuilt
+            | SessionEvent::SessionReplaced => return None,
             SessionEvent::BranchSummaryStart => json!({"type": "branch_summary_start"}),
             SessionEvent::BranchSummaryEnd {
                 aborted,
@@ -167,7 +198,7 @@ impl EventJsonEncoder {
                 }
                 v
             }
-        }
+        })
     }
 
     fn encode_agent(&mut self, event: &AgentEvent) -> Value {
@@ -256,15 +287,17 @@ mod tests {
             }
             .into(),
         );
-        let v = enc.encode(
-            &AgentEvent::MessageUpdate {
-                event: StreamEvent::TextDelta {
-                    content_index: 0,
-                    delta: "Hi".into(),
-                },
-            }
-            .into(),
-        );
+        let v = enc
+            .encode(
+                &AgentEvent::MessageUpdate {
+                    event: StreamEvent::TextDelta {
+                        content_index: 0,
+                        delta: "Hi".into(),
+                    },
+                }
+                .into(),
+            )
+            .unwrap();
         assert_eq!(v["type"], "message_update");
         assert_eq!(v["message"]["role"], "assistant");
         assert_eq!(v["message"]["content"][0]["text"], "Hi");

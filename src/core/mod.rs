@@ -1,6 +1,7 @@
 //! What ties the layers together for a running pi: where files live, settings, project
 //! context and the system prompt (and, later, `AgentSession`).
 
+pub mod agent_session;
 pub mod events;
 pub mod paths;
 pub mod resources;

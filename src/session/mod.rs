@@ -18,3 +18,4 @@ mod scan;
 mod store;
 pub mod synth;
 pub mod tree;
+pub use manager::SessionManager;

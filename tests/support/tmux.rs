@@ -25,13 +25,7 @@ pub fn available() -> bool {
 impl Tmux {
     /// Starts `command` (run by `sh -c`) in a `width`×`height` pane with the given working
     /// directory and environment.
-    pub fn start(
-        command: &str,
-        cwd: &Path,
-        env: &[(&str, &str)],
-        width: u16,
-        height: u16,
-    ) -> Tmux {
+    pub fn start(command: &str, cwd: &Path, env: &[(&str, &str)], width: u16, height: u16) -> Tmux {
         static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let socket = format!("pi-rs-test-{}-{n}", std::process::id());
@@ -43,7 +37,14 @@ impl Tmux {
         let full = format!("{exports}exec {command}");
         let status = Command::new("tmux")
             .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-s", &session, "-x", &width.to_string(), "-y", &height.to_string()])
+            .args([
+                "-s",
+                &session,
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+            ])
             .arg("-c")
             .arg(cwd)
             .args(["sh", "-c", &full])
@@ -53,7 +54,15 @@ impl Tmux {
         assert!(status.success(), "tmux new-session failed");
         // Keep the pane after the program exits so its last screen can still be read.
         let _ = Command::new("tmux")
-            .args(["-L", &socket, "set-option", "-t", &session, "remain-on-exit", "on"])
+            .args([
+                "-L",
+                &socket,
+                "set-option",
+                "-t",
+                &session,
+                "remain-on-exit",
+                "on",
+            ])
             .status();
         Tmux { socket, session }
     }

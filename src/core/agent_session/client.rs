@@ -1,0 +1,130 @@
+//! The bridge from the agent loop and the summarizers to the provider layer: resolved
+//! credentials, thinking budgets, retry policy and a shared HTTP client, captured once per
+//! run so no lock is held while a request streams.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{ModelClient, TurnOptions};
+use crate::ai::message::{AssistantMessage, Context};
+use crate::ai::model::{Model, ThinkingLevel};
+use crate::ai::models::RequestAuth;
+use crate::ai::providers::{self, CacheRetention, RetryCallback, StreamOptions, ThinkingBudgets};
+use crate::ai::retry::RetryPolicy;
+use crate::ai::stream::{EventStream, StreamEvent};
+use crate::compaction::{CompactionError, SummaryBackend, SummaryRequest};
+
+/// Everything needed to send requests to one model.
+#[derive(Clone)]
+pub struct ProviderClient {
+    pub model: Model,
+    pub auth: RequestAuth,
+    pub budgets: ThinkingBudgets,
+    pub retry: RetryPolicy,
+    pub session_id: Option<String>,
+    pub cache_retention: CacheRetention,
+    pub http: reqwest::Client,
+    pub on_retry: Option<RetryCallback>,
+}
+
+impl ProviderClient {
+    fn options(&self, thinking: ThinkingLevel, cancel: CancellationToken) -> StreamOptions {
+        StreamOptions {
+            api_key: self.auth.api_key.clone(),
+            thinking,
+            thinking_budgets: self.budgets,
+            headers: self.auth.headers.clone(),
+            session_id: self.session_id.clone(),
+            cache_retention: self.cache_retention,
+            cancel,
+            retry: self.retry,
+            on_retry: self.on_retry.clone(),
+            client: Some(self.http.clone()),
+            ..StreamOptions::default()
+        }
+    }
+}
+
+impl ModelClient for ProviderClient {
+    fn stream(&self, model: &Model, context: Context, options: TurnOptions) -> EventStream {
+        providers::stream(
+            model,
+            &context,
+            self.options(options.thinking, options.cancel),
+        )
+    }
+}
+
+#[async_trait]
+impl SummaryBackend for ProviderClient {
+    async fn complete(
+        &self,
+        request: SummaryRequest,
+        cancel: CancellationToken,
+    ) -> Result<AssistantMessage, CompactionError> {
+        let context = Context {
+            system_prompt: Some(request.system_prompt),
+            messages: request.messages,
+            tools: Vec::new(),
+        };
+        let mut options = self.options(request.reasoning.unwrap_or_default(), cancel);
+        options.max_tokens = Some(request.max_tokens);
+        let mut stream = providers::stream(&self.model, &context, options);
+        while let Some(event) = stream.next().await {
+            match event {
+                StreamEvent::Done { message, .. } => return Ok(message),
+                StreamEvent::Error { error, .. } => return Ok(error),
+                _ => {}
+            }
+        }
+        Err(CompactionError::Backend(
+            "the summarization request ended without a response".into(),
+        ))
+    }
+}
+
+/// `PI_CACHE_RETENTION=long` asks for long prompt-cache retention, as in pi.
+pub fn cache_retention_from_env() -> CacheRetention {
+    match std::env::var("PI_CACHE_RETENTION").as_deref() {
+        Ok("long") => CacheRetention::Long,
+        Ok("none") => CacheRetention::None,
+        _ => CacheRetention::Short,
+    }
+}
+
+/// Thinking budgets from the `thinkingBudgets` setting over pi's defaults.
+pub fn budgets_from_settings(value: Option<&serde_json::Value>) -> ThinkingBudgets {
+    let mut budgets = ThinkingBudgets::default();
+    if let Some(map) = value.and_then(|v| v.as_object()) {
+        let get = |k: &str| map.get(k).and_then(serde_json::Value::as_u64);
+        if let Some(v) = get("minimal") {
+            budgets.minimal = v;
+        }
+        if let Some(v) = get("low") {
+            budgets.low = v;
+        }
+        if let Some(v) = get("medium") {
+            budgets.medium = v;
+        }
+        if let Some(v) = get("high") {
+            budgets.high = v;
+        }
+    }
+    budgets
+}
+
+/// A shared HTTP client for the whole process (connection pooling across turns).
+pub fn shared_http_client() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(reqwest::Client::new).clone()
+}
+
+/// A retry callback that forwards notices to a closure.
+pub fn retry_callback(
+    f: impl Fn(crate::ai::retry::RetryNotice) + Send + Sync + 'static,
+) -> RetryCallback {
+    Arc::new(f)
+}

@@ -1,0 +1,189 @@
+//! Compaction inside a session: `/compact [instructions]` and the automatic threshold and
+//! overflow paths share [`AgentSession::run_compaction`]. The full history stays in the
+//! file; a `compaction` entry is appended and the agent's messages are rebuilt from it.
+
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::AgentSession;
+use super::client::{
+    ProviderClient, budgets_from_settings, cache_retention_from_env, shared_http_client,
+};
+use crate::ai::auth::missing_key_message;
+use crate::ai::retry::RetryPolicy;
+use crate::compaction::prompts::summary_reasoning;
+use crate::compaction::{
+    CompactionError, CompactionResult, CompactionSettings, compact, prepare_compaction,
+};
+use crate::core::events::{CompactionReason, SessionEvent};
+use crate::session::entry::SessionEntry;
+
+/// pi's JSON of a compaction result (`compaction_end.result`, RPC `compact`).
+pub fn compaction_result_json(r: &CompactionResult) -> Value {
+    json!({
+        "summary": r.summary,
+        "firstKeptEntryId": r.first_kept_entry_id,
+        "tokensBefore": r.tokens_before,
+        "details": r.details,
+    })
+}
+
+impl AgentSession {
+    /// `/compact [instructions]`: aborts what runs, then summarizes older context.
+    pub async fn compact(&self, instructions: Option<&str>) -> Result<CompactionResult, String> {
+        self.abort();
+        let _op = self.inner.op_lock.lock().await;
+        let cancel = self.new_cancel();
+        self.run_compaction(CompactionReason::Manual, instructions, false, &cancel)
+            .await
+    }
+
+    /// A client for summarization requests with the current model.
+    pub(crate) fn summary_client(&self) -> Result<ProviderClient, String> {
+        let st = self.state();
+        let model = st
+            .model
+            .clone()
+            .ok_or_else(|| "No model selected".to_string())?;
+        if !st.registry.has_configured_auth(&model) {
+            return Err(missing_key_message(&model.provider));
+        }
+        let auth = st.registry.request_auth(&model)?;
+        Ok(ProviderClient {
+            auth,
+            budgets: budgets_from_settings(st.settings.thinking_budgets()),
+            retry: RetryPolicy {
+                max_delay_ms: st.settings.retry().max_delay_ms,
+                ..RetryPolicy::default()
+            },
+            session_id: Some(st.session.session_id().to_string()),
+            cache_retention: cache_retention_from_env(),
+            http: shared_http_client(),
+            on_retry: None,
+            model,
+        })
+    }
+
+    /// Prepares, summarizes and records a compaction. Emits `compaction_start` / `_end`.
+    pub(crate) async fn run_compaction(
+        &self,
+        reason: CompactionReason,
+        instructions: Option<&str>,
+        will_retry: bool,
+        cancel: &CancellationToken,
+    ) -> Result<CompactionResult, String> {
+        self.emit(SessionEvent::CompactionStart { reason });
+        self.state().compacting = true;
+        let outcome = self.compaction_inner(instructions, cancel).await;
+        self.state().compacting = false;
+        let failure_prefix = match reason {
+            CompactionReason::Manual => "Compaction failed",
+            CompactionReason::Threshold => "Auto-compaction failed",
+            CompactionReason::Overflow => "Context overflow recovery failed",
+        };
+        match outcome {
+            Ok(result) => {
+                self.emit(SessionEvent::CompactionEnd {
+                    reason,
+                    result: Some(compaction_result_json(&result)),
+                    aborted: false,
+                    will_retry,
+                    error_message: None,
+                });
+                Ok(result)
+            }
+            Err(Failure::Cancelled) => {
+                self.emit(SessionEvent::CompactionEnd {
+                    reason,
+                    result: None,
+                    aborted: true,
+                    will_retry: false,
+                    error_message: None,
+                });
+                Err("Compaction cancelled".into())
+            }
+            Err(Failure::Plain(message)) => {
+                // Nothing-to-do cases are reported as they are; real failures get pi's prefix.
+                let shown = if matches!(
+                    message.as_str(),
+                    "Already compacted" | "Nothing to compact (session too small)"
+                ) {
+                    message
+                } else {
+                    format!("{failure_prefix}: {message}")
+                };
+                self.emit(SessionEvent::CompactionEnd {
+                    reason,
+                    result: None,
+                    aborted: false,
+                    will_retry: false,
+                    error_message: Some(shown.clone()),
+                });
+                Err(shown)
+            }
+        }
+    }
+
+    async fn compaction_inner(
+        &self,
+        instructions: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<CompactionResult, Failure> {
+        let client = self.summary_client().map_err(Failure::Plain)?;
+        let (preparation, reasoning) = {
+            let st = self.state();
+            let settings = CompactionSettings {
+                enabled: st.auto_compaction,
+                reserve_tokens: st.settings.compaction_reserve_tokens(),
+                keep_recent_tokens: st.settings.compaction_keep_recent_tokens(),
+                ..CompactionSettings::default()
+            };
+            let path = st.session.path(None);
+            let Some(prep) = prepare_compaction(&path, &settings) else {
+                let err = if matches!(path.last(), Some(SessionEntry::Compaction(_))) {
+                    CompactionError::AlreadyCompacted
+                } else {
+                    CompactionError::NothingToCompact
+                };
+                return Err(Failure::Plain(err.to_string()));
+            };
+            let reasoning = summary_reasoning(client.model.reasoning, st.thinking);
+            (prep.into_owned(), reasoning)
+        };
+        let result = compact(
+            &preparation,
+            &client,
+            instructions,
+            reasoning,
+            cancel.clone(),
+        )
+        .await
+        .map_err(|e| match e {
+            CompactionError::Cancelled(_) => Failure::Cancelled,
+            other => Failure::Plain(other.to_string()),
+        })?;
+        if cancel.is_cancelled() {
+            return Err(Failure::Cancelled);
+        }
+        {
+            let mut st = self.state();
+            let details = serde_json::to_value(&result.details).ok();
+            st.session
+                .append_compaction(
+                    &result.summary,
+                    &result.first_kept_entry_id,
+                    result.tokens_before,
+                    details,
+                    Some(false),
+                )
+                .map_err(|e| Failure::Plain(e.to_string()))?;
+        }
+        self.reload_messages();
+        Ok(result)
+    }
+}
+
+enum Failure {
+    Cancelled,
+    Plain(String),
+}

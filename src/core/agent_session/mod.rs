@@ -1,0 +1,376 @@
+//! `AgentSession`: one conversation with a model, tying together the agent loop, the
+//! session file, settings, the model registry, tools and compaction. Every front end
+//! (interactive, print/JSON, RPC) drives this same API and consumes the same
+//! [`SessionEvent`]s.
+//!
+//! The session is a cheap, cloneable handle. State lives behind short-lived locks that are
+//! never held across an `.await`, so `steer`, `abort` or `state()` work while a prompt is
+//! streaming. Operations that change the conversation (prompting, compaction, tree
+//! navigation, switching sessions) take one async operation lock in turn, so a summary can
+//! never attach to the wrong branch because a compaction ran at the same time.
+//!
+//! Every message is written to the session file as it completes; the agent's in-memory
+//! messages are rebuilt from `build_session_context()` after every navigation or
+//! compaction, never patched by hand.
+
+mod bash;
+pub mod client;
+mod compaction;
+mod models;
+mod navigation;
+mod prompt;
+mod state;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{AgentHooks, MessageQueues};
+use crate::ai::model::{Model, ThinkingLevel};
+use crate::ai::models::ModelRegistry;
+use crate::ai::models::resolve::ScopedModel;
+use crate::core::events::SessionEvent;
+use crate::core::paths::AgentPaths;
+use crate::core::resources::ContextFile;
+use crate::core::settings::Settings;
+use crate::messages::AgentMessage;
+use crate::session::SessionManager;
+use crate::tools::{Tool, ToolConfig};
+
+pub use bash::{BASH_ALREADY_RUNNING, BashOutcome};
+pub use compaction::compaction_result_json;
+pub use models::{CycledModel, Direction};
+pub use navigation::{ForkResult, NavigateOptions, NavigateResult};
+pub use prompt::{ALREADY_STREAMING, PromptOptions, StreamingBehavior};
+pub use state::{ContextUsage, SessionStats, SessionStatus};
+
+/// The default thinking level when switching to a reasoning model without a preference
+/// (pi writes `medium` in that case; see the corpus).
+pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
+
+/// The parts of the system prompt besides the tools.
+#[derive(Debug, Clone, Default)]
+pub struct PromptResources {
+    /// Replaces the default instructions (`--system-prompt`, `SYSTEM.md`).
+    pub custom_prompt: Option<String>,
+    /// Appended texts (`--append-system-prompt`, `APPEND_SYSTEM.md`).
+    pub append: Vec<String>,
+    pub context_files: Vec<ContextFile>,
+    /// Pre-formatted skills block for the system prompt.
+    pub skills_block: Option<String>,
+}
+
+/// Everything an `AgentSession` starts from.
+pub struct AgentSessionOptions {
+    pub cwd: PathBuf,
+    pub paths: AgentPaths,
+    pub settings: Settings,
+    pub registry: ModelRegistry,
+    pub session: SessionManager,
+    pub model: Option<Model>,
+    pub thinking: ThinkingLevel,
+    /// Models Ctrl+P cycles through (`--models` / `enabledModels`).
+    pub scoped_models: Vec<ScopedModel>,
+    /// Names of the built-in tools to activate.
+    pub tool_names: Vec<String>,
+    /// Tools provided by extensions (always active unless filtered by `--tools`).
+    pub extra_tools: Vec<Arc<dyn Tool>>,
+    pub resources: PromptResources,
+    pub hooks: Option<Arc<dyn AgentHooks>>,
+}
+
+/// Mutable state, guarded by one mutex that is only held for short, synchronous work.
+pub(crate) struct State {
+    pub session: SessionManager,
+    pub settings: Settings,
+    pub registry: ModelRegistry,
+    pub model: Option<Model>,
+    pub thinking: ThinkingLevel,
+    pub scoped_models: Vec<ScopedModel>,
+    /// The agent's view of the conversation (what the next request is built from).
+    pub messages: Vec<AgentMessage>,
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub tool_config: ToolConfig,
+    pub resources: PromptResources,
+    pub system_prompt: String,
+    /// A replacement system prompt for the current run (extensions' `before_agent_start`).
+    pub system_prompt_override: Option<String>,
+    pub hooks: Option<Arc<dyn AgentHooks>>,
+    pub streaming: bool,
+    pub compacting: bool,
+    pub auto_compaction: bool,
+    pub auto_retry: bool,
+    pub retry_attempt: u32,
+    pub overflow_recovery_attempted: bool,
+    /// `!cmd` results recorded while streaming, added once the run ends.
+    pub pending_bash: Vec<crate::messages::BashExecutionMessage>,
+    pub bash_running: bool,
+    /// Texts of queued messages, for display (`queue_update`).
+    pub queued_steering: Vec<String>,
+    pub queued_follow_up: Vec<String>,
+}
+
+pub(crate) struct Inner {
+    pub state: Mutex<State>,
+    pub queues: MessageQueues,
+    pub subscribers: Mutex<Vec<mpsc::UnboundedSender<SessionEvent>>>,
+    /// Serializes operations that change the conversation.
+    pub op_lock: tokio::sync::Mutex<()>,
+    /// Cancels the current run (prompt, retry wait, compaction, branch summary).
+    pub cancel: Mutex<CancellationToken>,
+    pub bash_cancel: Mutex<Option<CancellationToken>>,
+    pub retry_cancel: Mutex<Option<CancellationToken>>,
+    pub cwd: PathBuf,
+    pub paths: AgentPaths,
+}
+
+/// A running conversation. Clone it freely: clones share everything.
+#[derive(Clone)]
+pub struct AgentSession {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl AgentSession {
+    /// Builds a session. The agent's messages start as the session file's context.
+    pub fn new(options: AgentSessionOptions) -> AgentSession {
+        let mut tool_config = ToolConfig::new(options.cwd.clone());
+        tool_config.shell_path = options.settings.shell_path().map(PathBuf::from);
+        tool_config.command_prefix = options.settings.shell_command_prefix().map(str::to_string);
+        tool_config.auto_resize_images = options.settings.image_auto_resize();
+        if let Some(model) = &options.model {
+            tool_config.model_accepts_images.store(
+                model.supports_images(),
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
+        let mut tools =
+            crate::tools::create_tools(&options.tool_names, &tool_config).unwrap_or_default();
+        tools.extend(options.extra_tools);
+        let messages = options.session.build_session_context().messages;
+        let queues = MessageQueues::new();
+        queues.set_modes(
+            delivery(options.settings.steering_mode()),
+            delivery(options.settings.follow_up_mode()),
+        );
+        let auto_compaction = options.settings.compaction_enabled();
+        let auto_retry = options.settings.retry().enabled;
+        let mut state = State {
+            session: options.session,
+            settings: options.settings,
+            registry: options.registry,
+            model: options.model,
+            thinking: options.thinking,
+            scoped_models: options.scoped_models,
+            messages,
+            tools,
+            tool_config,
+            resources: options.resources,
+            system_prompt: String::new(),
+            system_prompt_override: None,
+            hooks: options.hooks,
+            streaming: false,
+            compacting: false,
+            auto_compaction,
+            auto_retry,
+            retry_attempt: 0,
+            overflow_recovery_attempted: false,
+            pending_bash: Vec::new(),
+            bash_running: false,
+            queued_steering: Vec::new(),
+            queued_follow_up: Vec::new(),
+        };
+        state.rebuild_system_prompt(&options.cwd);
+        AgentSession {
+            inner: Arc::new(Inner {
+                state: Mutex::new(state),
+                queues,
+                subscribers: Mutex::new(Vec::new()),
+                op_lock: tokio::sync::Mutex::new(()),
+                cancel: Mutex::new(CancellationToken::new()),
+                bash_cancel: Mutex::new(None),
+                retry_cancel: Mutex::new(None),
+                cwd: options.cwd,
+                paths: options.paths,
+            }),
+        }
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.inner.state)
+    }
+
+    /// Receives every event from now on, in order. Dropping the receiver unsubscribes.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.inner.subscribers).push(tx);
+        rx
+    }
+
+    pub(crate) fn emit(&self, event: SessionEvent) {
+        emit_to(&self.inner, event);
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.inner.cwd
+    }
+
+    pub fn paths(&self) -> &AgentPaths {
+        &self.inner.paths
+    }
+
+    /// Runs `f` with the session manager (read-only access for front ends).
+    pub fn with_session<R>(&self, f: impl FnOnce(&SessionManager) -> R) -> R {
+        f(&self.state().session)
+    }
+
+    /// Runs `f` with the settings.
+    pub fn with_settings<R>(&self, f: impl FnOnce(&mut Settings) -> R) -> R {
+        f(&mut self.state().settings)
+    }
+
+    /// Runs `f` with the model registry.
+    pub fn with_registry<R>(&self, f: impl FnOnce(&mut ModelRegistry) -> R) -> R {
+        f(&mut self.state().registry)
+    }
+
+    /// The agent's current messages (the context of the next request).
+    pub fn messages(&self) -> Vec<AgentMessage> {
+        self.state().messages.clone()
+    }
+
+    pub fn model(&self) -> Option<Model> {
+        self.state().model.clone()
+    }
+
+    pub fn thinking_level(&self) -> ThinkingLevel {
+        self.state().thinking
+    }
+
+    pub fn system_prompt(&self) -> String {
+        self.state().system_prompt.clone()
+    }
+
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.state().tools.clone()
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.state().streaming
+    }
+
+    pub fn queues(&self) -> &MessageQueues {
+        &self.inner.queues
+    }
+
+    /// Replaces the extension hooks (after extensions are (re)loaded).
+    pub fn set_hooks(&self, hooks: Option<Arc<dyn AgentHooks>>) {
+        self.state().hooks = hooks;
+    }
+
+    /// Adds tools (e.g. registered by extensions) and rebuilds the system prompt.
+    pub fn add_tools(&self, tools: Vec<Arc<dyn Tool>>) {
+        let cwd = self.inner.cwd.clone();
+        let mut st = self.state();
+        for tool in tools {
+            if !st.tools.iter().any(|t| t.name() == tool.name()) {
+                st.tools.push(tool);
+            }
+        }
+        st.rebuild_system_prompt(&cwd);
+    }
+
+    /// Sets the session's name (a `session_info` entry).
+    pub fn set_session_name(&self, name: &str) -> Result<(), String> {
+        let mut st = self.state();
+        st.session
+            .append_session_info(name)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    pub fn set_auto_compaction(&self, enabled: bool) {
+        self.state().auto_compaction = enabled;
+    }
+
+    pub fn set_auto_retry(&self, enabled: bool) {
+        self.state().auto_retry = enabled;
+    }
+
+    /// Cancels a pending automatic retry (its wait).
+    pub fn abort_retry(&self) {
+        if let Some(token) = lock(&self.inner.retry_cancel).take() {
+            token.cancel();
+        }
+    }
+
+    /// Aborts whatever runs: the agent (stream and tools), a retry wait, a compaction or a
+    /// branch summary. Queued messages stay queued (the UI may take them back).
+    pub fn abort(&self) {
+        self.abort_retry();
+        lock(&self.inner.cancel).cancel();
+    }
+
+    /// Empties both message queues and returns their texts (steering first).
+    pub fn clear_queue(&self) -> Vec<String> {
+        let drained = self.inner.queues.drain_all();
+        {
+            let mut st = self.state();
+            st.queued_steering.clear();
+            st.queued_follow_up.clear();
+        }
+        self.emit_queue_update();
+        drained
+            .iter()
+            .map(|m| match m {
+                AgentMessage::User(u) => u.content.text(),
+                other => other.role().to_string(),
+            })
+            .collect()
+    }
+
+    pub(crate) fn emit_queue_update(&self) {
+        let (steering, follow_up) = {
+            let st = self.state();
+            (st.queued_steering.clone(), st.queued_follow_up.clone())
+        };
+        self.emit(SessionEvent::QueueUpdate {
+            steering,
+            follow_up,
+        });
+    }
+
+    /// A fresh cancellation token for a new operation (the previous one stays cancelled).
+    pub(crate) fn new_cancel(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        *lock(&self.inner.cancel) = token.clone();
+        token
+    }
+
+    /// Rebuilds the agent's messages from the session file (after navigation/compaction).
+    pub(crate) fn reload_messages(&self) {
+        let mut st = self.state();
+        st.messages = st.session.build_session_context().messages;
+    }
+}
+
+pub(crate) fn emit_to(inner: &Inner, event: SessionEvent) {
+    let mut subs = lock(&inner.subscribers);
+    subs.retain(|tx| tx.send(event.clone()).is_ok());
+}
+
+/// Locks a mutex, recovering from poisoning (a panicking holder cannot leave these
+/// structures half-updated in a way that matters more than stopping would).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn delivery(mode: crate::core::settings::QueueMode) -> crate::agent::DeliveryMode {
+    match mode {
+        crate::core::settings::QueueMode::OneAtATime => crate::agent::DeliveryMode::OneAtATime,
+        crate::core::settings::QueueMode::All => crate::agent::DeliveryMode::All,
+    }
+}

@@ -1,0 +1,178 @@
+//! Switching models and thinking levels. Each change is recorded in the session
+//! (`model_change`, `thinking_level_change`) and remembered as the default in the global
+//! settings, as pi does; a level the model cannot do is clamped.
+
+use std::sync::atomic::Ordering;
+
+use super::{AgentSession, DEFAULT_THINKING_LEVEL, State};
+use crate::ai::model::{Model, ThinkingLevel};
+use crate::core::events::SessionEvent;
+
+/// Result of cycling models (RPC `cycle_model`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CycledModel {
+    pub model: Model,
+    pub thinking: ThinkingLevel,
+    pub is_scoped: bool,
+}
+
+/// Direction for Ctrl+P / Shift+Ctrl+P.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Backward,
+}
+
+fn same(a: &Model, b: &Model) -> bool {
+    a.provider == b.provider && a.id == b.id
+}
+
+impl State {
+    /// The level to use after switching models: an explicit one, else the current level
+    /// (or, coming from a non-reasoning model, the saved default, else pi's `medium`).
+    fn level_for_switch(&self, explicit: Option<ThinkingLevel>) -> ThinkingLevel {
+        if let Some(level) = explicit {
+            return level;
+        }
+        if !self.model.as_ref().is_some_and(|m| m.reasoning) {
+            return self
+                .settings
+                .default_thinking_level()
+                .unwrap_or(DEFAULT_THINKING_LEVEL);
+        }
+        self.thinking
+    }
+
+    /// Applies a level (clamped), recording it only when it changes.
+    fn apply_thinking(&mut self, level: ThinkingLevel) -> Result<bool, String> {
+        let effective = match &self.model {
+            Some(m) => m.clamp_thinking(level),
+            None => level,
+        };
+        if effective == self.thinking {
+            return Ok(false);
+        }
+        self.thinking = effective;
+        self.session
+            .append_thinking_level_change(effective.as_str())
+            .map_err(|e| e.to_string())?;
+        if self.model.as_ref().is_some_and(|m| m.reasoning) || effective != ThinkingLevel::Off {
+            self.settings.set_default_thinking_level(effective);
+        }
+        Ok(true)
+    }
+
+    fn apply_model(&mut self, model: Model, explicit: Option<ThinkingLevel>) -> Result<(), String> {
+        let level = self.level_for_switch(explicit);
+        self.session
+            .append_model_change(&model.provider, &model.id)
+            .map_err(|e| e.to_string())?;
+        self.settings.set_default_model(&model.provider, &model.id);
+        self.tool_config
+            .model_accepts_images
+            .store(model.supports_images(), Ordering::Relaxed);
+        self.model = Some(model);
+        self.apply_thinking(level)?;
+        Ok(())
+    }
+}
+
+impl AgentSession {
+    /// Switches to `model` (error if it has no credentials).
+    pub fn set_model(&self, model: Model) -> Result<(), String> {
+        let changed = {
+            let mut st = self.state();
+            if !st.registry.has_configured_auth(&model) {
+                return Err(format!("No API key for {}/{}", model.provider, model.id));
+            }
+            let changed = !st.model.as_ref().is_some_and(|m| same(m, &model));
+            st.apply_model(model, None)?;
+            changed
+        };
+        if changed {
+            self.emit(SessionEvent::ModelChanged);
+        }
+        Ok(())
+    }
+
+    /// Ctrl+P: the next (or previous) model of the scope, or of all models with keys.
+    /// `None` when there is nothing to cycle to.
+    pub fn cycle_model(&self, direction: Direction) -> Result<Option<CycledModel>, String> {
+        let result = {
+            let mut st = self.state();
+            let scoped: Vec<(Model, Option<ThinkingLevel>)> = st
+                .scoped_models
+                .iter()
+                .filter(|s| st.registry.has_configured_auth(&s.model))
+                .map(|s| (s.model.clone(), s.thinking))
+                .collect();
+            let is_scoped = !st.scoped_models.is_empty();
+            let candidates: Vec<(Model, Option<ThinkingLevel>)> = if is_scoped {
+                scoped
+            } else {
+                st.registry
+                    .available()
+                    .into_iter()
+                    .map(|m| (m, None))
+                    .collect()
+            };
+            if candidates.len() <= 1 {
+                return Ok(None);
+            }
+            let current = st
+                .model
+                .as_ref()
+                .and_then(|m| candidates.iter().position(|(c, _)| same(c, m)))
+                .unwrap_or(0);
+            let len = candidates.len();
+            let next = match direction {
+                Direction::Forward => (current + 1) % len,
+                Direction::Backward => (current + len - 1) % len,
+            };
+            let (model, level) = candidates[next].clone();
+            st.apply_model(model.clone(), level)?;
+            CycledModel {
+                model,
+                thinking: st.thinking,
+                is_scoped,
+            }
+        };
+        self.emit(SessionEvent::ModelChanged);
+        Ok(Some(result))
+    }
+
+    /// Sets the thinking level (clamped to the model); recorded only if it changed.
+    pub fn set_thinking_level(&self, level: ThinkingLevel) -> Result<ThinkingLevel, String> {
+        let (changed, effective) = {
+            let mut st = self.state();
+            let changed = st.apply_thinking(level)?;
+            (changed, st.thinking)
+        };
+        if changed {
+            self.emit(SessionEvent::ThinkingLevelChanged { level: effective });
+        }
+        Ok(effective)
+    }
+
+    /// Shift+Tab: the next thinking level. `None` for models without reasoning.
+    pub fn cycle_thinking_level(&self) -> Result<Option<ThinkingLevel>, String> {
+        let (levels, current) = {
+            let st = self.state();
+            let Some(model) = st.model.as_ref().filter(|m| m.reasoning) else {
+                return Ok(None);
+            };
+            (model.available_thinking_levels(), st.thinking)
+        };
+        let index = levels.iter().position(|l| *l == current).unwrap_or(0);
+        let next = levels[(index + 1) % levels.len()];
+        self.set_thinking_level(next).map(Some)
+    }
+
+    /// The levels the current model supports (all of them without a model).
+    pub fn available_thinking_levels(&self) -> Vec<ThinkingLevel> {
+        match &self.state().model {
+            Some(m) => m.available_thinking_levels(),
+            None => ThinkingLevel::ALL.to_vec(),
+        }
+    }
+}

@@ -1,0 +1,531 @@
+//! Prompting: queueing while streaming, running the agent loop with every message
+//! persisted as it completes, then what pi does after a run — retry a transient failure
+//! (the failed answer stays in the file, the retry becomes its child), recover from a
+//! context overflow with one compaction, or compact when over the threshold.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::client::{
+    ProviderClient, budgets_from_settings, cache_retention_from_env, shared_http_client,
+};
+use super::{AgentSession, emit_to, lock};
+use crate::agent::{self, AgentConfig, AgentEvent};
+use crate::ai::auth::missing_key_message;
+use crate::ai::message::{
+    AssistantMessage, ImageContent, StopReason, UserBlock, UserContent, UserMessage, now_ms,
+};
+use crate::ai::overflow::is_context_overflow;
+use crate::ai::retry::{RetryPolicy, is_retryable_error, sleep_cancellable};
+use crate::compaction::{
+    AutoCompaction, AutoCompactionCheck, CompactionSettings, check_auto_compaction,
+};
+use crate::core::events::{CompactionReason, SessionEvent};
+use crate::messages::AgentMessage;
+use crate::session::entry::SessionEntry;
+use crate::tools::ExecutionMode;
+
+/// What to do with a prompt that arrives while the agent is streaming.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamingBehavior {
+    /// Deliver after the current tool calls.
+    Steer,
+    /// Deliver when the agent would stop.
+    FollowUp,
+}
+
+/// Options of [`AgentSession::prompt`].
+#[derive(Debug, Clone, Default)]
+pub struct PromptOptions {
+    pub images: Vec<ImageContent>,
+    /// Required when the agent is streaming; without it such a prompt is an error.
+    pub streaming_behavior: Option<StreamingBehavior>,
+}
+
+/// pi's error text for a prompt sent while streaming without a behaviour.
+pub const ALREADY_STREAMING: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
+
+fn user_message(text: &str, images: &[ImageContent]) -> AgentMessage {
+    let mut blocks = vec![UserBlock::text(text)];
+    blocks.extend(images.iter().cloned().map(UserBlock::Image));
+    AgentMessage::User(UserMessage {
+        content: UserContent::Blocks(blocks),
+        timestamp: now_ms(),
+        extra: Default::default(),
+    })
+}
+
+/// Why a run (or its follow-up) should continue.
+pub(crate) enum Next {
+    Done,
+    Continue,
+}
+
+impl AgentSession {
+    /// Sends a prompt and waits until the agent (and any retry or recovery) is done.
+    /// While streaming, the prompt is queued per `options.streaming_behavior`.
+    pub async fn prompt(&self, text: &str, options: PromptOptions) -> Result<(), String> {
+        if self.is_streaming() {
+            return match options.streaming_behavior {
+                Some(StreamingBehavior::Steer) => {
+                    self.steer(text, options.images);
+                    Ok(())
+                }
+                Some(StreamingBehavior::FollowUp) => {
+                    self.follow_up(text, options.images);
+                    Ok(())
+                }
+                None => Err(ALREADY_STREAMING.to_string()),
+            };
+        }
+        let _op = self.inner.op_lock.lock().await;
+        self.flush_pending_bash();
+        self.check_model_ready()?;
+        let cancel = self.new_cancel();
+        // A compaction may be due before sending (this also catches aborted answers).
+        if let Some(last) = self.last_assistant() {
+            self.auto_compact_if_needed(&last, true, &cancel).await;
+        }
+        {
+            let mut st = self.state();
+            st.overflow_recovery_attempted = false;
+        }
+        let message = user_message(text, &options.images);
+        self.run_until_settled(Some(vec![message])).await;
+        Ok(())
+    }
+
+    /// Runs the agent from the current messages without a new prompt (e.g. after a
+    /// custom message with `triggerTurn`).
+    pub async fn continue_run(&self) -> Result<(), String> {
+        if self.is_streaming() {
+            return Err(ALREADY_STREAMING.to_string());
+        }
+        let _op = self.inner.op_lock.lock().await;
+        self.check_model_ready()?;
+        self.run_until_settled(None).await;
+        Ok(())
+    }
+
+    /// Queues a steering message (delivered after the current tool calls).
+    pub fn steer(&self, text: &str, images: Vec<ImageContent>) {
+        self.state().queued_steering.push(text.to_string());
+        self.inner.queues.push_steering(user_message(text, &images));
+        self.emit_queue_update();
+    }
+
+    /// Queues a follow-up message (delivered when the agent would stop).
+    pub fn follow_up(&self, text: &str, images: Vec<ImageContent>) {
+        self.state().queued_follow_up.push(text.to_string());
+        self.inner
+            .queues
+            .push_follow_up(user_message(text, &images));
+        self.emit_queue_update();
+    }
+
+    fn check_model_ready(&self) -> Result<(), String> {
+        let st = self.state();
+        let Some(model) = &st.model else {
+            return Err(
+                "No model selected. Use /model or --model to choose one, or set an API key (see docs/providers.md)."
+                    .into(),
+            );
+        };
+        if !st.registry.has_configured_auth(model) {
+            return Err(missing_key_message(&model.provider));
+        }
+        Ok(())
+    }
+
+    fn last_assistant(&self) -> Option<AssistantMessage> {
+        self.state().messages.iter().rev().find_map(|m| match m {
+            AgentMessage::Assistant(a) => Some(a.clone()),
+            _ => None,
+        })
+    }
+
+    /// Runs the agent, then keeps going while pi would: retries, overflow recovery, and
+    /// queued messages after a threshold compaction.
+    async fn run_until_settled(&self, prompts: Option<Vec<AgentMessage>>) {
+        let mut prompts = prompts;
+        loop {
+            let cancel = self.new_cancel();
+            let added = self.run_agent(prompts.take(), &cancel).await;
+            let last = added.iter().rev().find_map(|m| match m {
+                AgentMessage::Assistant(a) => Some(a.clone()),
+                _ => None,
+            });
+            let Some(last) = last else { return };
+            if cancel.is_cancelled() && last.stop_reason == StopReason::Aborted {
+                self.end_retry_if_any(false, Some("Request aborted".into()));
+                return;
+            }
+            match self.retry_if_transient(&last).await {
+                Next::Continue => continue,
+                Next::Done => {}
+            }
+            match self.auto_compact_if_needed(&last, false, &cancel).await {
+                Next::Continue => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+                Next::Done => return,
+            }
+        }
+    }
+
+    fn end_retry_if_any(&self, success: bool, final_error: Option<String>) {
+        let attempt = {
+            let mut st = self.state();
+            std::mem::take(&mut st.retry_attempt)
+        };
+        if attempt > 0 {
+            self.emit(SessionEvent::AutoRetryEnd {
+                success,
+                attempt,
+                final_error,
+            });
+        }
+    }
+
+    /// pi's automatic retry of a transient error: the error answer is dropped from the
+    /// agent's messages (it stays in the file) and the run continues after a backoff.
+    async fn retry_if_transient(&self, last: &AssistantMessage) -> Next {
+        let (enabled, settings, window) = {
+            let st = self.state();
+            (
+                st.auto_retry,
+                st.settings.retry(),
+                st.model.as_ref().map_or(0, |m| m.context_window),
+            )
+        };
+        let retryable = last.stop_reason == StopReason::Error
+            && last
+                .error_message
+                .as_deref()
+                .is_some_and(is_retryable_error)
+            && !is_context_overflow(last, window);
+        if !retryable || !enabled {
+            if last.stop_reason != StopReason::Error {
+                self.end_retry_if_any(true, None);
+            } else if self.state().retry_attempt > 0 {
+                self.end_retry_if_any(false, last.error_message.clone());
+            }
+            return Next::Done;
+        }
+        let attempt = {
+            let mut st = self.state();
+            st.retry_attempt += 1;
+            st.retry_attempt
+        };
+        if attempt > settings.max_retries {
+            let mut st = self.state();
+            st.retry_attempt = 0;
+            drop(st);
+            self.emit(SessionEvent::AutoRetryEnd {
+                success: false,
+                attempt: attempt - 1,
+                final_error: last.error_message.clone(),
+            });
+            return Next::Done;
+        }
+        let delay_ms = settings
+            .base_delay_ms
+            .saturating_mul(1u64 << (attempt - 1).min(20));
+        self.emit(SessionEvent::AutoRetryStart {
+            attempt,
+            max_attempts: settings.max_retries,
+            delay_ms,
+            error_message: last
+                .error_message
+                .clone()
+                .unwrap_or_else(|| "Unknown error".into()),
+        });
+        {
+            let mut st = self.state();
+            if matches!(st.messages.last(), Some(AgentMessage::Assistant(_))) {
+                st.messages.pop();
+            }
+        }
+        let token = tokio_util::sync::CancellationToken::new();
+        *lock(&self.inner.retry_cancel) = Some(token.clone());
+        let run_cancel = lock(&self.inner.cancel).clone();
+        let waited = tokio::select! {
+            r = sleep_cancellable(delay_ms, &token) => r,
+            _ = run_cancel.cancelled() => false,
+        };
+        lock(&self.inner.retry_cancel).take();
+        if !waited {
+            let attempt = std::mem::take(&mut self.state().retry_attempt);
+            self.emit(SessionEvent::AutoRetryEnd {
+                success: false,
+                attempt,
+                final_error: Some("Retry cancelled".into()),
+            });
+            return Next::Done;
+        }
+        Next::Continue
+    }
+
+    /// pi's automatic compaction after a run (or before a prompt, `include_aborted`).
+    pub(crate) async fn auto_compact_if_needed(
+        &self,
+        last: &AssistantMessage,
+        include_aborted: bool,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Next {
+        let decision = {
+            let st = self.state();
+            let settings = CompactionSettings {
+                enabled: st.auto_compaction,
+                reserve_tokens: st.settings.compaction_reserve_tokens(),
+                keep_recent_tokens: st.settings.compaction_keep_recent_tokens(),
+                ..CompactionSettings::default()
+            };
+            let window = st.model.as_ref().map_or(0, |m| m.context_window);
+            let same_model = st
+                .model
+                .as_ref()
+                .is_some_and(|m| m.provider == last.provider && m.id == last.model);
+            let path = st.session.path(None);
+            let latest_compaction_ms = path.iter().rev().find_map(|e| match e {
+                SessionEntry::Compaction(c) => Some(crate::messages::iso_to_ms(&c.timestamp)),
+                _ => None,
+            });
+            check_auto_compaction(&AutoCompactionCheck {
+                settings: &settings,
+                model: st.model.as_ref(),
+                assistant: last,
+                is_context_overflow: same_model && is_context_overflow(last, window),
+                overflow_recovery_attempted: st.overflow_recovery_attempted,
+                latest_compaction_ms,
+                agent_messages: &st.messages,
+                include_aborted,
+            })
+        };
+        match decision {
+            AutoCompaction::None => Next::Done,
+            AutoCompaction::OverflowRecoveryExhausted => {
+                self.emit(SessionEvent::CompactionEnd {
+                    reason: CompactionReason::Overflow,
+                    result: None,
+                    aborted: false,
+                    will_retry: false,
+                    error_message: Some(
+                        crate::compaction::trigger::OVERFLOW_RECOVERY_EXHAUSTED.to_string(),
+                    ),
+                });
+                Next::Done
+            }
+            AutoCompaction::Overflow => {
+                {
+                    let mut st = self.state();
+                    st.overflow_recovery_attempted = true;
+                    if matches!(st.messages.last(), Some(AgentMessage::Assistant(a)) if a.stop_reason == StopReason::Error)
+                    {
+                        st.messages.pop();
+                    }
+                }
+                let ok = self
+                    .run_compaction(CompactionReason::Overflow, None, true, cancel)
+                    .await
+                    .is_ok();
+                if ok {
+                    let mut st = self.state();
+                    if matches!(st.messages.last(), Some(AgentMessage::Assistant(a)) if a.stop_reason == StopReason::Error)
+                    {
+                        st.messages.pop();
+                    }
+                    Next::Continue
+                } else {
+                    Next::Done
+                }
+            }
+            AutoCompaction::Threshold { .. } => {
+                let ok = self
+                    .run_compaction(CompactionReason::Threshold, None, false, cancel)
+                    .await
+                    .is_ok();
+                if ok && !self.inner.queues.is_empty() {
+                    Next::Continue
+                } else {
+                    Next::Done
+                }
+            }
+        }
+    }
+
+    /// One run of the agent loop. Returns the messages it added.
+    async fn run_agent(
+        &self,
+        prompts: Option<Vec<AgentMessage>>,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Vec<AgentMessage> {
+        let (config, mut messages) = {
+            let mut st = self.state();
+            st.streaming = true;
+            let Some(model) = st.model.clone() else {
+                st.streaming = false;
+                return Vec::new();
+            };
+            let auth = st.registry.request_auth(&model).unwrap_or_default();
+            let retry = st.settings.retry();
+            let inner = Arc::downgrade(&self.inner);
+            let client = ProviderClient {
+                model: model.clone(),
+                auth,
+                budgets: budgets_from_settings(st.settings.thinking_budgets()),
+                retry: RetryPolicy {
+                    max_delay_ms: retry.max_delay_ms,
+                    ..RetryPolicy::default()
+                },
+                session_id: Some(st.session.session_id().to_string()),
+                cache_retention: cache_retention_from_env(),
+                http: shared_http_client(),
+                on_retry: Some(Arc::new(move |notice| {
+                    if let Some(inner) = inner.upgrade() {
+                        emit_to(
+                            &inner,
+                            SessionEvent::ProviderRetry {
+                                attempt: notice.attempt,
+                                max_attempts: notice.max_attempts,
+                                delay_ms: notice.delay_ms,
+                                error_message: notice.error,
+                            },
+                        );
+                    }
+                })),
+            };
+            let config = AgentConfig {
+                thinking: st.thinking,
+                system_prompt: st
+                    .system_prompt_override
+                    .clone()
+                    .unwrap_or_else(|| st.system_prompt.clone()),
+                tools: st.tools.clone(),
+                tool_execution: ExecutionMode::Parallel,
+                client: Arc::new(client),
+                hooks: st.hooks.clone(),
+                model,
+            };
+            (config, st.messages.clone())
+        };
+
+        let inner = self.inner.clone();
+        let session = self.clone();
+        let mut sink = move |event: AgentEvent| {
+            session.on_agent_event(&event);
+            emit_to(&inner, SessionEvent::Agent(event));
+        };
+        let added = match prompts {
+            Some(p) => {
+                agent::run(
+                    p,
+                    &mut messages,
+                    &config,
+                    &self.inner.queues,
+                    &mut sink,
+                    cancel,
+                )
+                .await
+            }
+            None => {
+                agent::run_continue(
+                    &mut messages,
+                    &config,
+                    &self.inner.queues,
+                    &mut sink,
+                    cancel,
+                )
+                .await
+            }
+        };
+        {
+            let mut st = self.state();
+            st.messages = messages;
+            st.streaming = false;
+            st.system_prompt_override = None;
+        }
+        self.flush_pending_bash();
+        added
+    }
+
+    /// Persistence and bookkeeping for one agent event (before subscribers see it).
+    fn on_agent_event(&self, event: &AgentEvent) {
+        match event {
+            AgentEvent::MessageStart {
+                message: AgentMessage::User(u),
+            } => {
+                let text = u.content.text();
+                let changed = {
+                    let mut st = self.state();
+                    st.overflow_recovery_attempted = false;
+                    if let Some(i) = st.queued_steering.iter().position(|t| *t == text) {
+                        st.queued_steering.remove(i);
+                        true
+                    } else if let Some(i) = st.queued_follow_up.iter().position(|t| *t == text) {
+                        st.queued_follow_up.remove(i);
+                        true
+                    } else {
+                        false
+                    }
+                };
+                if changed {
+                    self.emit_queue_update();
+                }
+            }
+            AgentEvent::MessageEnd { message } => {
+                let result = {
+                    let mut st = self.state();
+                    st.messages.push(message.clone());
+                    match message {
+                        AgentMessage::Custom(c) => st
+                            .session
+                            .append_custom_message_entry(
+                                &c.custom_type,
+                                c.content.clone(),
+                                c.display,
+                                c.details.clone(),
+                            )
+                            .map(|_| ()),
+                        AgentMessage::User(_)
+                        | AgentMessage::Assistant(_)
+                        | AgentMessage::ToolResult(_) => {
+                            st.session.append_message(message.clone()).map(|_| ())
+                        }
+                        _ => Ok(()),
+                    }
+                };
+                if let Err(e) = result {
+                    self.emit(SessionEvent::Notice {
+                        message: format!("The session file could not be updated: {e}"),
+                    });
+                }
+                if let AgentMessage::Assistant(a) = message
+                    && a.stop_reason != StopReason::Error
+                {
+                    self.state().overflow_recovery_attempted = false;
+                    self.end_retry_if_any(true, None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds `!cmd` results recorded while streaming, now that the run is over.
+    pub(crate) fn flush_pending_bash(&self) {
+        let mut st = self.state();
+        let pending = std::mem::take(&mut st.pending_bash);
+        for message in pending {
+            let message = AgentMessage::BashExecution(message);
+            st.messages.push(message.clone());
+            if let Err(e) = st.session.append_message(message) {
+                drop(st);
+                self.emit(SessionEvent::Notice {
+                    message: format!("The session file could not be updated: {e}"),
+                });
+                st = self.state();
+            }
+        }
+    }
+}

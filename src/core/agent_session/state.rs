@@ -1,0 +1,218 @@
+//! Read-side views of a session: the state snapshot RPC's `get_state` returns, statistics
+//! for `/session` and `get_session_stats`, context usage for the footer, and the system
+//! prompt rebuilt from the active tools and resources.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{AgentSession, State};
+use crate::ai::message::StopReason;
+use crate::ai::model::{Model, ThinkingLevel};
+use crate::compaction::estimate_context_tokens;
+use crate::core::system_prompt::{SystemPromptInput, build_system_prompt, today};
+use crate::messages::AgentMessage;
+use crate::session::entry::SessionEntry;
+
+/// A snapshot of what the session is doing (RPC `get_state`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStatus {
+    pub model: Option<Model>,
+    pub thinking_level: ThinkingLevel,
+    pub is_streaming: bool,
+    pub is_compacting: bool,
+    pub steering_mode: &'static str,
+    pub follow_up_mode: &'static str,
+    pub session_file: Option<String>,
+    pub session_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+    pub auto_compaction_enabled: bool,
+    pub message_count: usize,
+    pub pending_message_count: usize,
+}
+
+/// Token totals (RPC `get_session_stats`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenTotals {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total: u64,
+}
+
+/// How full the context window is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextUsage {
+    /// `None` right after a compaction, until the next answer reports usage.
+    pub tokens: Option<u64>,
+    pub context_window: u64,
+    pub percent: Option<f64>,
+}
+
+/// Message counts, tokens and cost of the session (RPC `get_session_stats`, `/session`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStats {
+    pub session_file: Option<String>,
+    pub session_id: String,
+    pub user_messages: usize,
+    pub assistant_messages: usize,
+    pub tool_calls: usize,
+    pub tool_results: usize,
+    pub total_messages: usize,
+    pub tokens: TokenTotals,
+    pub cost: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_usage: Option<ContextUsage>,
+}
+
+fn mode_str(mode: crate::agent::DeliveryMode) -> &'static str {
+    match mode {
+        crate::agent::DeliveryMode::OneAtATime => "one-at-a-time",
+        crate::agent::DeliveryMode::All => "all",
+    }
+}
+
+impl State {
+    /// Rebuilds the system prompt from tools and resources (after tools or resources change).
+    pub(crate) fn rebuild_system_prompt(&mut self, cwd: &Path) {
+        let date = today();
+        let tools: Vec<(&str, Option<&str>)> = self
+            .tools
+            .iter()
+            .map(|t| (t.name(), t.prompt_snippet()))
+            .collect();
+        let guidelines: Vec<&str> = self
+            .tools
+            .iter()
+            .flat_map(|t| t.prompt_guidelines().iter().copied())
+            .collect();
+        let append: Vec<&str> = self.resources.append.iter().map(String::as_str).collect();
+        let mut input = SystemPromptInput::new(cwd, &date);
+        input.custom_prompt = self.resources.custom_prompt.as_deref();
+        input.tools = tools;
+        input.extra_guidelines = guidelines;
+        input.append = append;
+        input.context_files = &self.resources.context_files;
+        input.skills_block = self.resources.skills_block.as_deref();
+        self.system_prompt = build_system_prompt(&input);
+    }
+
+    pub(crate) fn context_usage(&self) -> Option<ContextUsage> {
+        let window = self.model.as_ref()?.context_window;
+        if window == 0 {
+            return None;
+        }
+        // After a compaction the last usage describes the old, bigger context: only a
+        // successful answer after the compaction tells the real size.
+        let path = self.session.path(None);
+        if let Some(pos) = path
+            .iter()
+            .rposition(|e| matches!(e, SessionEntry::Compaction(_)))
+        {
+            let fresh = path[pos + 1..].iter().rev().find_map(|e| match e {
+                SessionEntry::Message(m) => match &m.message {
+                    AgentMessage::Assistant(a)
+                        if !matches!(a.stop_reason, StopReason::Aborted | StopReason::Error) =>
+                    {
+                        Some(a.usage.context_tokens() > 0)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            });
+            if fresh != Some(true) {
+                return Some(ContextUsage {
+                    tokens: None,
+                    context_window: window,
+                    percent: None,
+                });
+            }
+        }
+        let estimate = estimate_context_tokens(&self.messages);
+        Some(ContextUsage {
+            tokens: Some(estimate.tokens),
+            context_window: window,
+            percent: Some(estimate.tokens as f64 / window as f64 * 100.0),
+        })
+    }
+}
+
+impl AgentSession {
+    /// What the session is doing right now.
+    pub fn status(&self) -> SessionStatus {
+        let st = self.state();
+        SessionStatus {
+            model: st.model.clone(),
+            thinking_level: st.thinking,
+            is_streaming: st.streaming,
+            is_compacting: st.compacting,
+            steering_mode: mode_str(self.inner.queues.steering_mode()),
+            follow_up_mode: mode_str(self.inner.queues.follow_up_mode()),
+            session_file: st.session.session_file().map(|p| p.display().to_string()),
+            session_id: st.session.session_id().to_string(),
+            session_name: st.session.session_name().map(str::to_string),
+            auto_compaction_enabled: st.auto_compaction,
+            message_count: st.messages.len(),
+            pending_message_count: self.inner.queues.len(),
+        }
+    }
+
+    /// Counts, tokens and cost of the agent's current messages (pi's `getSessionStats`).
+    pub fn stats(&self) -> SessionStats {
+        let st = self.state();
+        let mut stats = SessionStats {
+            session_file: st.session.session_file().map(|p| p.display().to_string()),
+            session_id: st.session.session_id().to_string(),
+            user_messages: 0,
+            assistant_messages: 0,
+            tool_calls: 0,
+            tool_results: 0,
+            total_messages: st.messages.len(),
+            tokens: TokenTotals::default(),
+            cost: 0.0,
+            context_usage: st.context_usage(),
+        };
+        for message in &st.messages {
+            match message {
+                AgentMessage::User(_) => stats.user_messages += 1,
+                AgentMessage::ToolResult(_) => stats.tool_results += 1,
+                AgentMessage::Assistant(a) => {
+                    stats.assistant_messages += 1;
+                    stats.tool_calls += a.tool_calls().count();
+                    stats.tokens.input += a.usage.input;
+                    stats.tokens.output += a.usage.output;
+                    stats.tokens.cache_read += a.usage.cache_read;
+                    stats.tokens.cache_write += a.usage.cache_write;
+                    stats.cost += a.usage.cost.total;
+                }
+                _ => {}
+            }
+        }
+        let t = &mut stats.tokens;
+        t.total = t.input + t.output + t.cache_read + t.cache_write;
+        stats
+    }
+
+    /// How full the context window is (`None` without a model).
+    pub fn context_usage(&self) -> Option<ContextUsage> {
+        self.state().context_usage()
+    }
+
+    /// Text of the last assistant message, if any (RPC `get_last_assistant_text`, `/copy`).
+    pub fn last_assistant_text(&self) -> Option<String> {
+        let st = self.state();
+        st.messages.iter().rev().find_map(|m| match m {
+            AgentMessage::Assistant(a) if !a.stop_reason.is_failure() || !a.text().is_empty() => {
+                let text = a.text();
+                (!text.is_empty()).then_some(text)
+            }
+            _ => None,
+        })
+    }
+}
