@@ -1,5 +1,6 @@
-//! Helpers shared by integration tests (`mod support;`).
-#![allow(dead_code)]
+//! Helpers shared by integration tests (`mod support;`). Test code: panicking on a broken
+//! fixture is the right failure mode here.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod mock_llm;
 pub mod session;
