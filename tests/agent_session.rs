@@ -1,4 +1,5 @@
 //! `AgentSession` end to end against the loopback model server: real tools on a temp
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! project, the session file on disk, retries, compaction and tree navigation.
 
 mod support;
