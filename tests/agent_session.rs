@@ -1,6 +1,6 @@
 //! `AgentSession` end to end against the loopback model server: real tools on a temp
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! project, the session file on disk, retries, compaction and tree navigation.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
 mod support;
 
