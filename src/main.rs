@@ -1,13 +1,165 @@
 //! The `pi` binary: parse arguments, pick a mode, map errors to exit codes.
 
-fn main() {
-    let mut args = std::env::args().skip(1);
-    if let Some(arg) = args.next()
-        && (arg == "--version" || arg == "-v")
-    {
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use pi::cli::args::{self, Args, OutputMode};
+use pi::cli::files::{build_initial_message, process_file_args};
+use pi::cli::startup::{self, StartupError};
+use pi::core::paths::AgentPaths;
+use pi::core::settings::Settings;
+use pi::modes::print::{PrintOutput, PrintPrompt, run_print};
+
+/// pi's package-manager subcommands, which do not apply to pi-rs.
+const PACKAGE_COMMANDS: [&str; 6] = ["install", "remove", "uninstall", "update", "list", "config"];
+
+fn main() -> ExitCode {
+    let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
+    // `--version` answers before anything else is set up.
+    if argv.len() == 1 && (argv[0] == "--version" || argv[0] == "-v") {
         println!("{}", env!("CARGO_PKG_VERSION"));
-        return;
+        return ExitCode::SUCCESS;
     }
-    eprintln!("pi-rs {}: not ready yet", env!("CARGO_PKG_VERSION"));
-    std::process::exit(1);
+    let args = match args::parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            // clap prints help/version itself and exits with the right code.
+            e.exit();
+        }
+    };
+    if args.cli.version {
+        println!("{}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if let Some(first) = args.messages.first()
+        && PACKAGE_COMMANDS.contains(&first.as_str())
+        && args.messages.len() <= 3
+        && args.file_args.is_empty()
+        && !args.cli.print
+    {
+        eprintln!(
+            "pi-rs does not manage pi packages (npm extensions). Extensions for pi-rs are \
+executables in ~/.pi/agent/extensions/; see docs/extensions.md."
+        );
+        return ExitCode::from(1);
+    }
+    match run(args) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
+fn run(mut args: Args) -> Result<u8, StartupError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| StartupError(format!("cannot read the current directory: {e}")))?;
+    let paths = AgentPaths::from_env();
+
+    if let Some(search) = args.cli.list_models.clone() {
+        let registry = pi::ai::models::ModelRegistry::load(&paths.agent_dir);
+        if let Some(e) = registry.error() {
+            eprintln!("Warning: errors loading models.json:\n{e}");
+        }
+        print!(
+            "{}",
+            pi::cli::list_models::list_models(&registry, Some(&search))
+        );
+        return Ok(0);
+    }
+
+    let stdin = if args.mode != Some(OutputMode::Rpc) {
+        startup::read_piped_stdin()
+    } else {
+        None
+    };
+    let print_mode = match args.mode {
+        Some(OutputMode::Rpc) => {
+            return Err(StartupError(
+                "RPC mode is not available in this build yet".into(),
+            ));
+        }
+        Some(OutputMode::Json) => Some(PrintOutput::Json),
+        Some(OutputMode::Text) => Some(PrintOutput::Text),
+        None if args.cli.print || stdin.is_some() => Some(PrintOutput::Text),
+        None => None,
+    };
+    let Some(output) = print_mode else {
+        return Err(StartupError(
+            "the interactive terminal UI is not available in this build yet; use -p \"prompt\""
+                .into(),
+        ));
+    };
+
+    let settings = Settings::load(&paths.agent_dir, &cwd);
+    let session_dir = startup::session_dir_for(&args, &settings, &paths, &cwd);
+    let Some(manager) = startup::create_session_manager(&args, &cwd, &session_dir, &paths, None)?
+    else {
+        return Ok(0);
+    };
+    let files = process_file_args(&args.file_args, &cwd, settings.image_auto_resize())
+        .map_err(StartupError)?;
+    let mut messages = std::mem::take(&mut args.messages);
+    let initial = build_initial_message(stdin, &files, &mut messages);
+    let built = startup::build_session(&args, &cwd, paths, settings, manager)?;
+    for w in &built.warnings {
+        eprintln!("Warning: {w}");
+    }
+    let mut prompts = Vec::new();
+    if let Some(text) = initial {
+        prompts.push(PrintPrompt {
+            text,
+            images: files.images,
+        });
+    }
+    prompts.extend(messages.into_iter().map(|text| PrintPrompt {
+        text,
+        images: Vec::new(),
+    }));
+
+    let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
+    let session = built.session;
+    let code = rt.block_on(async move {
+        let watcher = session.clone();
+        tokio::spawn(async move { exit_on_signal(watcher).await });
+        run_print(session, output, prompts).await
+    });
+    pi::tools::shell::kill_all_running();
+    Ok(code as u8)
+}
+
+/// SIGINT / SIGTERM / SIGHUP: stop the agent, kill running commands (they live in their
+/// own process groups and would survive us) and exit with the conventional code.
+async fn exit_on_signal(session: pi::core::agent_session::AgentSession) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            return;
+        };
+        let code = tokio::select! {
+            _ = int.recv() => 130,
+            _ = term.recv() => 143,
+            _ = hup.recv() => 129,
+        };
+        session.abort();
+        pi::tools::shell::kill_all_running();
+        std::process::exit(code);
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = session;
+    }
 }

@@ -1,4 +1,7 @@
-//! The command line: flag definitions and parsing (`args`), `@file` arguments, and the
-//! small commands that run instead of a session (`--list-models`, `--export`).
+//! The command line: flag definitions and parsing (`args`), `@file` arguments and piped
+//! stdin (`files`), and startup from flags to a ready session (`startup`).
 
 pub mod args;
+pub mod files;
+pub mod list_models;
+pub mod startup;

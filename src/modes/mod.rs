@@ -2,3 +2,4 @@
 //! that touches the terminal, stdin or stdout.
 
 pub mod interactive;
+pub mod print;

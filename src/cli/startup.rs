@@ -1,0 +1,476 @@
+//! From command-line arguments to a ready `AgentSession`, following pi's startup order:
+//! settings, which session file (`--no-session`, `--fork`, `--session`, `--resume`,
+//! `--continue`, or a new one), which model (`--model`, the `--models` scope, the one the
+//! session last used, the saved default, the first with a key), the thinking level, the
+//! tools and the system prompt's resources.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use crate::ai::auth::ApiKey;
+use crate::ai::model::{Model, ThinkingLevel};
+use crate::ai::models::ModelRegistry;
+use crate::ai::models::resolve::{
+    ScopedModel, closest_matches, initial_model, resolve_cli_model, resolve_model_scope,
+};
+use crate::cli::args::Args;
+use crate::core::agent_session::{
+    AgentSession, AgentSessionOptions, DEFAULT_THINKING_LEVEL, PromptResources,
+};
+use crate::core::paths::{AgentPaths, expand_tilde};
+use crate::core::resources::{
+    discover_append_system_prompt_file, discover_system_prompt_file, load_context_files,
+    resolve_prompt_input,
+};
+use crate::core::settings::Settings;
+use crate::session::SessionManager;
+use crate::session::entry::SessionEntry;
+use crate::session::listing::{list, list_all};
+use crate::session::paths::default_session_dir;
+use crate::tools::{builtin_tool_names, default_tool_names};
+
+/// A fatal startup problem: printed as `Error: …` and the process exits with 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartupError(pub String);
+
+impl std::fmt::Display for StartupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What startup produced.
+pub struct Startup {
+    pub session: AgentSession,
+    /// Non-fatal problems to show before starting.
+    pub warnings: Vec<String>,
+}
+
+/// The session directory: `--session-dir`, `PI_CODING_AGENT_SESSION_DIR`, the `sessionDir`
+/// setting, else `<agent>/sessions/--<cwd>--`.
+pub fn session_dir_for(
+    args: &Args,
+    settings: &Settings,
+    paths: &AgentPaths,
+    cwd: &Path,
+) -> PathBuf {
+    if let Some(dir) = &args.cli.session_dir {
+        return expand_tilde(dir);
+    }
+    if let Ok(dir) = std::env::var("PI_CODING_AGENT_SESSION_DIR")
+        && !dir.is_empty()
+    {
+        return expand_tilde(&dir);
+    }
+    if let Some(dir) = settings.session_dir() {
+        return dir;
+    }
+    default_session_dir(&paths.sessions_root(), cwd)
+}
+
+/// Where `--session <arg>` / `--fork <arg>` points.
+enum SessionRef {
+    Path(PathBuf),
+    Local(PathBuf),
+    Global { path: PathBuf, cwd: String },
+}
+
+fn resolve_session_arg(
+    arg: &str,
+    session_dir: &Path,
+    paths: &AgentPaths,
+) -> Result<SessionRef, StartupError> {
+    if arg.contains('/') || arg.contains('\\') || arg.ends_with(".jsonl") {
+        return Ok(SessionRef::Path(expand_tilde(arg)));
+    }
+    if let Ok(local) = list(session_dir)
+        && let Some(s) = local.iter().find(|s| s.id.to_string().starts_with(arg))
+    {
+        return Ok(SessionRef::Local(s.path.clone()));
+    }
+    if let Ok(all) = list_all(&paths.sessions_root())
+        && let Some(s) = all.iter().find(|s| s.id.to_string().starts_with(arg))
+    {
+        return Ok(SessionRef::Global {
+            path: s.path.clone(),
+            cwd: s.cwd.clone(),
+        });
+    }
+    Err(StartupError(format!("No session found matching '{arg}'")))
+}
+
+fn confirm(question: &str) -> bool {
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim().to_lowercase().as_str(), "y" | "yes")
+}
+
+fn open_session(path: &Path, session_dir: &Path) -> Result<SessionManager, StartupError> {
+    SessionManager::open(path, Some(session_dir)).map_err(|e| StartupError(e.to_string()))
+}
+
+fn fork_session(
+    source: &Path,
+    cwd: &Path,
+    session_dir: &Path,
+) -> Result<SessionManager, StartupError> {
+    SessionManager::fork_from(source, cwd, session_dir).map_err(|e| StartupError(e.to_string()))
+}
+
+/// A plain-text session chooser for `--resume` when no terminal UI is available.
+fn pick_session_plain(session_dir: &Path) -> Result<Option<PathBuf>, StartupError> {
+    let sessions = list(session_dir).map_err(|e| StartupError(e.to_string()))?;
+    if sessions.is_empty() {
+        return Ok(None);
+    }
+    for (i, s) in sessions.iter().enumerate().take(30) {
+        let title = s.name.clone().unwrap_or_else(|| s.first_message.clone());
+        let title: String = title.chars().take(70).collect();
+        eprintln!("{:>3}. {title}  ({} messages)", i + 1, s.message_count);
+    }
+    eprint!("Session number (Enter to cancel): ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    Ok(line
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| sessions.get(n.wrapping_sub(1)))
+        .map(|s| s.path.clone()))
+}
+
+/// Picks the session manager from the flags. `picker` chooses for `--resume` (the TUI's
+/// picker in interactive mode); `Ok(None)` from it means the user cancelled.
+pub fn create_session_manager(
+    args: &Args,
+    cwd: &Path,
+    session_dir: &Path,
+    paths: &AgentPaths,
+    picker: Option<&dyn Fn(&Path) -> Result<Option<PathBuf>, StartupError>>,
+) -> Result<Option<SessionManager>, StartupError> {
+    let cli = &args.cli;
+    if cli.fork.is_some() {
+        let mut conflicting = Vec::new();
+        if cli.session.is_some() {
+            conflicting.push("--session");
+        }
+        if cli.continue_session {
+            conflicting.push("--continue");
+        }
+        if cli.resume {
+            conflicting.push("--resume");
+        }
+        if cli.no_session {
+            conflicting.push("--no-session");
+        }
+        if !conflicting.is_empty() {
+            return Err(StartupError(format!(
+                "--fork cannot be combined with {}",
+                conflicting.join(", ")
+            )));
+        }
+    }
+    if cli.no_session {
+        return Ok(Some(SessionManager::in_memory(cwd)));
+    }
+    if let Some(arg) = &cli.fork {
+        let source = match resolve_session_arg(arg, session_dir, paths)? {
+            SessionRef::Path(p) | SessionRef::Local(p) => p,
+            SessionRef::Global { path, .. } => path,
+        };
+        return fork_session(&source, cwd, session_dir).map(Some);
+    }
+    if let Some(arg) = &cli.session {
+        return match resolve_session_arg(arg, session_dir, paths)? {
+            SessionRef::Path(p) | SessionRef::Local(p) => open_session(&p, session_dir).map(Some),
+            SessionRef::Global { path, cwd: other } => {
+                eprintln!("Session found in different project: {other}");
+                if !confirm("Fork this session into current directory?") {
+                    eprintln!("Aborted.");
+                    return Ok(None);
+                }
+                fork_session(&path, cwd, session_dir).map(Some)
+            }
+        };
+    }
+    if cli.resume {
+        let chosen = match picker {
+            Some(p) => p(session_dir)?,
+            None => pick_session_plain(session_dir)?,
+        };
+        return match chosen {
+            Some(path) => open_session(&path, session_dir).map(Some),
+            None => {
+                println!("No session selected");
+                Ok(None)
+            }
+        };
+    }
+    if cli.continue_session {
+        return SessionManager::continue_recent(cwd, session_dir)
+            .map(Some)
+            .map_err(|e| StartupError(e.to_string()));
+    }
+    SessionManager::create(cwd, session_dir)
+        .map(Some)
+        .map_err(|e| StartupError(e.to_string()))
+}
+
+/// Model choice for a session.
+struct ModelChoice {
+    model: Option<Model>,
+    thinking: Option<ThinkingLevel>,
+}
+
+fn choose_model(
+    args: &Args,
+    registry: &ModelRegistry,
+    settings: &Settings,
+    scoped: &[ScopedModel],
+    session: &SessionManager,
+    has_existing: bool,
+    warnings: &mut Vec<String>,
+) -> Result<ModelChoice, StartupError> {
+    let cli = &args.cli;
+    if let Some(pattern) = &cli.model {
+        return match resolve_cli_model(cli.provider.as_deref(), pattern, registry.all()) {
+            Ok(found) => {
+                if let Some(w) = found.warning {
+                    warnings.push(w);
+                }
+                Ok(ModelChoice {
+                    model: Some(found.model),
+                    thinking: found.thinking,
+                })
+            }
+            Err(message) => {
+                let near = closest_matches(pattern, registry.all(), 5);
+                let hint = if near.is_empty() {
+                    String::new()
+                } else {
+                    format!("\nClosest matches: {}", near.join(", "))
+                };
+                Err(StartupError(format!(
+                    "{message}{hint}\nUse --list-models to see all models."
+                )))
+            }
+        };
+    }
+    if !scoped.is_empty() && !has_existing {
+        let saved = match (settings.default_provider(), settings.default_model()) {
+            (Some(p), Some(m)) => registry.find(p, m),
+            _ => None,
+        };
+        let pick = saved
+            .and_then(|s| {
+                scoped
+                    .iter()
+                    .find(|x| x.model.provider == s.provider && x.model.id == s.id)
+            })
+            .unwrap_or(&scoped[0]);
+        return Ok(ModelChoice {
+            model: Some(pick.model.clone()),
+            thinking: pick.thinking,
+        });
+    }
+    if has_existing {
+        let context = session.build_session_context();
+        if let Some(m) = context.model {
+            match registry.find(&m.provider, &m.model_id) {
+                Some(model) if registry.has_configured_auth(model) => {
+                    return Ok(ModelChoice {
+                        model: Some(model.clone()),
+                        thinking: None,
+                    });
+                }
+                _ => warnings.push(format!(
+                    "Could not restore model {}/{}",
+                    m.provider, m.model_id
+                )),
+            }
+        }
+    }
+    if let (Some(p), Some(m)) = (settings.default_provider(), settings.default_model())
+        && let Some(model) = registry.find(p, m)
+        && registry.has_configured_auth(model)
+    {
+        return Ok(ModelChoice {
+            model: Some(model.clone()),
+            thinking: None,
+        });
+    }
+    let available = registry.available();
+    Ok(ModelChoice {
+        model: initial_model(&available).cloned(),
+        thinking: None,
+    })
+}
+
+/// Builds the session for the given (already validated) arguments.
+pub fn build_session(
+    args: &Args,
+    cwd: &Path,
+    paths: AgentPaths,
+    settings: Settings,
+    session: SessionManager,
+) -> Result<Startup, StartupError> {
+    let mut warnings: Vec<String> = args.warnings.clone();
+    warnings.extend(settings.problems().iter().map(|p| p.to_string()));
+    let mut registry = ModelRegistry::load(&paths.agent_dir);
+    if let Some(e) = registry.error() {
+        warnings.push(e.to_string());
+    }
+    let mut session = session;
+
+    // Scoped models for Ctrl+P.
+    let patterns: Vec<String> = args
+        .model_patterns()
+        .unwrap_or_else(|| settings.enabled_models());
+    let scoped = if patterns.is_empty() {
+        Vec::new()
+    } else {
+        let pattern_refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+        let (scoped, scope_warnings) = resolve_model_scope(&pattern_refs, &registry.available());
+        warnings.extend(scope_warnings);
+        scoped
+    };
+
+    let context = session.build_session_context();
+    let has_existing = !context.messages.is_empty();
+    let has_thinking_entry = session
+        .path(None)
+        .iter()
+        .any(|e| matches!(e, SessionEntry::ThinkingLevelChange(_)));
+    let choice = choose_model(
+        args,
+        &registry,
+        &settings,
+        &scoped,
+        &session,
+        has_existing,
+        &mut warnings,
+    )?;
+    let model = choice.model;
+
+    if let Some(key) = &args.cli.api_key {
+        let Some(m) = &model else {
+            return Err(StartupError(
+                "--api-key needs a model: use --model or --provider to choose one".into(),
+            ));
+        };
+        registry.set_runtime_api_key(&m.provider, ApiKey::new(key.clone()));
+    }
+
+    let thinking = args
+        .thinking
+        .or(choice.thinking)
+        .or_else(|| {
+            (has_existing && has_thinking_entry)
+                .then(|| ThinkingLevel::parse(&context.thinking_level))
+                .flatten()
+        })
+        .or(settings.default_thinking_level())
+        .unwrap_or(DEFAULT_THINKING_LEVEL);
+    let thinking = match &model {
+        Some(m) => m.clamp_thinking(thinking),
+        None => ThinkingLevel::Off,
+    };
+
+    // pi records the starting model and level in a new session (and the level in an old
+    // one that has none).
+    if session.read_only_reason().is_none() {
+        if !has_existing {
+            if let Some(m) = &model {
+                let _ = session.append_model_change(&m.provider, &m.id);
+            }
+            let _ = session.append_thinking_level_change(thinking.as_str());
+        } else if !has_thinking_entry {
+            let _ = session.append_thinking_level_change(thinking.as_str());
+        }
+    }
+
+    // Tools.
+    let mut tool_names: Vec<String> = if args.cli.no_tools || args.cli.no_builtin_tools {
+        Vec::new()
+    } else {
+        default_tool_names().iter().map(|s| s.to_string()).collect()
+    };
+    if let Some(list) = args.tool_names() {
+        tool_names = Vec::new();
+        for name in list {
+            if builtin_tool_names().contains(&name.as_str()) {
+                tool_names.push(name);
+            } else {
+                warnings.push(format!(
+                    "Unknown tool \"{name}\" ignored. Built-in tools: {}",
+                    builtin_tool_names().join(", ")
+                ));
+            }
+        }
+    }
+
+    // System prompt resources.
+    let mut resource_warnings = Vec::new();
+    let context_files = if args.cli.no_context_files {
+        Vec::new()
+    } else {
+        load_context_files(cwd, &paths.agent_dir, &mut resource_warnings)
+    };
+    let custom_prompt = match &args.cli.system_prompt {
+        Some(p) => Some(resolve_prompt_input(p, &mut resource_warnings)),
+        None => discover_system_prompt_file(cwd, &paths.agent_dir)
+            .and_then(|f| std::fs::read_to_string(f).ok()),
+    };
+    let append: Vec<String> = if args.cli.append_system_prompt.is_empty() {
+        discover_append_system_prompt_file(cwd, &paths.agent_dir)
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .into_iter()
+            .collect()
+    } else {
+        args.cli
+            .append_system_prompt
+            .iter()
+            .map(|a| resolve_prompt_input(a, &mut resource_warnings))
+            .collect()
+    };
+    warnings.extend(resource_warnings);
+
+    let session = AgentSession::new(AgentSessionOptions {
+        cwd: cwd.to_path_buf(),
+        paths,
+        settings,
+        registry,
+        session,
+        model,
+        thinking,
+        scoped_models: scoped,
+        tool_names,
+        extra_tools: Vec::new(),
+        resources: PromptResources {
+            custom_prompt,
+            append,
+            context_files,
+            skills_block: None,
+        },
+        hooks: None,
+    });
+    Ok(Startup { session, warnings })
+}
+
+/// Reads piped stdin (when stdin is not a terminal), trimmed; `None` when empty.
+pub fn read_piped_stdin() -> Option<String> {
+    use std::io::{IsTerminal, Read};
+    let mut stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return None;
+    }
+    let mut text = String::new();
+    stdin.read_to_string(&mut text).ok()?;
+    let trimmed = text.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
