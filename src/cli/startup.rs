@@ -144,6 +144,9 @@ fn pick_session_plain(session_dir: &Path) -> Result<Option<PathBuf>, StartupErro
         .map(|s| s.path.clone()))
 }
 
+/// Chooses a session file for `--resume` (`Ok(None)`: cancelled).
+pub type SessionPicker = dyn Fn(&Path) -> Result<Option<PathBuf>, StartupError>;
+
 /// Picks the session manager from the flags. `picker` chooses for `--resume` (the TUI's
 /// picker in interactive mode); `Ok(None)` from it means the user cancelled.
 pub fn create_session_manager(
@@ -151,7 +154,7 @@ pub fn create_session_manager(
     cwd: &Path,
     session_dir: &Path,
     paths: &AgentPaths,
-    picker: Option<&dyn Fn(&Path) -> Result<Option<PathBuf>, StartupError>>,
+    picker: Option<&SessionPicker>,
 ) -> Result<Option<SessionManager>, StartupError> {
     let cli = &args.cli;
     if cli.fork.is_some() {
