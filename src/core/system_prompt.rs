@@ -120,22 +120,6 @@ fn default_instructions(input: &SystemPromptInput<'_>, has: &dyn Fn(&str) -> boo
             "Prefer the grep, find and ls tools to bash for exploring files: they are faster and respect .gitignore",
         );
     }
-    if has("read") {
-        add(
-            "Read a file with the read tool before changing it; do not use cat or sed to view files",
-        );
-    }
-    if has("edit") {
-        add(
-            "Make targeted changes with edit; each edits[].oldText must match the file exactly and be unique",
-        );
-        add(
-            "Put several changes to one file into a single edit call with multiple edits[] entries; they are all matched against the original file, so they must not overlap",
-        );
-    }
-    if has("write") {
-        add("Use write for new files or when replacing a file entirely");
-    }
     for g in &input.extra_guidelines {
         add(g);
     }
