@@ -7,5 +7,6 @@
 
 pub mod ai;
 pub mod messages;
+pub mod modes;
 pub mod session;
 pub mod tools;

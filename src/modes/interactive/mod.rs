@@ -1,0 +1,10 @@
+//! The interactive terminal UI (pi's TUI), built from pure, snapshot-tested pieces.
+//!
+//! Everything here renders to ratatui [`Line`](ratatui::text::Line)s for a given width
+//! and never touches the terminal: themes, width-safe text, markdown, syntax
+//! highlighting, edit diffs, the prompt editor, autocomplete, keybindings and the chat
+//! components. The event loop that owns the terminal and the session is built on top
+//! of these and lives elsewhere.
+
+pub mod text;
+pub mod theme;
