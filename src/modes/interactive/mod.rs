@@ -6,5 +6,10 @@
 //! components. The event loop that owns the terminal and the session is built on top
 //! of these and lives elsewhere.
 
+pub mod highlight;
+pub mod markdown;
 pub mod text;
 pub mod theme;
+
+#[cfg(test)]
+mod test_support;
