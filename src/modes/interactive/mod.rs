@@ -6,7 +6,9 @@
 //! components. The event loop that owns the terminal and the session is built on top
 //! of these and lives elsewhere.
 
+pub mod autocomplete;
 pub mod diff;
+pub mod fuzzy;
 pub mod highlight;
 pub mod keys;
 pub mod markdown;
