@@ -93,7 +93,11 @@ fn swap_letters_and_digits(query: &[char]) -> Option<Vec<char>> {
 
 /// Items whose text matches every space-separated token of `query`, best first (ties
 /// keep their input order). An empty query keeps everything in order.
-pub fn fuzzy_filter<'a, T>(items: &'a [T], query: &str, text: impl Fn(&T) -> &str) -> Vec<&'a T> {
+pub fn fuzzy_filter<'a, T>(
+    items: &'a [T],
+    query: &str,
+    text: impl Fn(&'a T) -> &'a str,
+) -> Vec<&'a T> {
     let tokens: Vec<&str> = query.split_whitespace().collect();
     if tokens.is_empty() {
         return items.iter().collect();

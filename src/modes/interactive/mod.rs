@@ -7,7 +7,9 @@
 //! of these and lives elsewhere.
 
 pub mod autocomplete;
+pub mod components;
 pub mod diff;
+pub mod editor;
 pub mod fuzzy;
 pub mod highlight;
 pub mod keys;

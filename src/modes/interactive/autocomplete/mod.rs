@@ -90,7 +90,7 @@ pub trait AutocompleteProvider: Send + Sync {
             .map(|l| &l[..col.min(l.len())])
             .unwrap_or("");
         let trimmed = before.trim();
-        !(trimmed.starts_with('/') && !trimmed.contains(' '))
+        !trimmed.starts_with('/') || trimmed.contains(' ')
     }
 }
 

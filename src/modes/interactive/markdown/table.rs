@@ -113,8 +113,8 @@ impl Table {
                 min_word[i] = min_word[i].max(longest_word(cell));
             }
         }
-        for i in 0..n {
-            natural[i] = natural[i].max(1);
+        for w in &mut natural {
+            *w = (*w).max(1);
         }
         let mut mins = min_word.clone();
         if mins.iter().sum::<usize>() > available {
@@ -126,7 +126,7 @@ impl Table {
             mins = weights
                 .iter()
                 .zip(glyphs)
-                .map(|(w, g)| g + if total > 0 { w * spare / total } else { 0 })
+                .map(|(w, g)| g + (w * spare).checked_div(total).unwrap_or(0))
                 .collect();
             distribute(&mut mins, available, &vec![usize::MAX; n]);
         }
@@ -144,13 +144,7 @@ impl Table {
         let mut widths: Vec<usize> = mins
             .iter()
             .zip(&wants)
-            .map(|(m, w)| {
-                m + if total_want > 0 {
-                    w * extra / total_want
-                } else {
-                    0
-                }
-            })
+            .map(|(m, w)| m + (w * extra).checked_div(total_want).unwrap_or(0))
             .collect();
         distribute(&mut widths, available, &natural);
         widths

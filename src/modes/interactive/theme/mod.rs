@@ -331,12 +331,12 @@ pub fn discover_themes(dir: &Path) -> Result<Vec<ThemeFile>, ThemeError> {
     Ok(found)
 }
 
+/// A theme file and what loading it gave.
+pub type LoadedThemeFile = (ThemeFile, Result<Theme, ThemeError>);
+
 /// Loads every custom theme of a directory. Each file gets its own result so one bad
 /// file does not hide the others.
-pub fn load_custom_themes(
-    dir: &Path,
-    mode: ColorMode,
-) -> Result<Vec<(ThemeFile, Result<Theme, ThemeError>)>, ThemeError> {
+pub fn load_custom_themes(dir: &Path, mode: ColorMode) -> Result<Vec<LoadedThemeFile>, ThemeError> {
     Ok(discover_themes(dir)?
         .into_iter()
         .map(|file| {
