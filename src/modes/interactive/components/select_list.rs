@@ -352,8 +352,6 @@ mod tests {
             Some("item-11")
         );
         list.set_prefix_filter("zzz");
-        insta::assert_snapshot!(plain(&list.render(40, &theme()), 40), @r"
-          No matching commands
-        ");
+        insta::assert_snapshot!(plain(&list.render(40, &theme()), 40), @"  No matching commands");
     }
 }
