@@ -475,6 +475,13 @@ pub enum KeybindingsError {
 pub struct Keybindings {
     keys: BTreeMap<Action, Vec<KeySpec>>,
     user: BTreeMap<Action, Vec<KeySpec>>,
+    generation: u64,
+}
+
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Default for Keybindings {
@@ -508,6 +515,7 @@ impl Keybindings {
         Keybindings {
             keys,
             user: BTreeMap::new(),
+            generation: next_generation(),
         }
     }
 
@@ -584,6 +592,12 @@ impl Keybindings {
             bindings.keys.insert(action, specs);
         }
         Ok(LoadedKeybindings { bindings, issues })
+    }
+
+    /// Changes whenever bindings are built or loaded; renderers key caches on it
+    /// because hints show the user's keys.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The keys bound to an action (possibly none).
