@@ -8,8 +8,14 @@
 //! generated) costs only the new lines per update instead of the whole file. Input is
 //! expected to be sanitised already (see [`super::text::sanitize`]). Huge inputs (over
 //! [`MAX_BYTES`] or [`MAX_LINES`]) are not highlighted at all.
+//!
+//! syntect's pure-Rust regex engine needs roughly 50–150 µs per line, far more than the
+//! rest of rendering, so results are also kept in a process-wide cache keyed by
+//! (language, code): re-rendering after a resize or theme change does not parse again.
 
-use std::sync::LazyLock;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -284,19 +290,64 @@ fn too_big(code: &str) -> bool {
     code.len() > MAX_BYTES || code.bytes().filter(|b| *b == b'\n').count() >= MAX_LINES
 }
 
+/// Lines of classified code the cache holds at most (older entries are dropped first).
+const CACHE_MAX_LINES: usize = 100_000;
+
+#[derive(Default)]
+struct ClassCache {
+    map: HashMap<u64, Arc<Vec<ClassifiedLine>>>,
+    order: VecDeque<(u64, usize)>,
+    lines: usize,
+}
+
+static CACHE: LazyLock<Mutex<ClassCache>> = LazyLock::new(|| Mutex::new(ClassCache::default()));
+
+fn cache_key(code: &str, lang: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    lang.hash(&mut h);
+    code.hash(&mut h);
+    h.finish()
+}
+
+/// Empties the highlight cache (benchmarks use it to measure cold rendering).
+pub fn clear_cache() {
+    if let Ok(mut cache) = CACHE.lock() {
+        *cache = ClassCache::default();
+    }
+}
+
 /// Classifies every line of `code` (split on `\n`), or `None` when the language is
-/// unknown or the input is over the size caps.
-pub fn classify(code: &str, lang: &str) -> Option<Vec<ClassifiedLine>> {
+/// unknown or the input is over the size caps. Results are cached.
+pub fn classify(code: &str, lang: &str) -> Option<Arc<Vec<ClassifiedLine>>> {
     if too_big(code) {
         return None;
     }
     let syntax = find_syntax(lang)?;
+    let key = cache_key(code, lang);
+    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.map.get(&key).cloned()) {
+        return Some(hit);
+    }
     let mut state = LineState::new(syntax);
-    Some(
+    let lines: Arc<Vec<ClassifiedLine>> = Arc::new(
         code.split('\n')
             .map(|line| state.classify_line(line))
             .collect(),
-    )
+    );
+    if let Ok(mut cache) = CACHE.lock() {
+        let n = lines.len();
+        while cache.lines + n > CACHE_MAX_LINES {
+            let Some((old, old_n)) = cache.order.pop_front() else {
+                break;
+            };
+            cache.map.remove(&old);
+            cache.lines -= old_n;
+        }
+        if cache.map.insert(key, Arc::clone(&lines)).is_none() {
+            cache.order.push_back((key, n));
+            cache.lines += n;
+        }
+    }
+    Some(lines)
 }
 
 /// Parser and highlighter state between lines.
@@ -441,6 +492,7 @@ mod tests {
     #[test]
     fn rust_code_gets_keyword_function_string_and_comment_classes() {
         let lines = classify("fn main() {\n    let s = \"hi\"; // note\n}", "rust").unwrap();
+        let lines = lines.as_slice();
         use SyntaxClass::*;
         assert_eq!(
             classes(&lines[0]),
@@ -503,8 +555,11 @@ mod tests {
                 last = inc.update(&full[..end], "python");
             }
         }
-        assert_eq!(last, classify(full, "python"));
+        assert_eq!(last, classify(full, "python").map(|c| c.to_vec()));
         // A rewrite (not an append) starts over.
-        assert_eq!(inc.update("x = 2", "python"), classify("x = 2", "python"));
+        assert_eq!(
+            inc.update("x = 2", "python"),
+            classify("x = 2", "python").map(|c| c.to_vec())
+        );
     }
 }

@@ -137,10 +137,24 @@ pub fn render_markdown(
     MarkdownCache::default().render(text, width, theme, style)
 }
 
-/// Per-block render cache for one markdown text that may change (grow) over time.
+/// What the previous render produced.
+struct LastRender {
+    params: (usize, u64, MarkdownStyle),
+    /// Per top-level block: its start offset, its cache key, and where its lines
+    /// (including the blank line before it) begin in `out`.
+    blocks: Vec<(usize, u64, usize)>,
+    out: Vec<Line<'static>>,
+}
+
+/// Render cache for one markdown text that may change (grow) over time: lines per
+/// top-level block, plus the previous output. The whole text is parsed each time (so
+/// a change anywhere is seen exactly), but blocks whose source is unchanged are not
+/// rendered again, and the output up to the first changed block is kept as it is.
+/// For a streaming reply that means only the last block is redone.
 #[derive(Default)]
 pub struct MarkdownCache {
     blocks: HashMap<u64, Arc<Vec<Line<'static>>>>,
+    last: Option<LastRender>,
 }
 
 impl MarkdownCache {
@@ -157,16 +171,56 @@ impl MarkdownCache {
         let text = clean.as_ref();
         if text.trim().is_empty() {
             self.blocks.clear();
+            self.last = None;
             return Vec::new();
         }
+        let params = (width, theme.generation(), *style);
         let blocks = split_blocks(text);
+        let keys: Vec<(usize, u64)> = blocks
+            .iter()
+            .map(|b| {
+                (
+                    b.range.start,
+                    block_key(&text[b.range.clone()], width, theme, style),
+                )
+            })
+            .collect();
+        // Keep the previous output up to the first block that changed.
+        let mut last = match self.last.take() {
+            Some(last) if last.params == params => last,
+            _ => LastRender {
+                params,
+                blocks: Vec::new(),
+                out: Vec::new(),
+            },
+        };
+        let same = last
+            .blocks
+            .iter()
+            .zip(&keys)
+            .take_while(|((start, key, _), (new_start, new_key))| {
+                start == new_start && key == new_key
+            })
+            .count();
+        let keep_lines = last
+            .blocks
+            .get(same)
+            .map_or(last.out.len(), |(_, _, out_start)| *out_start);
+        last.out.truncate(keep_lines);
+        last.blocks.truncate(same);
+
         let mut used: HashMap<u64, Arc<Vec<Line<'static>>>> = HashMap::with_capacity(blocks.len());
-        let mut out = Vec::new();
-        for (i, block) in blocks.iter().enumerate() {
-            if i > 0 && spaced(text, &blocks[i - 1], block) {
-                out.push(Line::default());
+        for (_, key) in &keys[..same] {
+            if let Some(lines) = self.blocks.get(key) {
+                used.insert(*key, Arc::clone(lines));
             }
-            let key = block_key(&text[block.range.clone()], width, theme, style);
+        }
+        for (i, block) in blocks.iter().enumerate().skip(same) {
+            let (start, key) = keys[i];
+            last.blocks.push((start, key, last.out.len()));
+            if i > 0 && spaced(text, &blocks[i - 1], block) {
+                last.out.push(Line::default());
+            }
             let lines = match self.blocks.get(&key).or_else(|| used.get(&key)) {
                 Some(lines) => Arc::clone(lines),
                 None => Arc::new(
@@ -174,10 +228,12 @@ impl MarkdownCache {
                         .render(&block.events),
                 ),
             };
-            out.extend(lines.iter().cloned());
+            last.out.extend(lines.iter().cloned());
             used.insert(key, lines);
         }
         self.blocks = used;
+        let out = last.out.clone();
+        self.last = Some(last);
         out
     }
 

@@ -270,3 +270,18 @@ fn cjk_table_fills_a_terminal_buffer_exactly() {
     |└──────┴───────────┘|
     ");
 }
+
+proptest! {
+    #[test]
+    fn streaming_in_pieces_renders_like_one_pass(text in markdownish(), cuts in prop::collection::vec(0usize..400, 0..6), width in 10usize..100) {
+        let t = theme();
+        let style = MarkdownStyle::default();
+        let mut cache = MarkdownCache::default();
+        let mut points: Vec<usize> = cuts.into_iter().map(|c| c.min(text.len())).filter(|c| text.is_char_boundary(*c)).collect();
+        points.sort();
+        for p in points {
+            cache.render(&text[..p], width, &t, &style);
+        }
+        prop_assert_eq!(cache.render(&text, width, &t, &style), render_markdown(&text, width, &t, &style));
+    }
+}

@@ -168,21 +168,53 @@ fn preview(
     let remaining = lines.len() - limit;
     let total = lines.len();
     lines.truncate(limit);
+    lines.push(more_lines(ui, remaining, total, with_total));
+    lines
+}
+
+fn more_lines(ui: &Ui<'_>, remaining: usize, total: usize, with_total: bool) -> Vec<Span<'static>> {
     let lead = if with_total {
         format!("... ({remaining} more lines, {total} total,")
     } else {
         format!("... ({remaining} more lines,")
     };
-    lines.push(expand_hint(ui, lead));
-    lines
+    expand_hint(ui, lead)
 }
 
-fn code_lines(text: &str, path: Option<&str>, ui: &Ui<'_>) -> Logical {
+/// A code preview: only the lines that will be shown are highlighted (highlighting
+/// costs far more than anything else), then the "N more lines" hint.
+fn code_preview(
+    text: &str,
+    path: Option<&str>,
+    limit: usize,
+    expanded: bool,
+    ui: &Ui<'_>,
+    with_total: bool,
+) -> Logical {
     let fallback = ui.fg(ThemeToken::ToolOutput);
-    match path.and_then(language_for_path) {
-        Some(lang) => lines_to_logical(highlight::highlight(text, Some(lang), ui.theme, fallback)),
-        None => plain_lines(text, fallback),
+    let mut raw: Vec<&str> = text.split('\n').collect();
+    while raw.last().is_some_and(|l| l.is_empty()) {
+        raw.pop();
     }
+    let total = raw.len();
+    let shown = if expanded { total } else { total.min(limit) };
+    if shown == 0 {
+        return Vec::new();
+    }
+    let visible = raw[..shown].join("\n");
+    let mut lines = match path.and_then(language_for_path) {
+        Some(lang) => lines_to_logical(highlight::highlight(
+            &visible,
+            Some(lang),
+            ui.theme,
+            fallback,
+        )),
+        None => plain_lines(&visible, fallback),
+    };
+    if shown < total {
+        lines.push(more_lines(ui, total - shown, total, with_total));
+    }
+    lines
 }
 
 fn read(state: &ToolExecutionState, ui: &Ui<'_>) -> Logical {
@@ -239,8 +271,9 @@ fn read(state: &ToolExecutionState, ui: &Ui<'_>) -> Logical {
         let path = state.str_arg(&["file_path", "path"]).ok().flatten();
         let text = result.text();
         out.push(Vec::new());
-        out.extend(preview(
-            code_lines(&text, path, ui),
+        out.extend(code_preview(
+            &text,
+            path,
             READ_PREVIEW_LINES,
             state.expanded,
             ui,
@@ -290,27 +323,29 @@ fn write(state: &ToolExecutionState, ui: &Ui<'_>) -> Logical {
         }
         Ok(Some(content)) if !content.is_empty() => {
             let clean = sanitize(content);
-            let lines = match path.and_then(language_for_path) {
-                Some(lang) => {
-                    // The file may still be streaming in: only new lines get highlighted.
+            out.push(Vec::new());
+            match path.and_then(language_for_path) {
+                // Expanded while the file may still be streaming in: only new lines get
+                // highlighted on each update.
+                Some(lang) if state.expanded => {
                     let classified = state.highlight.borrow_mut().update(&clean, lang);
-                    match classified {
+                    let lines = match classified {
                         Some(c) => {
                             lines_to_logical(highlight::to_lines(&c, ui.theme, Default::default()))
                         }
                         None => plain_lines(&clean, ui.fg(ThemeToken::ToolOutput)),
-                    }
+                    };
+                    out.extend(preview(lines, WRITE_PREVIEW_LINES, true, ui, true));
                 }
-                None => plain_lines(&clean, ui.fg(ThemeToken::ToolOutput)),
-            };
-            out.push(Vec::new());
-            out.extend(preview(
-                lines,
-                WRITE_PREVIEW_LINES,
-                state.expanded,
-                ui,
-                true,
-            ));
+                _ => out.extend(code_preview(
+                    &clean,
+                    path,
+                    WRITE_PREVIEW_LINES,
+                    state.expanded,
+                    ui,
+                    true,
+                )),
+            }
         }
         Ok(_) => {}
     }
