@@ -147,7 +147,14 @@ fn markdown(c: &mut Criterion) {
     let style = MarkdownStyle::default();
     let text = long_markdown();
     let mut group = c.benchmark_group("markdown_2000_lines");
-    group.bench_function("uncached", |b| {
+    group.bench_function("uncached_cold_highlight", |b| {
+        b.iter_batched(
+            highlight::clear_cache,
+            |()| black_box(render_markdown(&text, WIDTH, &theme, &style)),
+            BatchSize::PerIteration,
+        )
+    });
+    group.bench_function("uncached_warm_highlight", |b| {
         b.iter(|| black_box(render_markdown(&text, WIDTH, &theme, &style)))
     });
     let mut cache = MarkdownCache::default();
