@@ -291,6 +291,19 @@ impl Theme {
     }
 }
 
+/// The built-in theme to start with when the user chose none: `light` when the
+/// terminal says (through `COLORFGBG`, e.g. `0;15`) that its background is a light
+/// colour, `dark` otherwise. pi makes the same guess.
+pub fn default_theme_name(env: impl Fn(&str) -> Option<String>) -> &'static str {
+    let background = env("COLORFGBG")
+        .and_then(|v| v.split(';').nth(1).map(str::to_string))
+        .and_then(|bg| bg.trim().parse::<u8>().ok());
+    match background {
+        Some(bg) if bg >= 8 => "light",
+        _ => "dark",
+    }
+}
+
 /// A custom theme found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThemeFile {

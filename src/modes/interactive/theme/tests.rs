@@ -194,3 +194,20 @@ fn missing_themes_directory_is_empty() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(discover_themes(&dir.path().join("themes")).unwrap(), vec![]);
 }
+
+#[test]
+fn default_theme_follows_colorfgbg() {
+    let env = |v: Option<&'static str>| {
+        move |k: &str| {
+            if k == "COLORFGBG" {
+                v.map(str::to_string)
+            } else {
+                None
+            }
+        }
+    };
+    assert_eq!(default_theme_name(env(Some("15;0"))), "dark");
+    assert_eq!(default_theme_name(env(Some("0;15"))), "light");
+    assert_eq!(default_theme_name(env(Some("0;default;15"))), "dark");
+    assert_eq!(default_theme_name(env(None)), "dark");
+}
