@@ -1,5 +1,25 @@
-//! The interactive terminal UI.
+//! The interactive terminal UI (pi's TUI).
+//!
+//! Most of it is pure, snapshot-tested pieces that render to ratatui
+//! [`Line`](ratatui::text::Line)s for a given width and never touch the terminal: themes,
+//! width-safe text, markdown, syntax highlighting, edit diffs, the prompt editor,
+//! autocomplete, keybindings and the chat components. `terminal` (modes, restore) and
+//! `renderer` (inline frames: history into scrollback, a redrawn live region) are the only
+//! parts that write to the terminal; the app ties them to an `AgentSession`.
 
 pub mod ansi;
+pub mod autocomplete;
+pub mod components;
+pub mod diff;
+pub mod editor;
+pub mod fuzzy;
+pub mod highlight;
+pub mod keys;
+pub mod markdown;
 pub mod renderer;
 pub mod terminal;
+pub mod text;
+pub mod theme;
+
+#[cfg(test)]
+mod test_support;

@@ -1,0 +1,395 @@
+//! Pure renderers for everything the chat screen shows. Each takes plain data (messages
+//! from [`crate::messages`], tool call state, footer numbers) and returns lines for a
+//! width; none of them knows about sessions, agents or the terminal.
+//!
+//! Components render through a [`Ui`]: the theme plus what hints need (the user's key
+//! for "ctrl+o to expand", the home directory shown as `~`). [`Cached`] keeps a
+//! component's lines until its data, the width, the theme or the keybindings change, so
+//! redrawing a long transcript does not re-render every message.
+
+pub mod assistant_message;
+pub mod bash_execution;
+pub mod custom_message;
+pub mod footer;
+pub mod header;
+pub mod select_list;
+pub mod status;
+pub mod summaries;
+pub mod tool_execution;
+pub mod transcript;
+pub mod user_message;
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::keys::{Action, Keybindings};
+use super::text::{WrapOptions, pad_line, patch_lines, wrap_spans};
+use super::theme::{Theme, ThemeToken};
+
+/// What every component renders with.
+#[derive(Clone, Copy)]
+pub struct Ui<'a> {
+    pub theme: &'a Theme,
+    pub keys: &'a Keybindings,
+    /// Shown as `~` at the start of paths.
+    pub home: Option<&'a str>,
+}
+
+impl<'a> Ui<'a> {
+    pub fn new(theme: &'a Theme, keys: &'a Keybindings) -> Self {
+        Ui {
+            theme,
+            keys,
+            home: None,
+        }
+    }
+
+    pub fn with_home(mut self, home: Option<&'a str>) -> Self {
+        self.home = home;
+        self
+    }
+
+    pub fn fg(&self, token: ThemeToken) -> Style {
+        self.theme.fg(token)
+    }
+
+    /// The user's key(s) for an action, as hints show them (`ctrl+o`).
+    pub fn key(&self, action: Action) -> String {
+        self.keys.key_text(action)
+    }
+
+    /// `path` with the home directory replaced by `~`.
+    pub fn short_path(&self, path: &str) -> String {
+        match self.home {
+            Some(home) if !home.is_empty() && path.starts_with(home) => {
+                let rest = &path[home.len()..];
+                if rest.is_empty() || rest.starts_with('/') {
+                    format!("~{rest}")
+                } else {
+                    path.to_string()
+                }
+            }
+            _ => path.to_string(),
+        }
+    }
+
+    /// A hint like `ctrl+o to expand`: the key dim, the words muted.
+    pub fn key_hint(&self, action: Action, what: &str) -> Vec<Span<'static>> {
+        vec![
+            Span::styled(self.key(action), self.fg(ThemeToken::Dim)),
+            Span::styled(format!(" {what}"), self.fg(ThemeToken::Muted)),
+        ]
+    }
+
+    fn cache_key(&self, width: usize) -> (usize, u64, u64, Option<String>) {
+        (
+            width,
+            self.theme.generation(),
+            self.keys.generation(),
+            self.home.map(str::to_string),
+        )
+    }
+}
+
+/// Something that draws itself into lines of a given width.
+pub trait Component {
+    /// Lines of at most `width` columns.
+    fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>>;
+}
+
+type CacheEntry = ((usize, u64, u64, Option<String>), Arc<[Line<'static>]>);
+
+/// A component with its last rendering remembered. Change it through
+/// [`Cached::update`] so the cache knows.
+pub struct Cached<C> {
+    inner: C,
+    cache: RefCell<Option<CacheEntry>>,
+}
+
+impl<C: Component> Cached<C> {
+    pub fn new(inner: C) -> Self {
+        Cached {
+            inner,
+            cache: RefCell::new(None),
+        }
+    }
+
+    pub fn get(&self) -> &C {
+        &self.inner
+    }
+
+    /// Changes the component and drops its cached lines.
+    pub fn update(&mut self, f: impl FnOnce(&mut C)) {
+        f(&mut self.inner);
+        self.cache.get_mut().take();
+    }
+
+    /// The component's lines, rendered only when something changed.
+    pub fn lines(&self, width: usize, ui: &Ui<'_>) -> Arc<[Line<'static>]> {
+        let key = ui.cache_key(width);
+        if let Some((cached_key, lines)) = self.cache.borrow().as_ref()
+            && *cached_key == key
+        {
+            return Arc::clone(lines);
+        }
+        let lines: Arc<[Line<'static>]> = self.inner.render(width, ui).into();
+        *self.cache.borrow_mut() = Some((key, Arc::clone(&lines)));
+        lines
+    }
+}
+
+/// Lines of text wrapped inside `pad_x` columns of margin on each side (pi's `Text`).
+/// Each entry of `logical` is one line before wrapping.
+pub fn text_block(
+    logical: Vec<Vec<Span<'static>>>,
+    width: usize,
+    pad_x: usize,
+) -> Vec<Line<'static>> {
+    let pad_x = pad_x.min(width.saturating_sub(1) / 2);
+    let inner = width.saturating_sub(2 * pad_x).max(1);
+    let margin = Span::raw(" ".repeat(pad_x));
+    let opts = WrapOptions::prefixed(if pad_x > 0 { vec![margin] } else { vec![] });
+    logical
+        .iter()
+        .flat_map(|spans| wrap_spans(spans, inner + pad_x, &opts))
+        .collect()
+}
+
+/// Plain text (with `\n`) in one style, wrapped with a margin.
+pub fn styled_text(text: &str, style: Style, width: usize, pad_x: usize) -> Vec<Line<'static>> {
+    let logical = text
+        .split('\n')
+        .map(|l| vec![Span::styled(l.to_string(), style)])
+        .collect();
+    text_block(logical, width, pad_x)
+}
+
+/// pi's `Box`: content rendered `pad_x` columns in from each side, `pad_y` empty rows
+/// above and below, every row padded to the full width in the background style.
+pub fn panel(
+    width: usize,
+    pad_x: usize,
+    pad_y: usize,
+    background: Style,
+    content: impl FnOnce(usize) -> Vec<Line<'static>>,
+) -> Vec<Line<'static>> {
+    let pad_x = pad_x.min(width.saturating_sub(1) / 2);
+    let inner = width.saturating_sub(2 * pad_x).max(1);
+    let margin = " ".repeat(pad_x);
+    let mut out = Vec::new();
+    out.extend((0..pad_y).map(|_| Line::default()));
+    for line in content(inner) {
+        let mut spans = Vec::with_capacity(line.spans.len() + 1);
+        if pad_x > 0 {
+            spans.push(Span::raw(margin.clone()));
+        }
+        spans.extend(line.spans);
+        out.push(Line::from(spans));
+    }
+    out.extend((0..pad_y).map(|_| Line::default()));
+    let mut out: Vec<Line<'static>> = out
+        .into_iter()
+        .map(|l| pad_line(l, width, Style::default()))
+        .collect();
+    patch_lines(&mut out, background);
+    out
+}
+
+/// A `─` rule across the width.
+pub fn rule(width: usize, style: Style) -> Line<'static> {
+    Line::from(Span::styled("─".repeat(width.max(1)), style))
+}
+
+/// The spinner frames of pi's loader.
+pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// `1234567` → `1,234,567` (pi shows token counts with `toLocaleString`).
+pub fn group_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::interactive::test_support::{plain, theme};
+    use std::cell::Cell;
+
+    struct Counting<'a> {
+        text: String,
+        renders: &'a Cell<usize>,
+    }
+
+    impl Component for Counting<'_> {
+        fn render(&self, width: usize, _ui: &Ui<'_>) -> Vec<Line<'static>> {
+            self.renders.set(self.renders.get() + 1);
+            styled_text(&self.text, Style::default(), width, 1)
+        }
+    }
+
+    #[test]
+    fn cached_components_render_once_per_width_and_change() {
+        let renders = Cell::new(0);
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let ui = Ui::new(&t, &keys);
+        let mut c = Cached::new(Counting {
+            text: "hello".into(),
+            renders: &renders,
+        });
+        c.lines(40, &ui);
+        c.lines(40, &ui);
+        assert_eq!(renders.get(), 1);
+        c.lines(30, &ui);
+        assert_eq!(renders.get(), 2);
+        c.update(|c| c.text = "bye".into());
+        assert_eq!(plain(&c.lines(30, &ui), 30), " bye");
+        let other_theme = t.with_mode(crate::modes::interactive::theme::ColorMode::Ansi256);
+        c.lines(30, &Ui::new(&other_theme, &keys));
+        assert_eq!(renders.get(), 4);
+    }
+
+    #[test]
+    fn panels_pad_to_the_full_width_in_the_background() {
+        let t = theme();
+        let bg = t.bg(ThemeToken::UserMessageBg);
+        let lines = panel(12, 1, 1, bg, |w| {
+            styled_text("hello world again", Style::default(), w, 0)
+        });
+        insta::assert_snapshot!(crate::modes::interactive::test_support::buffer(&lines, 12), @r"
+        |            |
+        | hello      |
+        | world      |
+        | again      |
+        |            |
+        ");
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.spans.iter().all(|s| s.style.bg == bg.bg))
+        );
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(group_thousands(0), "0");
+        assert_eq!(group_thousands(999), "999");
+        assert_eq!(group_thousands(2404), "2,404");
+        assert_eq!(group_thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn home_is_shortened_only_at_a_path_boundary() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let ui = Ui::new(&t, &keys).with_home(Some("/home/user"));
+        assert_eq!(ui.short_path("/home/user/proj"), "~/proj");
+        assert_eq!(ui.short_path("/home/user"), "~");
+        assert_eq!(ui.short_path("/home/username"), "/home/username");
+    }
+}
+
+#[cfg(test)]
+mod width_property {
+    use super::assistant_message::AssistantMessageView;
+    use super::bash_execution::BashExecutionView;
+    use super::footer::{FooterData, FooterModel};
+    use super::header::StartupHeader;
+    use super::status::{PendingMessages, StatusLine};
+    use super::summaries::CompactionSummaryView;
+    use super::tool_execution::{ToolExecutionState, ToolResultView};
+    use super::user_message::UserMessageView;
+    use super::*;
+    use crate::ai::message::{AssistantBlock, AssistantMessage, TextContent, ToolCall, UserBlock};
+    use crate::modes::interactive::test_support::theme;
+    use crate::modes::interactive::text::line_width;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn unicode() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            "[a-z]{1,10}",
+            Just(" ".to_string()),
+            Just("\n".to_string()),
+            Just("\t".to_string()),
+            Just("中文字符".to_string()),
+            Just("🇺🇸🇯🇵".to_string()),
+            Just("👨\u{200d}👩\u{200d}👧".to_string()),
+            Just("\u{1b}[31m".to_string()),
+            Just("\r".to_string()),
+            Just("\u{600}".to_string()),
+            Just("**".to_string()),
+            Just("| a | b |\n|---|---|\n| 中 | 🇺🇸 |\n".to_string()),
+            any::<char>().prop_map(|c| c.to_string()),
+        ];
+        prop::collection::vec(piece, 0..30).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn no_component_draws_past_the_width(text in unicode(), width in 1usize..200) {
+            let t = theme();
+            let keys = Keybindings::defaults();
+            let ui = Ui::new(&t, &keys).with_home(Some("/home/u"));
+            let assistant = AssistantMessageView::new(AssistantMessage {
+                content: vec![AssistantBlock::Text(TextContent::new(text.clone()))],
+                ..AssistantMessage::default()
+            });
+            let tool = ToolExecutionState::new(ToolCall {
+                id: "1".into(),
+                name: "bash".into(),
+                arguments: json!({"command": text}),
+                ..ToolCall::default()
+            })
+            .with_result(ToolResultView { content: vec![UserBlock::text(text.clone())], details: None, is_error: false });
+            let read = ToolExecutionState::new(ToolCall {
+                id: "2".into(),
+                name: "read".into(),
+                arguments: json!({"path": text}),
+                ..ToolCall::default()
+            })
+            .with_result(ToolResultView { content: vec![UserBlock::text(text.clone())], details: None, is_error: false });
+            let mut bash = BashExecutionView::running(&text, false);
+            bash.append_output(&text);
+            let footer = FooterData {
+                cwd: text.clone(),
+                session_name: Some(text.clone()),
+                model: Some(FooterModel { id: text.clone(), provider: "p".into(), reasoning: true }),
+                provider_count: 2,
+                context_percent: Some(12.0),
+                context_window: 200_000,
+                extension_statuses: [("k".to_string(), text.clone())].into_iter().collect(),
+                ..FooterData::default()
+            };
+            let header = StartupHeader { app_name: "pi".into(), version: text.clone(), ..StartupHeader::default() };
+            let components: Vec<Box<dyn Component>> = vec![
+                Box::new(UserMessageView::new(text.clone())),
+                Box::new(assistant),
+                Box::new(tool),
+                Box::new(read),
+                Box::new(bash),
+                Box::new(footer),
+                Box::new(header),
+                Box::new(StatusLine::message(0, &text)),
+                Box::new(PendingMessages { steering: vec![text.clone()], follow_up: vec![] }),
+                Box::new(CompactionSummaryView { tokens_before: 5, summary: text.clone(), expanded: true }),
+            ];
+            for c in &components {
+                for line in c.render(width, &ui) {
+                    prop_assert!(line_width(&line) <= width, "{:?} at {}", crate::modes::interactive::text::line_text(&line), width);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! A tool call and its result, drawn like pi: a panel whose background says pending /
+//! success / error, a one-line summary of the call (`read ~/src/main.rs:10-40`,
+//! `$ cargo test`, `edit notes.txt`), and a preview of the result that Ctrl+O expands.
+//! The per-tool views live in [`views`]; tools we do not know get their arguments as
+//! JSON and their text output.
+
+mod views;
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use super::{Component, Ui, panel, text_block};
+use crate::ai::message::{ToolCall, ToolResultMessage, UserBlock};
+use crate::modes::interactive::highlight::IncrementalHighlight;
+use crate::modes::interactive::keys::Action;
+use crate::modes::interactive::text::sanitize;
+use crate::modes::interactive::theme::ThemeToken;
+
+/// A tool result as the UI needs it (final or a streaming update).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolResultView {
+    pub content: Vec<UserBlock>,
+    pub details: Option<Value>,
+    pub is_error: bool,
+}
+
+impl From<&ToolResultMessage> for ToolResultView {
+    fn from(m: &ToolResultMessage) -> Self {
+        ToolResultView {
+            content: m.content.clone(),
+            details: m.details.clone(),
+            is_error: m.is_error,
+        }
+    }
+}
+
+impl ToolResultView {
+    /// An error result with just a message (e.g. the turn was aborted).
+    pub fn error(message: &str) -> Self {
+        ToolResultView {
+            content: vec![UserBlock::text(message)],
+            details: None,
+            is_error: true,
+        }
+    }
+
+    /// The text blocks, cleaned for display, with `[Image: [mime]]` for images.
+    pub fn text(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let mut images: Vec<String> = Vec::new();
+        for block in &self.content {
+            match block {
+                UserBlock::Text(t) => parts.push(sanitize(&t.text).into_owned()),
+                UserBlock::Image(img) => {
+                    images.push(format!("[Image: [{}]]", sanitize(&img.mime_type)))
+                }
+            }
+        }
+        let mut text = parts.join("\n");
+        if !images.is_empty() {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&images.join("\n"));
+        }
+        text
+    }
+
+    fn detail(&self, key: &str) -> Option<&Value> {
+        self.details.as_ref().and_then(|d| d.get(key))
+    }
+}
+
+/// Everything known about one tool call.
+pub struct ToolExecutionState {
+    pub call: ToolCall,
+    /// The model finished streaming the arguments.
+    pub args_complete: bool,
+    pub result: Option<ToolResultView>,
+    /// `result` is a streaming update, not the final result.
+    pub partial: bool,
+    /// Ctrl+O: show everything instead of a preview.
+    pub expanded: bool,
+    /// How long it ran (bash shows `Took 1.2s`, or `Elapsed` while running).
+    pub elapsed: Option<Duration>,
+    highlight: RefCell<IncrementalHighlight>,
+}
+
+impl ToolExecutionState {
+    pub fn new(call: ToolCall) -> Self {
+        ToolExecutionState {
+            call,
+            args_complete: true,
+            result: None,
+            partial: false,
+            expanded: false,
+            elapsed: None,
+            highlight: RefCell::new(IncrementalHighlight::default()),
+        }
+    }
+
+    pub fn with_result(mut self, result: ToolResultView) -> Self {
+        self.result = Some(result);
+        self.partial = false;
+        self
+    }
+
+    pub fn is_pending(&self) -> bool {
+        self.result.is_none() || self.partial
+    }
+
+    fn arg(&self, key: &str) -> Option<&Value> {
+        self.call.arguments.get(key)
+    }
+
+    /// A string argument: `Ok(None)` when absent, `Err` when present but not a string.
+    fn str_arg(&self, keys: &[&str]) -> Result<Option<&str>, ()> {
+        for key in keys {
+            match self.arg(key) {
+                Some(Value::String(s)) => return Ok(Some(s)),
+                Some(Value::Null) | None => continue,
+                Some(_) => return Err(()),
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl Component for ToolExecutionState {
+    fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        let background = ui.theme.bg(if self.is_pending() {
+            ThemeToken::ToolPendingBg
+        } else if self.result.as_ref().is_some_and(|r| r.is_error) {
+            ThemeToken::ToolErrorBg
+        } else {
+            ThemeToken::ToolSuccessBg
+        });
+        let mut out = vec![Line::default()];
+        out.extend(panel(width, 1, 1, background, |w| {
+            let logical = views::body(self, w, ui);
+            text_block(logical, w, 0)
+        }));
+        out
+    }
+}
+
+/// `... (N more lines, ctrl+o to expand)` style hint: `lead` muted, then the key hint.
+fn expand_hint(ui: &Ui<'_>, lead: String) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::styled(lead, ui.fg(ThemeToken::Muted)), Span::raw(" ")];
+    spans.extend(ui.key_hint(Action::ToolsExpand, "to expand"));
+    spans.push(Span::raw(")"));
+    spans
+}
+
+fn title(ui: &Ui<'_>, text: &str) -> Span<'static> {
+    Span::styled(
+        text.to_string(),
+        ui.fg(ThemeToken::ToolTitle).add_modifier(Modifier::BOLD),
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,243 @@
+//! The chat transcript: the list of chat components built from a conversation (pi's
+//! `renderSessionContext`), each cached, with the global toggles (Ctrl+O expands tool
+//! output and summaries, Ctrl+T hides thinking) and a renderer for the last N rows, so
+//! the bottom of a 2,000-message session is drawn without touching the rest.
+
+use std::collections::HashMap;
+
+use ratatui::text::Line;
+
+use super::assistant_message::AssistantMessageView;
+use super::bash_execution::BashExecutionView;
+use super::custom_message::CustomMessageView;
+use super::summaries::{BranchSummaryView, CompactionSummaryView};
+use super::tool_execution::{ToolExecutionState, ToolResultView};
+use super::user_message::UserMessageView;
+use super::{Cached, Component, Ui, styled_text};
+use crate::ai::message::{StopReason, UserBlock, UserContent};
+use crate::messages::AgentMessage;
+use crate::modes::interactive::theme::ThemeToken;
+
+/// One entry of the chat.
+pub enum ChatItem {
+    User(UserMessageView),
+    Assistant(AssistantMessageView),
+    Tool(ToolExecutionState),
+    Bash(BashExecutionView),
+    Custom(CustomMessageView),
+    Compaction(CompactionSummaryView),
+    Branch(BranchSummaryView),
+    /// A dim one-line note (`Navigated to selected point`).
+    Notice(String),
+}
+
+impl ChatItem {
+    fn set_expanded(&mut self, expanded: bool) {
+        match self {
+            ChatItem::Tool(t) => t.expanded = expanded,
+            ChatItem::Bash(b) => b.expanded = expanded,
+            ChatItem::Custom(c) => c.expanded = expanded,
+            ChatItem::Compaction(c) => c.expanded = expanded,
+            ChatItem::Branch(b) => b.expanded = expanded,
+            ChatItem::User(_) | ChatItem::Assistant(_) | ChatItem::Notice(_) => {}
+        }
+    }
+}
+
+impl Component for ChatItem {
+    fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        match self {
+            ChatItem::User(c) => c.render(width, ui),
+            ChatItem::Assistant(c) => c.render(width, ui),
+            ChatItem::Tool(c) => c.render(width, ui),
+            ChatItem::Bash(c) => c.render(width, ui),
+            ChatItem::Custom(c) => c.render(width, ui),
+            ChatItem::Compaction(c) => c.render(width, ui),
+            ChatItem::Branch(c) => c.render(width, ui),
+            ChatItem::Notice(text) => {
+                let mut out = vec![Line::default()];
+                out.extend(styled_text(text, ui.fg(ThemeToken::Dim), width, 1));
+                out
+            }
+        }
+    }
+}
+
+/// The text pi shows for a user message: its text blocks joined without separators.
+fn user_text(content: &UserContent) -> String {
+    match content {
+        UserContent::Text(s) => s.clone(),
+        UserContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|b| match b {
+                UserBlock::Text(t) => Some(t.text.as_str()),
+                UserBlock::Image(_) => None,
+            })
+            .collect(),
+    }
+}
+
+/// All chat items with the display toggles.
+#[derive(Default)]
+pub struct Transcript {
+    items: Vec<Cached<ChatItem>>,
+    expanded: bool,
+    hide_thinking: bool,
+}
+
+impl Transcript {
+    /// Builds the chat for a conversation: user and assistant messages, a tool box per
+    /// tool call (its result attached by call id; calls of failed turns marked as
+    /// failed), `!` commands, extension messages and summaries.
+    pub fn from_messages(messages: &[AgentMessage], expanded: bool, hide_thinking: bool) -> Self {
+        let mut t = Transcript {
+            items: Vec::with_capacity(messages.len()),
+            expanded,
+            hide_thinking,
+        };
+        let mut pending: HashMap<String, usize> = HashMap::new();
+        for message in messages {
+            match message {
+                AgentMessage::User(m) => {
+                    let text = user_text(&m.content);
+                    if !text.is_empty() {
+                        t.push(ChatItem::User(UserMessageView::new(text)));
+                    }
+                }
+                AgentMessage::Assistant(m) => {
+                    t.push(ChatItem::Assistant(
+                        AssistantMessageView::new(m.clone()).with_hidden_thinking(hide_thinking),
+                    ));
+                    for call in m.tool_calls() {
+                        let mut state = ToolExecutionState::new(call.clone());
+                        match m.stop_reason {
+                            StopReason::Aborted => {
+                                state =
+                                    state.with_result(ToolResultView::error("Operation aborted"))
+                            }
+                            StopReason::Error => {
+                                let msg = m
+                                    .error_message
+                                    .as_deref()
+                                    .filter(|e| !e.is_empty())
+                                    .unwrap_or("Error");
+                                state = state.with_result(ToolResultView::error(msg));
+                            }
+                            StopReason::Stop | StopReason::Length | StopReason::ToolUse => {
+                                pending.insert(call.id.clone(), t.items.len());
+                            }
+                        }
+                        t.push(ChatItem::Tool(state));
+                    }
+                }
+                AgentMessage::ToolResult(r) => {
+                    if let Some(index) = pending.remove(&r.tool_call_id) {
+                        let result = ToolResultView::from(r);
+                        t.items[index].update(|item| {
+                            if let ChatItem::Tool(state) = item {
+                                state.result = Some(result);
+                                state.partial = false;
+                            }
+                        });
+                    }
+                }
+                AgentMessage::BashExecution(b) => {
+                    t.push(ChatItem::Bash(BashExecutionView::from(b)))
+                }
+                AgentMessage::Custom(c) => {
+                    if c.display {
+                        t.push(ChatItem::Custom(CustomMessageView::new(c.clone())));
+                    }
+                }
+                AgentMessage::CompactionSummary(c) => {
+                    t.push(ChatItem::Compaction(CompactionSummaryView::from(c)))
+                }
+                AgentMessage::BranchSummary(b) => {
+                    t.push(ChatItem::Branch(BranchSummaryView::from(b)))
+                }
+                AgentMessage::Unknown(_) => {}
+            }
+        }
+        t
+    }
+
+    /// Appends an item (with the current expand state applied).
+    pub fn push(&mut self, mut item: ChatItem) {
+        item.set_expanded(self.expanded);
+        if let ChatItem::Assistant(a) = &mut item {
+            a.hide_thinking = self.hide_thinking;
+        }
+        self.items.push(Cached::new(item));
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Changes the last item (e.g. a streaming message).
+    pub fn update_last(&mut self, f: impl FnOnce(&mut ChatItem)) {
+        if let Some(last) = self.items.last_mut() {
+            last.update(f);
+        }
+    }
+
+    /// Ctrl+O: expand or collapse every tool box and summary.
+    pub fn set_expanded(&mut self, expanded: bool) {
+        self.expanded = expanded;
+        for item in &mut self.items {
+            item.update(|i| i.set_expanded(expanded));
+        }
+    }
+
+    /// Ctrl+T: hide or show thinking blocks.
+    pub fn set_hide_thinking(&mut self, hide: bool) {
+        self.hide_thinking = hide;
+        for item in &mut self.items {
+            if matches!(item.get(), ChatItem::Assistant(_)) {
+                item.update(|i| {
+                    if let ChatItem::Assistant(a) = i {
+                        a.hide_thinking = hide;
+                    }
+                });
+            }
+        }
+    }
+
+    /// Every line of the chat.
+    pub fn render_all(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        let mut out = Vec::new();
+        for item in &self.items {
+            out.extend(item.lines(width, ui).iter().cloned());
+        }
+        out
+    }
+
+    /// The last `rows` lines of the chat, rendering items from the end only until
+    /// enough rows are collected.
+    pub fn render_tail(&self, width: usize, ui: &Ui<'_>, rows: usize) -> Vec<Line<'static>> {
+        let mut chunks = Vec::new();
+        let mut count = 0;
+        for item in self.items.iter().rev() {
+            if count >= rows {
+                break;
+            }
+            let lines = item.lines(width, ui);
+            count += lines.len();
+            chunks.push(lines);
+        }
+        let mut out: Vec<Line<'static>> = Vec::with_capacity(count.min(rows));
+        for chunk in chunks.iter().rev() {
+            out.extend(chunk.iter().cloned());
+        }
+        let skip = out.len().saturating_sub(rows);
+        out.drain(..skip);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

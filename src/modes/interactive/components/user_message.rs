@@ -1,0 +1,61 @@
+//! A user prompt: markdown on the user-message background, one row of padding around.
+
+use ratatui::text::Line;
+
+use super::{Component, Ui, panel};
+use crate::modes::interactive::markdown::{MarkdownStyle, render_markdown};
+use crate::modes::interactive::theme::ThemeToken;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserMessageView {
+    pub text: String,
+}
+
+impl UserMessageView {
+    pub fn new(text: impl Into<String>) -> Self {
+        UserMessageView { text: text.into() }
+    }
+}
+
+impl Component for UserMessageView {
+    /// A blank row (the gap after the previous item), then the panel.
+    fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        let style = MarkdownStyle::with_base(ui.fg(ThemeToken::UserMessageText));
+        let mut out = vec![Line::default()];
+        out.extend(panel(
+            width,
+            1,
+            1,
+            ui.theme.bg(ThemeToken::UserMessageBg),
+            |w| render_markdown(&self.text, w, ui.theme, &style),
+        ));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::interactive::keys::Keybindings;
+    use crate::modes::interactive::test_support::{buffer, plain, theme};
+
+    #[test]
+    fn user_message_sits_in_a_padded_panel() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let view = UserMessageView::new("Turn 5: what is in **list.txt**?");
+        let lines = view.render(30, &Ui::new(&t, &keys));
+        insta::assert_snapshot!(buffer(&lines, 30), @r"
+        |                              |
+        |                              |
+        | Turn 5: what is in list.txt? |
+        |                              |
+        ");
+        insta::assert_snapshot!(plain(&view.render(20, &Ui::new(&t, &keys)), 20), @r"
+
+
+        Turn 5: what is in
+        list.txt?
+        ");
+    }
+}

@@ -1,0 +1,213 @@
+use super::*;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+/// A complete theme in pi's format: every token set, mixing hex, palette indices, vars
+/// and terminal defaults.
+fn full_theme_json() -> Value {
+    let mut colors = Map::new();
+    for (i, token) in ThemeToken::ALL.iter().enumerate() {
+        let value = match i % 4 {
+            0 => json!("primary"),
+            1 => json!(240),
+            2 => json!("#336699"),
+            _ => json!(""),
+        };
+        colors.insert(token.name().to_string(), value);
+    }
+    json!({
+        "$schema": "https://example.invalid/theme-schema.json",
+        "name": "my-theme",
+        "vars": {"primary": "secondary", "secondary": "#00aaff"},
+        "colors": colors,
+        "export": {"pageBg": "#101010", "cardBg": 16}
+    })
+}
+
+#[test]
+fn builtin_themes_define_every_token_in_every_mode() {
+    for name in builtin_theme_names() {
+        for mode in [ColorMode::TrueColor, ColorMode::Ansi256, ColorMode::Ansi16] {
+            let (_, json) = BUILTIN_THEMES.iter().find(|(n, _)| *n == name).unwrap();
+            let theme = Theme::from_json_str(name, json, mode).unwrap();
+            assert_eq!(theme.name(), name);
+            assert_eq!(theme.mode(), mode);
+        }
+    }
+}
+
+#[test]
+fn builtin_themes_keep_text_on_the_terminal_default() {
+    let theme = Theme::dark(ColorMode::TrueColor);
+    assert_eq!(theme.style(ThemeToken::Text), Style::default());
+    assert_eq!(
+        theme.style(ThemeToken::Accent),
+        Style::default().fg(Color::Rgb(0x5f, 0xd7, 0xaf))
+    );
+    assert_eq!(
+        theme.style(ThemeToken::UserMessageBg),
+        Style::default().bg(Color::Rgb(0x2b, 0x2f, 0x3a))
+    );
+}
+
+#[test]
+fn pi_format_theme_resolves_vars_indices_and_defaults() {
+    let theme =
+        Theme::from_json_str("t", &full_theme_json().to_string(), ColorMode::TrueColor).unwrap();
+    assert_eq!(theme.name(), "my-theme");
+    let got: Vec<(&str, ColorValue)> = ThemeToken::ALL[..4]
+        .iter()
+        .map(|t| (t.name(), theme.value(*t)))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("accent", ColorValue::Rgb(0, 0xaa, 0xff)),
+            ("border", ColorValue::Index(240)),
+            ("borderAccent", ColorValue::Rgb(0x33, 0x66, 0x99)),
+            ("borderMuted", ColorValue::Default),
+        ]
+    );
+    assert_eq!(
+        theme.export_colors(),
+        &ExportColors {
+            page_bg: Some("#101010".into()),
+            card_bg: Some("#000000".into()),
+            info_bg: None
+        }
+    );
+}
+
+#[test]
+fn degraded_theme_uses_palette_colours() {
+    let theme =
+        Theme::from_json_str("t", &full_theme_json().to_string(), ColorMode::Ansi256).unwrap();
+    assert_eq!(theme.color(ThemeToken::Accent), Some(Color::Indexed(39)));
+    let sixteen = theme.with_mode(ColorMode::Ansi16);
+    assert_eq!(sixteen.color(ThemeToken::Border), Some(Color::DarkGray));
+    assert_ne!(sixteen.generation(), theme.generation());
+}
+
+#[test]
+fn invalid_custom_theme_reports_every_problem_with_the_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = full_theme_json();
+    let colors = doc["colors"].as_object_mut().unwrap();
+    colors.remove("mdHeading");
+    colors.remove("accent");
+    colors.insert("border".into(), json!("#12345"));
+    colors.insert("muted".into(), json!(300));
+    colors.insert("dim".into(), json!("nope"));
+    colors.insert("mdLinkColour".into(), json!("#ffffff"));
+    colors.insert("success".into(), json!("loop"));
+    doc["vars"]["loop"] = json!("loop");
+    let path = dir.path().join("broken.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+
+    let err = Theme::load_file(&path, ColorMode::TrueColor).unwrap_err();
+    let text = err
+        .to_string()
+        .replace(&dir.path().display().to_string(), "<dir>");
+    insta::assert_snapshot!(text, @r##"
+    invalid theme <dir>/broken.json:
+
+    missing color tokens (every token is required):
+      - accent
+      - mdHeading
+
+    add them to the "colors" object; the built-in dark.json and light.json list them all
+
+    other problems:
+      - /colors/mdLinkColour: unknown color token
+      - /colors/border: "#12345" is not a #rrggbb colour
+      - /colors/success: circular variable reference loop -> loop
+      - /colors/muted: 300 is not a palette index (0-255)
+      - /colors/dim: unknown variable "nope" (not defined in "vars")
+    "##);
+}
+
+#[test]
+fn theme_json_syntax_errors_name_the_file_and_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typo.json");
+    std::fs::write(&path, "{\n  \"name\": \"x\",\n  \"colors\": {,}\n}").unwrap();
+    let err = Theme::load_file(&path, ColorMode::TrueColor).unwrap_err();
+    let text = err
+        .to_string()
+        .replace(&dir.path().display().to_string(), "<dir>");
+    insta::assert_snapshot!(text, @"failed to parse theme <dir>/typo.json: key must be a string at line 3 column 14 (a theme file must be valid JSON)");
+}
+
+#[test]
+fn non_object_theme_and_missing_sections_are_reported() {
+    let err = Theme::from_json_str("a.json", "[1]", ColorMode::TrueColor).unwrap_err();
+    insta::assert_snapshot!(err.to_string(), @r"
+    invalid theme a.json:
+
+    other problems:
+      - /: a theme must be a JSON object
+    ");
+    let err = Theme::from_json_str(
+        "b.json",
+        r#"{"colors": 3, "extra": 1}"#,
+        ColorMode::TrueColor,
+    )
+    .unwrap_err();
+    insta::assert_snapshot!(err.to_string(), @r"
+    invalid theme b.json:
+
+    other problems:
+      - /extra: unknown field
+      - /name: missing (every theme needs a name)
+      - /colors: must be an object
+    ");
+}
+
+#[test]
+fn custom_themes_are_discovered_and_loaded_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("zen.json"), full_theme_json().to_string()).unwrap();
+    std::fs::write(dir.path().join("bad.json"), "{}").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a theme").unwrap();
+
+    let found = discover_themes(dir.path()).unwrap();
+    let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["bad", "zen"]);
+
+    let loaded = load_custom_themes(dir.path(), ColorMode::TrueColor).unwrap();
+    let ok: Vec<(&str, bool)> = loaded
+        .iter()
+        .map(|(f, r)| (f.name.as_str(), r.is_ok()))
+        .collect();
+    assert_eq!(ok, [("bad", false), ("zen", true)]);
+
+    let zen = Theme::load_named("zen", dir.path(), ColorMode::TrueColor).unwrap();
+    assert_eq!(zen.source(), Some(dir.path().join("zen.json").as_path()));
+    let dark = Theme::load_named("dark", dir.path(), ColorMode::TrueColor).unwrap();
+    assert_eq!(dark.source(), None);
+    let missing = Theme::load_named("nope", dir.path(), ColorMode::TrueColor).unwrap_err();
+    assert!(matches!(missing, ThemeError::NotFound { .. }));
+}
+
+#[test]
+fn missing_themes_directory_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(discover_themes(&dir.path().join("themes")).unwrap(), vec![]);
+}
+
+#[test]
+fn default_theme_follows_colorfgbg() {
+    let env = |v: Option<&'static str>| {
+        move |k: &str| {
+            if k == "COLORFGBG" {
+                v.map(str::to_string)
+            } else {
+                None
+            }
+        }
+    };
+    assert_eq!(default_theme_name(env(Some("15;0"))), "dark");
+    assert_eq!(default_theme_name(env(Some("0;15"))), "light");
+    assert_eq!(default_theme_name(env(Some("0;default;15"))), "dark");
+    assert_eq!(default_theme_name(env(None)), "dark");
+}
