@@ -92,13 +92,6 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
         None if args.cli.print || stdin.is_some() => Some(PrintOutput::Text),
         None => None,
     };
-    let Some(output) = print_mode else {
-        return Err(StartupError(
-            "the interactive terminal UI is not available in this build yet; use -p \"prompt\""
-                .into(),
-        ));
-    };
-
     let settings = Settings::load(&paths.agent_dir, &cwd);
     let session_dir = startup::session_dir_for(&args, &settings, &paths, &cwd);
     let Some(manager) = startup::create_session_manager(&args, &cwd, &session_dir, &paths, None)?
@@ -110,8 +103,10 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
     let mut messages = std::mem::take(&mut args.messages);
     let initial = build_initial_message(stdin, &files, &mut messages);
     let built = startup::build_session(&args, &cwd, paths, settings, manager)?;
-    for w in &built.warnings {
-        eprintln!("Warning: {w}");
+    if print_mode.is_some() {
+        for w in &built.warnings {
+            eprintln!("Warning: {w}");
+        }
     }
     let mut prompts = Vec::new();
     if let Some(text) = initial {
@@ -127,6 +122,17 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
 
     let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
     let session = built.session;
+    let Some(output) = print_mode else {
+        let options = pi::modes::interactive::app::InteractiveOptions {
+            initial_prompts: prompts.into_iter().map(|p| (p.text, p.images)).collect(),
+            warnings: built.warnings,
+            verbose: args.cli.verbose,
+        };
+        let code = rt.block_on(pi::modes::interactive::app::run_interactive(
+            session, options,
+        ));
+        return Ok(code as u8);
+    };
     let code = rt.block_on(async move {
         let watcher = session.clone();
         tokio::spawn(async move { exit_on_signal(watcher).await });

@@ -8,6 +8,7 @@
 //! parts that write to the terminal; the app ties them to an `AgentSession`.
 
 pub mod ansi;
+pub mod app;
 pub mod autocomplete;
 pub mod components;
 pub mod diff;

@@ -185,6 +185,40 @@ impl Transcript {
         }
     }
 
+    /// Changes the item at `index` (a tool box whose result arrived, a streaming reply
+    /// followed by its tool boxes). Out-of-range indexes are ignored.
+    pub fn update_at(&mut self, index: usize, f: impl FnOnce(&mut ChatItem)) {
+        if let Some(item) = self.items.get_mut(index) {
+            item.update(f);
+        }
+    }
+
+    /// The item at `index`.
+    pub fn get(&self, index: usize) -> Option<&ChatItem> {
+        self.items.get(index).map(Cached::get)
+    }
+
+    /// Lines of the items in `range` (clamped to the transcript).
+    pub fn render_range(
+        &self,
+        range: std::ops::Range<usize>,
+        width: usize,
+        ui: &Ui<'_>,
+    ) -> Vec<Line<'static>> {
+        let end = range.end.min(self.items.len());
+        let start = range.start.min(end);
+        let mut out = Vec::new();
+        for item in &self.items[start..end] {
+            out.extend(item.lines(width, ui).iter().cloned());
+        }
+        out
+    }
+
+    /// Whether tool output and summaries are shown expanded (Ctrl+O).
+    pub fn expanded(&self) -> bool {
+        self.expanded
+    }
+
     /// Ctrl+O: expand or collapse every tool box and summary.
     pub fn set_expanded(&mut self, expanded: bool) {
         self.expanded = expanded;

@@ -1,0 +1,582 @@
+//! What happens when the user submits: `!cmd` / `!!cmd` run in the shell, `/command`s
+//! run here, anything else is a prompt (or, while the agent works, a steering message).
+//! Long operations run as tasks that report back through [`AppMsg`].
+
+use crate::core::agent_session::{NavigateOptions, PromptOptions};
+use crate::modes::interactive::autocomplete::{CommandSpec, CompletionItem};
+use crate::modes::interactive::components::bash_execution::{BashExecutionView, BashStatus};
+use crate::modes::interactive::components::transcript::ChatItem;
+
+use super::AppMsg;
+use super::input::KeyCommand;
+use super::overlay::{InputPurpose, Overlay, SelectPurpose};
+use super::state::App;
+
+/// Built-in slash commands (name, description), as pi lists them.
+pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
+    ("settings", "Open settings"),
+    ("model", "Select model"),
+    ("export", "Export session to HTML"),
+    ("copy", "Copy last agent message to clipboard"),
+    ("name", "Set session display name"),
+    ("session", "Show session info and stats"),
+    ("changelog", "Show changelog entries"),
+    ("hotkeys", "Show all keyboard shortcuts"),
+    ("fork", "Create a new fork from a previous message"),
+    (
+        "clone",
+        "Duplicate the current session at the current position",
+    ),
+    ("tree", "Navigate session tree (switch branches)"),
+    ("login", "Store an API key for a provider"),
+    ("logout", "Remove a stored API key"),
+    ("new", "Start a new session"),
+    ("compact", "Manually compact the session context"),
+    ("resume", "Resume a different session"),
+    ("reload", "Reload settings, models and keybindings"),
+    ("quit", "Quit pi"),
+];
+
+pub fn command_specs() -> Vec<CommandSpec> {
+    BUILTIN_COMMANDS
+        .iter()
+        .map(|(name, desc)| CommandSpec::new(name, desc))
+        .collect()
+}
+
+fn item(value: &str, label: &str, description: Option<String>) -> CompletionItem {
+    CompletionItem {
+        value: value.to_string(),
+        label: label.to_string(),
+        description,
+    }
+}
+
+impl App {
+    /// Runs a submitted editor text.
+    pub fn on_submit(&mut self, text: String) {
+        self.editor.set_text("");
+        let trimmed = text.trim();
+        if let Some(rest) = trimmed.strip_prefix("!!") {
+            self.run_bash(rest.trim(), true);
+            return;
+        }
+        if let Some(rest) = trimmed.strip_prefix('!') {
+            self.run_bash(rest.trim(), false);
+            return;
+        }
+        if let Some(command) = trimmed.strip_prefix('/') {
+            let (name, args) = match command.split_once(char::is_whitespace) {
+                Some((n, a)) => (n, a.trim()),
+                None => (command, ""),
+            };
+            if self.run_command(name, args) {
+                return;
+            }
+        }
+        if self.busy {
+            self.session.steer(&text, Vec::new());
+            return;
+        }
+        self.start_prompt(text);
+    }
+
+    /// Alt+Enter: a follow-up while working, a normal prompt otherwise.
+    pub fn on_follow_up(&mut self, text: String) {
+        if self.busy {
+            self.session.follow_up(&text, Vec::new());
+        } else {
+            self.on_submit(text);
+        }
+    }
+
+    pub fn start_prompt(&mut self, text: String) {
+        self.busy = true;
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = session.prompt(&text, PromptOptions::default()).await;
+            let _ = tx.send(AppMsg::PromptDone(result));
+        });
+    }
+
+    fn run_bash(&mut self, command: &str, exclude: bool) {
+        if command.is_empty() {
+            return;
+        }
+        if self.session.is_bash_running() {
+            self.notice(crate::core::agent_session::BASH_ALREADY_RUNNING);
+            return;
+        }
+        let index = self.push_item(
+            ChatItem::Bash(BashExecutionView::running(command, exclude)),
+            false,
+        );
+        self.bash_item = Some(index);
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        let command = command.to_string();
+        tokio::spawn(async move {
+            let chunk_tx = tx.clone();
+            let result = session
+                .execute_bash(&command, exclude, move |chunk| {
+                    let _ = chunk_tx.send(AppMsg::BashChunk(chunk.to_string()));
+                })
+                .await;
+            let _ = tx.send(AppMsg::BashDone(result));
+        });
+    }
+
+    /// Output of the running `!` command.
+    pub fn on_bash_chunk(&mut self, chunk: &str) {
+        if let Some(index) = self.bash_item {
+            self.transcript.update_at(index, |i| {
+                if let ChatItem::Bash(b) = i {
+                    b.append_output(chunk);
+                }
+            });
+        }
+    }
+
+    pub fn on_bash_done(
+        &mut self,
+        result: Result<crate::core::agent_session::BashOutcome, String>,
+    ) {
+        let Some(index) = self.bash_item.take() else {
+            return;
+        };
+        match result {
+            Ok(outcome) => self.transcript.update_at(index, |i| {
+                if let ChatItem::Bash(b) = i {
+                    b.output = outcome.output.clone();
+                    b.truncated = outcome.truncated;
+                    b.full_output_path = outcome.full_output_path.clone();
+                    b.status = BashStatus::Complete {
+                        exit_code: outcome.exit_code,
+                        cancelled: outcome.cancelled,
+                    };
+                }
+            }),
+            Err(e) => {
+                self.transcript.update_at(index, |i| {
+                    if let ChatItem::Bash(b) = i {
+                        b.status = BashStatus::Complete {
+                            exit_code: None,
+                            cancelled: false,
+                        };
+                    }
+                });
+                self.notice(e);
+            }
+        }
+        self.mark_done(index);
+    }
+
+    /// Runs a built-in command; `false` if `name` is not one (then it is sent as text).
+    fn run_command(&mut self, name: &str, args: &str) -> bool {
+        match name {
+            "quit" | "exit" => self.quit = true,
+            "new" => {
+                let session = self.session.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = session.new_session(None).await {
+                        let _ = tx.send(AppMsg::Error(e));
+                    }
+                });
+            }
+            "compact" => {
+                let instructions = (!args.is_empty()).then(|| args.to_string());
+                let session = self.session.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    // Errors are reported through compaction_end.
+                    let _ = session.compact(instructions.as_deref()).await;
+                    let _ = tx.send(AppMsg::Redraw);
+                });
+            }
+            "name" => {
+                if args.is_empty() {
+                    let current = self.session.status().session_name.unwrap_or_default();
+                    self.overlay = Some(Overlay::input(
+                        "Session name",
+                        &current,
+                        self.keys.clone(),
+                        InputPurpose::SessionName,
+                    ));
+                } else {
+                    self.set_session_name(args);
+                }
+            }
+            "session" => self.show_session_info(),
+            "copy" => self.copy_last_answer(),
+            "hotkeys" => self.show_hotkeys(),
+            "changelog" => {
+                let lines = include_str!("../../../../CHANGELOG.md")
+                    .lines()
+                    .map(str::to_string)
+                    .collect();
+                self.overlay = Some(Overlay::info("Changelog", lines));
+            }
+            "model" => self.open_model_selector(),
+            "fork" => self.open_fork_selector(),
+            "clone" => {
+                let session = self.session.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let msg = match session.clone_session().await {
+                        Ok(()) => AppMsg::Info("Cloned to new session".into()),
+                        Err(e) => AppMsg::Error(e),
+                    };
+                    let _ = tx.send(msg);
+                });
+            }
+            "tree" => self.open_tree(),
+            "resume" => self.open_resume(),
+            "settings" => self.open_settings(),
+            "export" => self.export_html(args),
+            "login" => {
+                let provider = if args.is_empty() {
+                    self.session
+                        .model()
+                        .map(|m| m.provider)
+                        .unwrap_or_else(|| "anthropic".into())
+                } else {
+                    args.to_string()
+                };
+                self.overlay = Some(Overlay::input(
+                    &format!("API key for {provider} (stored in ~/.pi/agent/auth.json)"),
+                    "",
+                    self.keys.clone(),
+                    InputPurpose::ApiKey { provider },
+                ));
+            }
+            "logout" => {
+                let provider = if args.is_empty() {
+                    self.session.model().map(|m| m.provider).unwrap_or_default()
+                } else {
+                    args.to_string()
+                };
+                let result = self
+                    .session
+                    .with_registry(|r| r.auth_mut().remove(&provider).map_err(|e| e.to_string()));
+                match result {
+                    Ok(()) => self.notice(format!("Removed the stored key for {provider}")),
+                    Err(e) => self.notice(e),
+                }
+            }
+            "reload" => {
+                self.session.with_registry(|r| r.reload());
+                self.refresh_usage();
+                self.footer_cache = None;
+                self.notice("Reloaded models and keys");
+            }
+            _ => return false,
+        }
+        self.dirty = true;
+        true
+    }
+
+    fn set_session_name(&mut self, name: &str) {
+        match self.session.set_session_name(name) {
+            Ok(()) => self.notice(format!("Session name set: {name}")),
+            Err(e) => self.notice(e),
+        }
+        self.footer_cache = None;
+    }
+
+    fn show_session_info(&mut self) {
+        let stats = self.session.stats();
+        let status = self.session.status();
+        let mut lines = vec![
+            "Session Info".to_string(),
+            format!(
+                "Name: {}",
+                status.session_name.unwrap_or_else(|| "(none)".into())
+            ),
+            format!(
+                "File: {}",
+                stats
+                    .session_file
+                    .clone()
+                    .unwrap_or_else(|| "In-memory".into())
+            ),
+            format!("ID: {}", stats.session_id),
+            String::new(),
+            "Messages".to_string(),
+            format!("User: {}", stats.user_messages),
+            format!("Assistant: {}", stats.assistant_messages),
+            format!("Tool Calls: {}", stats.tool_calls),
+            format!("Tool Results: {}", stats.tool_results),
+            format!("Total: {}", stats.total_messages),
+            String::new(),
+            "Tokens".to_string(),
+            format!("Input: {}", stats.tokens.input),
+            format!("Output: {}", stats.tokens.output),
+        ];
+        if stats.tokens.cache_read > 0 {
+            lines.push(format!("Cache Read: {}", stats.tokens.cache_read));
+        }
+        if stats.tokens.cache_write > 0 {
+            lines.push(format!("Cache Write: {}", stats.tokens.cache_write));
+        }
+        lines.push(format!("Total: {}", stats.tokens.total));
+        lines.push(String::new());
+        lines.push(format!("Cost: ${:.4}", stats.cost));
+        self.overlay = Some(Overlay::info("/session", lines));
+    }
+
+    fn show_hotkeys(&mut self) {
+        use crate::modes::interactive::keys::Action;
+        let lines = Action::ALL
+            .iter()
+            .filter(|a| !self.keys.key_text(**a).is_empty())
+            .map(|a| format!("{:<22} {}", self.keys.key_text(*a), a.description()))
+            .collect();
+        self.overlay = Some(Overlay::info("Keyboard shortcuts", lines));
+    }
+
+    fn copy_last_answer(&mut self) {
+        let Some(text) = self.session.last_assistant_text() else {
+            self.notice("No agent message to copy");
+            return;
+        };
+        match super::clipboard::copy(&text) {
+            Ok(how) => self.notice(format!("Copied last agent message to clipboard{how}")),
+            Err(e) => self.notice(format!("Could not copy: {e}")),
+        }
+    }
+
+    pub fn open_model_selector(&mut self) {
+        self.session.with_registry(|r| r.reload());
+        let current = self.session.model();
+        let models = self.session.with_registry(|r| r.available());
+        if models.is_empty() {
+            self.notice("No models available: set an API key (/login) or configure models.json");
+            return;
+        }
+        let mut items = Vec::new();
+        let mut selected = 0;
+        for (i, m) in models.iter().enumerate() {
+            if current
+                .as_ref()
+                .is_some_and(|c| c.provider == m.provider && c.id == m.id)
+            {
+                selected = i;
+            }
+            items.push(item(
+                &m.full_id(),
+                &m.full_id(),
+                Some(format!(
+                    "{}{}",
+                    crate::cli::list_models::format_token_count(m.context_window),
+                    if m.reasoning { " · thinking" } else { "" }
+                )),
+            ));
+        }
+        let mut overlay = Overlay::select("Select model", items, SelectPurpose::Model);
+        if let Overlay::Select { list, .. } = &mut overlay {
+            list.set_selected(selected);
+        }
+        self.overlay = Some(overlay);
+    }
+
+    fn open_fork_selector(&mut self) {
+        let messages = self.session.fork_messages();
+        if messages.is_empty() {
+            self.notice("No messages to fork from");
+            return;
+        }
+        let items: Vec<CompletionItem> = messages
+            .iter()
+            .map(|(id, text)| item(id, &text.replace('\n', " "), None))
+            .collect();
+        let last = items.len() - 1;
+        let mut overlay = Overlay::select("Fork from Message", items, SelectPurpose::ForkMessage);
+        if let Overlay::Select { list, .. } = &mut overlay {
+            list.set_selected(last);
+        }
+        self.overlay = Some(overlay);
+    }
+
+    fn open_resume(&mut self) {
+        let dir = self
+            .session
+            .with_session(|m| m.session_dir().map(|d| d.to_path_buf()));
+        let Some(dir) = dir else {
+            self.notice("This session is not saved; there is nothing to resume from");
+            return;
+        };
+        let sessions = crate::session::listing::list(&dir).unwrap_or_default();
+        if sessions.is_empty() {
+            self.notice("No sessions found");
+            return;
+        }
+        let items = sessions
+            .iter()
+            .map(|s| {
+                let title = s.name.clone().unwrap_or_else(|| s.first_message.clone());
+                item(
+                    &s.path.display().to_string(),
+                    &title.replace('\n', " "),
+                    Some(format!("{} messages", s.message_count)),
+                )
+            })
+            .collect();
+        self.overlay = Some(Overlay::select(
+            "Resume Session (Current Folder)",
+            items,
+            SelectPurpose::ResumeSession,
+        ));
+    }
+
+    pub fn open_tree(&mut self) {
+        self.notice("/tree is not available in this build yet");
+    }
+
+    fn open_settings(&mut self) {
+        let path = self.session.paths().settings();
+        self.notice(format!(
+            "Settings are in {} (see docs/settings.md)",
+            path.display()
+        ));
+    }
+
+    fn export_html(&mut self, _args: &str) {
+        self.notice("/export is not available in this build yet");
+    }
+
+    /// A choice made in a list dialog.
+    pub fn on_selected(&mut self, purpose: SelectPurpose, choice: CompletionItem) -> KeyCommand {
+        match purpose {
+            SelectPurpose::Model => {
+                let found = choice
+                    .value
+                    .split_once('/')
+                    .and_then(|(p, id)| self.session.with_registry(|r| r.find(p, id).cloned()));
+                if let Some(model) = found {
+                    match self.session.set_model(model) {
+                        Ok(()) => self.notice(format!("Model: {}", choice.value)),
+                        Err(e) => self.notice(e),
+                    }
+                    self.footer_cache = None;
+                }
+            }
+            SelectPurpose::Thinking => {
+                if let Some(level) = crate::ai::model::ThinkingLevel::parse(&choice.value) {
+                    let _ = self.session.set_thinking_level(level);
+                    self.footer_cache = None;
+                }
+            }
+            SelectPurpose::ForkMessage => {
+                let session = self.session.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let msg = match session.fork(&choice.value).await {
+                        Ok(r) => AppMsg::Forked(r.text.unwrap_or_default()),
+                        Err(e) => AppMsg::Error(e),
+                    };
+                    let _ = tx.send(msg);
+                });
+            }
+            SelectPurpose::ResumeSession => {
+                let session = self.session.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let path = std::path::PathBuf::from(&choice.value);
+                    if let Err(e) = session.switch_session(&path).await {
+                        let _ = tx.send(AppMsg::Error(e));
+                    }
+                });
+            }
+            SelectPurpose::SummarizeBranch { target } => match choice.value.as_str() {
+                "custom" => {
+                    self.overlay = Some(Overlay::input(
+                        "Custom summarization instructions",
+                        "",
+                        self.keys.clone(),
+                        InputPurpose::CustomSummary { target },
+                    ));
+                }
+                summarize => self.navigate(
+                    target,
+                    NavigateOptions {
+                        summarize: summarize == "summarize",
+                        ..NavigateOptions::default()
+                    },
+                ),
+            },
+        }
+        KeyCommand::None
+    }
+
+    /// Text entered in an input dialog.
+    pub fn on_entered(&mut self, purpose: InputPurpose, text: String) -> KeyCommand {
+        match purpose {
+            InputPurpose::SessionName => {
+                if !text.trim().is_empty() {
+                    self.set_session_name(text.trim());
+                }
+            }
+            InputPurpose::Label { target } => {
+                let label = text.trim();
+                let label = (!label.is_empty()).then_some(label);
+                if let Err(e) = self.session.set_label(&target, label) {
+                    self.notice(e);
+                }
+            }
+            InputPurpose::CustomSummary { target } => self.navigate(
+                target,
+                NavigateOptions {
+                    summarize: true,
+                    custom_instructions: Some(text),
+                    ..NavigateOptions::default()
+                },
+            ),
+            InputPurpose::ApiKey { provider } => {
+                let key = crate::ai::auth::ApiKey::new(text.trim().to_string());
+                let result = self.session.with_registry(|r| {
+                    r.auth_mut()
+                        .set_api_key(&provider, &key)
+                        .map_err(|e| e.to_string())
+                });
+                match result {
+                    Ok(()) => {
+                        self.session.with_registry(|r| r.reload());
+                        self.refresh_usage();
+                        self.footer_cache = None;
+                        self.notice(format!("Saved the API key for {provider}"));
+                    }
+                    Err(e) => self.notice(e),
+                }
+            }
+        }
+        KeyCommand::None
+    }
+
+    /// Moves the leaf (`/tree`), reporting back with the text for the editor.
+    pub fn navigate(&mut self, target: String, options: NavigateOptions) {
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let msg = match session.navigate_tree(&target, options).await {
+                Ok(r) if r.cancelled => AppMsg::Info("Branch summarization cancelled".into()),
+                Ok(r) => AppMsg::Navigated(r.editor_text),
+                Err(e) => AppMsg::Error(e),
+            };
+            let _ = tx.send(msg);
+        });
+    }
+
+    /// Esc Esc on an empty editor (`doubleEscapeAction`).
+    pub fn on_double_escape(&mut self) {
+        let action = self
+            .session
+            .with_settings(|s| s.double_escape_action().to_string());
+        match action.as_str() {
+            "fork" => self.open_fork_selector(),
+            "none" => {}
+            _ => self.open_tree(),
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! Keys and pastes. App-level actions (pi's `app.*` keybindings) are checked first, then
+//! the editor gets the key. Dialogs take every key while they are open.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyEvent, KeyEventKind};
+
+use super::overlay::OverlayOutcome;
+use super::state::{App, Status};
+use crate::core::agent_session::Direction;
+use crate::modes::interactive::editor::EditorAction;
+use crate::modes::interactive::keys::Action;
+
+/// Two presses of Escape or Ctrl+C within this time count as a double press (pi).
+const DOUBLE_PRESS: Duration = Duration::from_millis(500);
+
+/// Follow-up work a key asks the event loop to do (async or terminal-level).
+pub enum KeyCommand {
+    None,
+    Submit(String),
+    FollowUp(String),
+    Suspend,
+    ExternalEditor,
+    DoubleEscape,
+}
+
+const APP_ACTIONS: &[Action] = &[
+    Action::Interrupt,
+    Action::Clear,
+    Action::Exit,
+    Action::Suspend,
+    Action::ThinkingCycle,
+    Action::ModelCycleForward,
+    Action::ModelCycleBackward,
+    Action::ModelSelect,
+    Action::ToolsExpand,
+    Action::ThinkingToggle,
+    Action::EditorExternal,
+    Action::MessageFollowUp,
+    Action::MessageDequeue,
+];
+
+impl App {
+    pub fn on_paste(&mut self, text: &str) {
+        self.dirty = true;
+        match &mut self.overlay {
+            Some(overlay) => overlay.handle_paste(text),
+            None => self.editor.handle_paste(text),
+        }
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) -> KeyCommand {
+        if key.kind == KeyEventKind::Release {
+            return KeyCommand::None;
+        }
+        self.dirty = true;
+        if let Some(overlay) = self.overlay.as_mut() {
+            let outcome = overlay.handle_key(&key, &self.keys);
+            match outcome {
+                OverlayOutcome::Keep => {}
+                OverlayOutcome::Cancelled => {
+                    self.overlay = None;
+                }
+                OverlayOutcome::Selected(purpose, item) => {
+                    self.overlay = None;
+                    return self.on_selected(purpose, item);
+                }
+                OverlayOutcome::Entered(purpose, text) => {
+                    self.overlay = None;
+                    return self.on_entered(purpose, text);
+                }
+            }
+            return KeyCommand::None;
+        }
+
+        // The completion popup owns Escape, arrows, Tab and Enter while it is open.
+        let action = if self.editor.is_showing_autocomplete() {
+            None
+        } else {
+            self.keys.action_for(&key, APP_ACTIONS)
+        };
+        match action {
+            Some(Action::Interrupt) => return self.on_escape(),
+            Some(Action::Clear) => {
+                let now = Instant::now();
+                if self
+                    .last_ctrl_c
+                    .is_some_and(|t| now.duration_since(t) < DOUBLE_PRESS)
+                {
+                    self.quit = true;
+                } else {
+                    self.editor.set_text("");
+                    self.last_ctrl_c = Some(now);
+                }
+                return KeyCommand::None;
+            }
+            Some(Action::Exit) if self.editor.is_empty() => {
+                self.quit = true;
+                return KeyCommand::None;
+            }
+            Some(Action::Suspend) => return KeyCommand::Suspend,
+            Some(Action::ThinkingCycle) => {
+                match self.session.cycle_thinking_level() {
+                    Ok(Some(level)) => self.flash(format!("Thinking level: {level}")),
+                    Ok(None) => self.flash("Current model does not support thinking".into()),
+                    Err(e) => self.notice(e),
+                }
+                self.footer_cache = None;
+                return KeyCommand::None;
+            }
+            Some(a @ (Action::ModelCycleForward | Action::ModelCycleBackward)) => {
+                let direction = if a == Action::ModelCycleForward {
+                    Direction::Forward
+                } else {
+                    Direction::Backward
+                };
+                match self.session.cycle_model(direction) {
+                    Ok(Some(c)) => self.flash(format!(
+                        "Switched to {}/{}{}",
+                        c.model.provider,
+                        c.model.id,
+                        if c.model.reasoning {
+                            format!(" • {}", c.thinking)
+                        } else {
+                            String::new()
+                        }
+                    )),
+                    Ok(None) => self.flash("Only one model available".into()),
+                    Err(e) => self.notice(e),
+                }
+                self.footer_cache = None;
+                return KeyCommand::None;
+            }
+            Some(Action::ModelSelect) => {
+                self.open_model_selector();
+                return KeyCommand::None;
+            }
+            Some(Action::ToolsExpand) => {
+                let expanded = !self.transcript.expanded();
+                self.transcript.set_expanded(expanded);
+                self.header.expanded = expanded;
+                self.full_redraw = true;
+                return KeyCommand::None;
+            }
+            Some(Action::ThinkingToggle) => {
+                self.hide_thinking = !self.hide_thinking;
+                self.transcript.set_hide_thinking(self.hide_thinking);
+                let hide = self.hide_thinking;
+                self.session.with_settings(|s| {
+                    let _ = s.set_global(&["hideThinkingBlock"], serde_json::Value::Bool(hide));
+                });
+                self.full_redraw = true;
+                return KeyCommand::None;
+            }
+            Some(Action::EditorExternal) => return KeyCommand::ExternalEditor,
+            Some(Action::MessageFollowUp) => {
+                let text = self.editor.expanded_text();
+                if text.trim().is_empty() {
+                    return KeyCommand::None;
+                }
+                self.editor.add_to_history(&text);
+                self.editor.set_text("");
+                return KeyCommand::FollowUp(text);
+            }
+            Some(Action::MessageDequeue) => {
+                self.restore_queued_to_editor();
+                return KeyCommand::None;
+            }
+            _ => {}
+        }
+
+        match self.editor.handle_key(&key) {
+            EditorAction::Submit(text) => {
+                if text.trim().is_empty() {
+                    return KeyCommand::None;
+                }
+                self.editor.add_to_history(&text);
+                KeyCommand::Submit(text)
+            }
+            EditorAction::Handled | EditorAction::Ignored => KeyCommand::None,
+        }
+    }
+
+    /// Escape, in pi's order: abort the agent (queued messages go back to the editor),
+    /// cancel a `!` command, leave bash mode, or — on an empty editor — a double press
+    /// runs `doubleEscapeAction`.
+    fn on_escape(&mut self) -> KeyCommand {
+        if self.busy || !matches!(self.status, Status::Idle) {
+            self.session.abort();
+            self.restore_queued_to_editor();
+            return KeyCommand::None;
+        }
+        if self.session.is_bash_running() {
+            self.session.abort_bash();
+            return KeyCommand::None;
+        }
+        if self.editor.bash_mode().is_some() {
+            self.editor.set_text("");
+            return KeyCommand::None;
+        }
+        if self.editor.is_empty() {
+            let now = Instant::now();
+            if self
+                .last_escape
+                .is_some_and(|t| now.duration_since(t) < DOUBLE_PRESS)
+            {
+                self.last_escape = None;
+                return KeyCommand::DoubleEscape;
+            }
+            self.last_escape = Some(now);
+        }
+        KeyCommand::None
+    }
+
+    /// Puts queued (not yet delivered) messages back into the editor.
+    fn restore_queued_to_editor(&mut self) {
+        let queued = self.session.clear_queue();
+        if queued.is_empty() {
+            return;
+        }
+        let mut text = queued.join("\n\n");
+        let current = self.editor.text();
+        if !current.trim().is_empty() {
+            text = format!("{text}\n\n{current}");
+        }
+        self.editor.set_text(&text);
+    }
+
+    /// A transient message in the status line (replaced by the next one).
+    pub fn flash(&mut self, text: String) {
+        self.flash = Some((text, Instant::now()));
+    }
+}

@@ -1,0 +1,382 @@
+//! The interactive app: one event loop over terminal input, session events and results
+//! of background tasks, drawing at most 60 frames a second and nothing when nothing
+//! changed. History goes to the terminal's scrollback; see `renderer`.
+
+mod clipboard;
+mod commands;
+mod events;
+mod input;
+mod overlay;
+mod state;
+mod view;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, EventStream};
+use futures::StreamExt;
+use tokio::sync::mpsc;
+
+use crate::core::agent_session::{AgentSession, PromptOptions};
+use crate::modes::interactive::autocomplete::{CombinedProvider, walk_project};
+use crate::modes::interactive::components::header::{LoadedResources, StartupHeader};
+use crate::modes::interactive::components::status::PendingMessages;
+use crate::modes::interactive::components::transcript::Transcript;
+use crate::modes::interactive::editor::Editor;
+use crate::modes::interactive::keys::Keybindings;
+use crate::modes::interactive::renderer::InlineRenderer;
+use crate::modes::interactive::terminal::{self, TerminalGuard};
+use crate::modes::interactive::theme::{ColorMode, Theme, default_theme_name};
+
+use self::input::KeyCommand;
+pub use self::state::App;
+use self::state::Status;
+
+/// Results of background work, sent back to the event loop.
+pub enum AppMsg {
+    PromptDone(Result<(), String>),
+    BashChunk(String),
+    BashDone(Result<crate::core::agent_session::BashOutcome, String>),
+    /// `/tree` moved the leaf; the text goes into the editor.
+    Navigated(Option<String>),
+    /// `/fork` made a new session; the selected message goes into the editor.
+    Forked(String),
+    Info(String),
+    Error(String),
+    Redraw,
+    FilesWalked(Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>),
+}
+
+/// What the interactive mode starts with.
+#[derive(Default)]
+pub struct InteractiveOptions {
+    /// Messages to send one after another once the UI is up (`pi "a" "b"`).
+    pub initial_prompts: Vec<(String, Vec<crate::ai::message::ImageContent>)>,
+    pub warnings: Vec<String>,
+    pub verbose: bool,
+}
+
+/// Frames are drawn at most this often.
+const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// Spinner and countdown speed.
+const TICK: Duration = Duration::from_millis(80);
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Runs the interactive UI until the user quits. Returns the exit code.
+pub async fn run_interactive(session: AgentSession, options: InteractiveOptions) -> i32 {
+    let guard = match TerminalGuard::enter() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("Error: cannot set up the terminal: {e}");
+            return 1;
+        }
+    };
+    let (width, height) = TerminalGuard::size();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let mut app = new_app(session.clone(), width, height, tx.clone(), &options);
+    for w in &options.warnings {
+        app.notice(format!("Warning: {w}"));
+    }
+
+    // Walking the project for @-completion can take a while in big repositories.
+    let cwd = app.cwd.clone();
+    let walk_tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let files = walk_project(&cwd, 20_000);
+        let _ = walk_tx.send(AppMsg::FilesWalked(Arc::new(files)));
+    });
+
+    let mut prompts = options.initial_prompts.into_iter();
+    let mut term = EventStream::new();
+    let mut session_rx = session.subscribe();
+    let mut stdout = std::io::stdout();
+    let mut last_frame = Instant::now() - FRAME_INTERVAL;
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    app.full_redraw = true;
+    let _ = app.draw(&mut stdout);
+    if let Some((text, images)) = prompts.next() {
+        send_initial(&mut app, text, images);
+    }
+
+    loop {
+        let deadline = tokio::time::Instant::from_std(last_frame + FRAME_INTERVAL);
+        tokio::select! {
+            biased;
+            event = term.next() => {
+                match event {
+                    Some(Ok(Event::Key(key))) => {
+                        let command = app.on_key(key);
+                        handle_command(&mut app, command, &guard);
+                    }
+                    Some(Ok(Event::Paste(text))) => app.on_paste(&text),
+                    Some(Ok(Event::Resize(w, h))) => {
+                        app.renderer.set_size(w, h);
+                        app.full_redraw = true;
+                        app.dirty = true;
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(_)) | None => app.quit = true,
+                }
+            }
+            Some(event) = session_rx.recv() => {
+                app.footer_cache = None;
+                app.on_session_event(event);
+            }
+            Some(msg) = rx.recv() => {
+                on_app_msg(&mut app, msg);
+                if !app.busy && let Some((text, images)) = prompts.next() {
+                    send_initial(&mut app, text, images);
+                }
+            }
+            _ = tick.tick(), if app.animating() => {
+                app.spinner = app.spinner.wrapping_add(1);
+                app.dirty = true;
+            }
+            _ = tokio::time::sleep_until(deadline), if app.dirty => {}
+        }
+        if app.quit {
+            break;
+        }
+        if app.dirty && last_frame.elapsed() >= FRAME_INTERVAL {
+            let _ = app.draw(&mut stdout);
+            last_frame = Instant::now();
+        }
+    }
+    session.abort();
+    crate::tools::shell::kill_all_running();
+    let _ = app.renderer.finish_session(&mut stdout);
+    let _ = stdout.flush();
+    drop(guard);
+    0
+}
+
+fn send_initial(app: &mut App, text: String, images: Vec<crate::ai::message::ImageContent>) {
+    app.busy = true;
+    let session = app.session.clone();
+    let tx = app.tx.clone();
+    tokio::spawn(async move {
+        let result = session
+            .prompt(
+                &text,
+                PromptOptions {
+                    images,
+                    ..PromptOptions::default()
+                },
+            )
+            .await;
+        let _ = tx.send(AppMsg::PromptDone(result));
+    });
+}
+
+fn handle_command(app: &mut App, command: KeyCommand, guard: &TerminalGuard) {
+    let _ = guard;
+    match command {
+        KeyCommand::None => {}
+        KeyCommand::Submit(text) => app.on_submit(text),
+        KeyCommand::FollowUp(text) => app.on_follow_up(text),
+        KeyCommand::DoubleEscape => app.on_double_escape(),
+        KeyCommand::Suspend => {
+            let mut out = std::io::stdout();
+            let _ = app.renderer.finish_session(&mut out);
+            let _ = terminal::suspend();
+            let (w, h) = TerminalGuard::size();
+            app.renderer.set_size(w, h);
+            app.full_redraw = true;
+            app.dirty = true;
+        }
+        KeyCommand::ExternalEditor => external_editor(app),
+    }
+}
+
+/// Ctrl+G: edit the prompt in `$VISUAL` / `$EDITOR`.
+fn external_editor(app: &mut App) {
+    let Some(editor) = env("VISUAL")
+        .or_else(|| env("EDITOR"))
+        .filter(|e| !e.is_empty())
+    else {
+        app.notice("Set $VISUAL or $EDITOR to edit the prompt in an external editor");
+        return;
+    };
+    let path = std::env::temp_dir().join(format!("pi-prompt-{}.md", std::process::id()));
+    if std::fs::write(&path, app.editor.expanded_text()).is_err() {
+        app.notice("Could not write a temporary file for the external editor");
+        return;
+    }
+    let mut out = std::io::stdout();
+    let _ = app.renderer.finish_session(&mut out);
+    terminal::restore();
+    // The editor command may carry arguments (`code --wait`), so run it through the shell.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("pi-editor")
+        .arg(&path)
+        .status();
+    let _ = TerminalGuard::enter().map(std::mem::forget);
+    match status {
+        Ok(s) if s.success() => {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                app.editor.set_text(text.trim_end_matches('\n'));
+            }
+        }
+        _ => app.notice("The external editor did not finish successfully; the prompt is unchanged"),
+    }
+    let _ = std::fs::remove_file(&path);
+    let (w, h) = TerminalGuard::size();
+    app.renderer.set_size(w, h);
+    app.full_redraw = true;
+    app.dirty = true;
+}
+
+fn on_app_msg(app: &mut App, msg: AppMsg) {
+    app.dirty = true;
+    match msg {
+        AppMsg::PromptDone(result) => {
+            app.busy = false;
+            if !matches!(app.status, Status::Message(_)) {
+                app.status = Status::Idle;
+            }
+            if let Err(e) = result {
+                app.notice(format!("Error: {e}"));
+            }
+            app.git_branch = state::git_branch(&app.cwd);
+            app.footer_cache = None;
+        }
+        AppMsg::BashChunk(chunk) => app.on_bash_chunk(&chunk),
+        AppMsg::BashDone(result) => app.on_bash_done(result),
+        AppMsg::Navigated(text) => {
+            if let Some(text) = text
+                && app.editor.is_empty()
+            {
+                app.editor.set_text(&text);
+            }
+            app.notice("Navigated to selected point");
+        }
+        AppMsg::Forked(text) => {
+            app.editor.set_text(&text);
+            app.notice("Forked to new session");
+        }
+        AppMsg::Info(text) => app.notice(text),
+        AppMsg::Error(e) => app.notice(format!("Error: {e}")),
+        AppMsg::Redraw => {}
+        AppMsg::FilesWalked(files) => {
+            let provider = CombinedProvider::new(
+                commands::command_specs(),
+                app.cwd.clone(),
+                app.home.as_ref().map(Into::into),
+            )
+            .with_files(files);
+            app.editor.set_autocomplete_provider(Arc::new(provider));
+        }
+    }
+}
+
+fn new_app(
+    session: AgentSession,
+    width: u16,
+    height: u16,
+    tx: mpsc::UnboundedSender<AppMsg>,
+    options: &InteractiveOptions,
+) -> App {
+    let paths = session.paths().clone();
+    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding) = session
+        .with_settings(|s| {
+            (
+                s.theme().map(str::to_string),
+                s.hide_thinking_block(),
+                s.quiet_startup(),
+                s.show_hardware_cursor(),
+                s.autocomplete_max_visible() as usize,
+                s.editor_padding_x() as usize,
+            )
+        });
+    let mode = ColorMode::detect(env);
+    let theme_name = theme_name.unwrap_or_else(|| default_theme_name(env).to_string());
+    let mut warnings = Vec::new();
+    let theme = match Theme::load_named(&theme_name, &paths.themes(), mode) {
+        Ok(t) => t,
+        Err(e) => {
+            warnings.push(format!("{e}; using the built-in dark theme"));
+            Theme::dark(mode)
+        }
+    };
+    let keys = match Keybindings::load(&paths.keybindings()) {
+        Ok(loaded) => {
+            for issue in &loaded.issues {
+                warnings.push(issue.to_string());
+            }
+            Arc::new(loaded.bindings)
+        }
+        Err(e) => {
+            warnings.push(e.to_string());
+            Arc::new(Keybindings::defaults())
+        }
+    };
+    let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
+    let cwd = session.cwd().to_path_buf();
+    let mut editor = Editor::new(keys.clone());
+    editor.set_autocomplete_max_visible(max_visible);
+    editor.set_padding_x(padding);
+    editor.set_max_rows((height as usize / 3).max(3));
+    editor.set_autocomplete_provider(Arc::new(CombinedProvider::new(
+        commands::command_specs(),
+        cwd.clone(),
+        home.as_ref().map(Into::into),
+    )));
+    let header = StartupHeader {
+        app_name: "pi".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        expanded: options.verbose || !quiet,
+        tagline: None,
+        resources: LoadedResources::default(),
+    };
+    let mut app = App {
+        session,
+        theme,
+        keys,
+        home,
+        cwd: cwd.clone(),
+        header,
+        transcript: Transcript::default(),
+        done: Vec::new(),
+        committed: 0,
+        header_written: false,
+        editor,
+        status: Status::Idle,
+        spinner: 0,
+        pending: PendingMessages::default(),
+        busy: false,
+        streaming: None,
+        tool_items: HashMap::new(),
+        tool_started: HashMap::new(),
+        usage: Default::default(),
+        provider_count: 0,
+        bash_item: None,
+        last_ctrl_c: None,
+        last_escape: None,
+        hide_thinking,
+        git_branch: state::git_branch(&cwd),
+        renderer: InlineRenderer::new(width, height),
+        dirty: true,
+        full_redraw: true,
+        quit: false,
+        overlay: None,
+        omitted_items: 0,
+        flash: None,
+        footer_cache: None,
+        show_hardware_cursor: show_cursor,
+        tx,
+    };
+    app.refresh_usage();
+    app.rebuild_transcript();
+    for w in warnings {
+        app.notice(format!("Warning: {w}"));
+    }
+    app
+}

@@ -1,0 +1,262 @@
+//! The interactive app's state: the chat transcript (split into what is already in the
+//! terminal's scrollback and what is still live), the editor, the status line and the
+//! footer data, plus the bookkeeping that maps streaming events onto chat items.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::ai::stream::PartialMessage;
+use crate::core::agent_session::AgentSession;
+use crate::modes::interactive::components::Ui;
+use crate::modes::interactive::components::footer::{FooterData, FooterModel, UsageTotals};
+use crate::modes::interactive::components::header::StartupHeader;
+use crate::modes::interactive::components::status::PendingMessages;
+use crate::modes::interactive::components::transcript::{ChatItem, Transcript};
+use crate::modes::interactive::editor::Editor;
+use crate::modes::interactive::keys::Keybindings;
+use crate::modes::interactive::renderer::InlineRenderer;
+use crate::modes::interactive::theme::Theme;
+use crate::session::entry::SessionEntry;
+
+use super::overlay::Overlay;
+
+/// What the status line shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    Idle,
+    Working,
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        until: Instant,
+    },
+    Message(String),
+}
+
+/// The reply being streamed and the tool boxes of its calls.
+#[derive(Debug, Default)]
+pub struct Streaming {
+    pub partial: PartialMessage,
+    /// Transcript index of the assistant item.
+    pub item: usize,
+}
+
+pub struct App {
+    pub session: AgentSession,
+    pub theme: Theme,
+    pub keys: Arc<Keybindings>,
+    pub home: Option<String>,
+    pub cwd: PathBuf,
+    pub header: StartupHeader,
+    pub transcript: Transcript,
+    /// Parallel to the transcript: whether each item is final (may go to scrollback).
+    pub done: Vec<bool>,
+    /// Items `[0, committed)` are in the terminal's scrollback.
+    pub committed: usize,
+    /// The header has been written to scrollback.
+    pub header_written: bool,
+    pub editor: Editor,
+    pub status: Status,
+    pub spinner: usize,
+    pub pending: PendingMessages,
+    /// The agent is running (between `agent_start` and the prompt task finishing).
+    pub busy: bool,
+    pub streaming: Option<Streaming>,
+    /// Tool call id → transcript index of its box, while it runs.
+    pub tool_items: HashMap<String, usize>,
+    /// When each running tool call started (for the elapsed time shown in its box).
+    pub tool_started: HashMap<String, Instant>,
+    /// Token and cost totals of the whole session file (all branches), for the footer.
+    pub usage: UsageTotals,
+    /// Providers with credentials (the footer shows the provider when there are several).
+    pub provider_count: usize,
+    /// Transcript index of the running `!` command's box.
+    pub bash_item: Option<usize>,
+    pub last_ctrl_c: Option<Instant>,
+    pub last_escape: Option<Instant>,
+    pub hide_thinking: bool,
+    pub git_branch: Option<String>,
+    pub renderer: InlineRenderer,
+    /// Something changed since the last frame.
+    pub dirty: bool,
+    /// The whole screen and scrollback must be drawn again (resize, Ctrl+O, new session).
+    pub full_redraw: bool,
+    pub quit: bool,
+    pub overlay: Option<Overlay>,
+    /// Number of earlier items left out when a long session was opened.
+    pub omitted_items: usize,
+    /// A transient status message and when it was shown.
+    pub flash: Option<(String, Instant)>,
+    /// The footer's data; cleared when something it shows may have changed.
+    pub footer_cache: Option<FooterData>,
+    pub show_hardware_cursor: bool,
+    pub tx: tokio::sync::mpsc::UnboundedSender<super::AppMsg>,
+}
+
+impl App {
+    pub fn ui(&self) -> Ui<'_> {
+        Ui::new(&self.theme, &self.keys).with_home(self.home.as_deref())
+    }
+
+    pub fn width(&self) -> usize {
+        self.renderer.size().0 as usize
+    }
+
+    pub fn height(&self) -> usize {
+        self.renderer.size().1 as usize
+    }
+
+    /// Adds a chat item; `done` items may go to scrollback with the next frame.
+    pub fn push_item(&mut self, item: ChatItem, done: bool) -> usize {
+        self.transcript.push(item);
+        self.done.push(done);
+        self.dirty = true;
+        self.transcript.len() - 1
+    }
+
+    pub fn mark_done(&mut self, index: usize) {
+        if let Some(d) = self.done.get_mut(index) {
+            *d = true;
+            self.dirty = true;
+        }
+    }
+
+    /// A dim one-line note in the chat (`Navigated to selected point`, errors).
+    pub fn notice(&mut self, text: impl Into<String>) {
+        self.push_item(ChatItem::Notice(text.into()), true);
+    }
+
+    /// How far the scrollback can advance: every item up to the first one still live.
+    pub fn committable(&self) -> usize {
+        let mut end = self.committed;
+        while end < self.done.len() && self.done[end] {
+            end += 1;
+        }
+        end
+    }
+
+    /// Rebuilds the chat from the agent's messages (after `/tree`, a compaction, a new or
+    /// resumed session). Long sessions show their tail; the rest stays on disk.
+    pub fn rebuild_transcript(&mut self) {
+        const MAX_ITEMS_ON_OPEN: usize = 400;
+        let messages = self.session.messages();
+        // Long sessions: build the chat from the messages that make up its last items
+        // only; rendering thousands of items that scroll out of sight at once would only
+        // delay the first frame.
+        let keep = tail_messages(&messages, MAX_ITEMS_ON_OPEN);
+        self.omitted_items = count_items(&messages[..keep]);
+        self.transcript = Transcript::from_messages(
+            &messages[keep..],
+            self.transcript.expanded(),
+            self.hide_thinking,
+        );
+        self.done = vec![true; self.transcript.len()];
+        self.committed = 0;
+        self.streaming = None;
+        self.tool_items.clear();
+        self.full_redraw = true;
+        self.dirty = true;
+    }
+
+    /// Recomputes the footer's totals from the session file (on open and after a switch;
+    /// new answers are added as they arrive).
+    pub fn refresh_usage(&mut self) {
+        self.usage = self.session.with_session(|m| {
+            // pi sums every assistant message of the file, all branches included.
+            let mut totals = UsageTotals::default();
+            for e in m.entries() {
+                if let SessionEntry::Message(me) = e
+                    && let crate::messages::AgentMessage::Assistant(a) = &me.message
+                {
+                    totals.add(a);
+                }
+            }
+            totals
+        });
+        self.provider_count = self.session.with_registry(|r| {
+            let mut p: Vec<String> = r.available().into_iter().map(|m| m.provider).collect();
+            p.sort();
+            p.dedup();
+            p.len()
+        });
+    }
+
+    /// Footer numbers from the session.
+    pub fn footer(&self) -> FooterData {
+        let status = self.session.status();
+        let usage = self.usage;
+        let context = self.session.context_usage();
+        let providers = self.provider_count;
+        FooterData {
+            cwd: self.cwd.display().to_string(),
+            git_branch: self.git_branch.clone(),
+            session_name: status.session_name.clone(),
+            usage,
+            using_subscription: false,
+            context_percent: context.as_ref().and_then(|c| c.percent),
+            context_window: context.as_ref().map_or(0, |c| c.context_window),
+            auto_compact: status.auto_compaction_enabled,
+            model: status.model.as_ref().map(|m| FooterModel {
+                id: m.id.clone(),
+                provider: m.provider.clone(),
+                reasoning: m.reasoning,
+            }),
+            thinking_level: status.thinking_level,
+            provider_count: providers,
+            extension_statuses: Default::default(),
+        }
+    }
+}
+
+fn items_of(m: &crate::messages::AgentMessage) -> usize {
+    use crate::messages::AgentMessage;
+    match m {
+        AgentMessage::Assistant(a) => 1 + a.tool_calls().count(),
+        AgentMessage::ToolResult(_) => 0,
+        _ => 1,
+    }
+}
+
+fn count_items(messages: &[crate::messages::AgentMessage]) -> usize {
+    messages.iter().map(items_of).sum()
+}
+
+/// Index of the first message whose items make up (about) the last `max_items` chat items.
+fn tail_messages(messages: &[crate::messages::AgentMessage], max_items: usize) -> usize {
+    use crate::messages::AgentMessage;
+    let mut items = 0;
+    for (i, m) in messages.iter().enumerate().rev() {
+        items += items_of(m);
+        // Never start at a tool result: its call must be in the kept part.
+        if items >= max_items && !matches!(m, AgentMessage::ToolResult(_)) {
+            return i;
+        }
+    }
+    0
+}
+
+/// The current git branch of `cwd` (read from `.git/HEAD`, no process started).
+pub fn git_branch(cwd: &std::path::Path) -> Option<String> {
+    for dir in cwd.ancestors() {
+        let git = dir.join(".git");
+        let head_path = if git.is_dir() {
+            git.join("HEAD")
+        } else if git.is_file() {
+            // A worktree: `.git` holds `gitdir: <path>`.
+            let text = std::fs::read_to_string(&git).ok()?;
+            let gitdir = text.strip_prefix("gitdir:")?.trim();
+            dir.join(gitdir).join("HEAD")
+        } else {
+            continue;
+        };
+        let head = std::fs::read_to_string(head_path).ok()?;
+        let head = head.trim();
+        return Some(match head.strip_prefix("ref: refs/heads/") {
+            Some(branch) => branch.to_string(),
+            None => head.chars().take(7).collect(),
+        });
+    }
+    None
+}

@@ -1,0 +1,171 @@
+//! Building a frame: finished chat items go to the terminal's scrollback once, in order;
+//! the rest of the chat (the reply being streamed, running tool boxes), queued messages,
+//! the status line, the editor (or a dialog) and the footer form the live region.
+
+use std::io::Write;
+use std::time::Instant;
+
+use ratatui::text::{Line, Span};
+
+use super::state::{App, Status};
+use crate::modes::interactive::components::Component;
+use crate::modes::interactive::components::status::StatusLine;
+use crate::modes::interactive::editor::border_style;
+use crate::modes::interactive::renderer::Frame;
+use crate::modes::interactive::text::truncate_line;
+use crate::modes::interactive::theme::ThemeToken;
+
+/// How long a flashed status message stays.
+const FLASH_SECONDS: u64 = 3;
+
+impl App {
+    /// Whether something animates (spinner, countdown) and needs periodic frames.
+    pub fn animating(&self) -> bool {
+        !matches!(self.status, Status::Idle) || self.bash_item.is_some() || self.flash.is_some()
+    }
+
+    /// Lines of the header (first frame only) and of the omitted-history note.
+    fn header_lines(&self, width: usize) -> Vec<Line<'static>> {
+        let ui = self.ui();
+        let mut lines = self.header.render(width, &ui);
+        if self.omitted_items > 0 {
+            lines.push(Line::default());
+            lines.push(truncate_line(
+                Line::from(Span::styled(
+                    format!(
+                        " {} earlier messages are not shown here; /tree browses the whole session",
+                        self.omitted_items
+                    ),
+                    ui.fg(ThemeToken::Dim),
+                )),
+                width,
+                Span::raw("…"),
+            ));
+        }
+        lines
+    }
+
+    /// The live region and the cursor position in it.
+    fn live_lines(
+        &mut self,
+        from_item: usize,
+        width: usize,
+    ) -> (Vec<Line<'static>>, Option<(usize, usize)>) {
+        let mut out: Vec<Line<'static>> = Vec::new();
+        {
+            let ui = self.ui();
+            out.extend(
+                self.transcript
+                    .render_range(from_item..self.transcript.len(), width, &ui),
+            );
+            out.extend(self.pending.render(width, &ui));
+        }
+        if let Some((_, at)) = &self.flash
+            && at.elapsed().as_secs() >= FLASH_SECONDS
+        {
+            self.flash = None;
+        }
+        let status = match (&self.status, &self.flash) {
+            (Status::Idle, None) => None,
+            (Status::Idle, Some((text, _))) => Some(StatusLine::message(self.spinner, text)),
+            (Status::Working, _) => Some(StatusLine::working(self.spinner)),
+            (
+                Status::Retrying {
+                    attempt,
+                    max_attempts,
+                    until,
+                },
+                _,
+            ) => {
+                let ui = self.ui();
+                Some(StatusLine::retrying(
+                    self.spinner,
+                    *attempt,
+                    *max_attempts,
+                    until.saturating_duration_since(Instant::now()),
+                    &ui,
+                ))
+            }
+            (Status::Message(m), _) => Some(StatusLine::message(self.spinner, m)),
+        };
+        if let Some(status) = status {
+            let ui = self.ui();
+            out.extend(status.render(width, &ui));
+        }
+        out.push(Line::default());
+        let cursor;
+        if let Some(overlay) = self.overlay.as_mut() {
+            let ui = crate::modes::interactive::components::Ui::new(&self.theme, &self.keys)
+                .with_home(self.home.as_deref());
+            let (lines, c) = overlay.render(width, &ui);
+            let base = out.len();
+            cursor = c.map(|(r, col)| (base + r, col));
+            out.extend(lines);
+        } else {
+            let thinking = self.session.thinking_level();
+            let style = border_style(&self.theme, thinking, self.editor.bash_mode());
+            self.editor.set_border_style(Some(style));
+            let rendered = self.editor.render(width, &self.theme);
+            let base = out.len();
+            cursor = rendered
+                .cursor
+                .map(|(col, row)| (base + row as usize, col as usize));
+            out.extend(rendered.lines);
+        }
+        if self.footer_cache.is_none() {
+            self.footer_cache = Some(self.footer());
+        }
+        if let Some(footer) = &self.footer_cache {
+            let ui = self.ui();
+            out.extend(footer.render(width, &ui));
+        }
+        (out, cursor)
+    }
+
+    /// Draws a frame (or everything, after a resize or a rebuild).
+    pub fn draw(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        let width = self.width();
+        let show_cursor = self.show_hardware_cursor;
+        if self.full_redraw {
+            self.full_redraw = false;
+            let end = self.committable();
+            let mut history = self.header_lines(width);
+            {
+                let ui = self.ui();
+                history.extend(self.transcript.render_range(0..end, width, &ui));
+            }
+            self.header_written = true;
+            self.committed = end;
+            let (live, cursor) = self.live_lines(end, width);
+            self.dirty = false;
+            return self
+                .renderer
+                .redraw_all(out, &history, &live, cursor, show_cursor);
+        }
+        let end = self.committable();
+        let mut history = Vec::new();
+        if !self.header_written {
+            history.extend(self.header_lines(width));
+            self.header_written = true;
+        }
+        if end > self.committed {
+            let ui = self.ui();
+            history.extend(
+                self.transcript
+                    .render_range(self.committed..end, width, &ui),
+            );
+        }
+        self.committed = end;
+        let (live, cursor) = self.live_lines(end, width);
+        self.dirty = false;
+        self.renderer.draw(
+            out,
+            &Frame {
+                new_history: &history,
+                live: &live,
+                cursor,
+                show_cursor,
+            },
+        )
+    }
+}
