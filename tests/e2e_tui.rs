@@ -1,0 +1,172 @@
+//! The interactive UI end to end: the built binary in a real terminal (tmux) against the
+//! loopback model server. Skipped, with a printed reason, where tmux is not installed.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::mock_llm::{MockLlm, Script};
+use support::tmux::{self, Tmux};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Env {
+    dir: tempfile::TempDir,
+    server: MockLlm,
+}
+
+impl Env {
+    fn new(script: Value) -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let server = MockLlm::start(Script::from_json(&script.to_string()).unwrap());
+        let agent = dir.path().join("home/.pi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::create_dir_all(dir.path().join("proj")).unwrap();
+        let models = json!({"providers": {"mock": {
+            "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions", "apiKey": "mock",
+            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+            "models": [{"id": "mock-model", "contextWindow": 200000, "maxTokens": 4000}]
+        }}});
+        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+        std::fs::write(agent.join("settings.json"), r#"{"quietStartup": true}"#).unwrap();
+        Env { dir, server }
+    }
+
+    fn cwd(&self) -> PathBuf {
+        self.dir.path().join("proj")
+    }
+
+    fn start(&self, extra: &str, width: u16, height: u16) -> Tmux {
+        let home = self.dir.path().join("home");
+        let cmd = format!(
+            "{} --provider mock --model mock-model {extra}",
+            env!("CARGO_BIN_EXE_pi")
+        );
+        Tmux::start(
+            &cmd,
+            &self.cwd(),
+            &[
+                ("HOME", home.to_str().unwrap()),
+                ("PI_CODING_AGENT_DIR", ""),
+            ],
+            width,
+            height,
+        )
+    }
+
+    fn session_files(&self) -> Vec<PathBuf> {
+        let root = self.dir.path().join("home/.pi/agent/sessions");
+        let mut files = Vec::new();
+        for d in std::fs::read_dir(root).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(d.path()).into_iter().flatten().flatten() {
+                files.push(f.path());
+            }
+        }
+        files
+    }
+}
+
+macro_rules! require_tmux {
+    () => {
+        if !tmux::available() {
+            eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
+            return;
+        }
+    };
+}
+
+fn editor_ready(screen: &str) -> bool {
+    screen.contains("mock-model") && screen.contains("────")
+}
+
+#[test]
+fn a_prompt_streams_the_answer_and_a_tool_call_shows_its_diff() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [
+        {"text": "Reading it.", "tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
+        {"text": "Fixing.", "tool_calls": [{"name": "edit", "arguments": {"path": "a.txt", "edits": [{"oldText": "hello wrld", "newText": "hello world"}]}}]},
+        {"text": "All **done**: the greeting is fixed.", "chunk_size": 4, "delay_ms": 10}
+    ]}));
+    std::fs::write(env.cwd().join("a.txt"), "hello wrld\nsecond line\n").unwrap();
+    let t = env.start("", 100, 40);
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.type_text("Please fix the typo in a.txt");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the greeting is fixed.", WAIT);
+    assert!(screen.contains("-1 hello wrld"), "{screen}");
+    assert!(screen.contains("+1 hello world"), "{screen}");
+    assert!(screen.contains("Please fix the typo in a.txt"), "{screen}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd().join("a.txt")).unwrap(),
+        "hello world\nsecond line\n"
+    );
+    // The footer shows the tokens of the answers.
+    assert!(screen.contains('↑'), "{screen}");
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+    assert_eq!(env.session_files().len(), 1);
+}
+
+#[test]
+fn escape_aborts_a_streaming_answer_and_keeps_what_arrived() {
+    require_tmux!();
+    let long: String = (1..200).map(|i| format!("word{i} ")).collect();
+    let env = Env::new(json!({"sequence": [
+        {"text": long, "chunk_size": 6, "delay_ms": 40},
+        {"text": "second answer"}
+    ]}));
+    let t = env.start("", 100, 30);
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.type_text("tell me a long story");
+    t.keys(&["Enter"]);
+    t.wait_for("word3", WAIT);
+    t.keys(&["Escape"]);
+    let screen = t.wait_for("Operation aborted", WAIT);
+    assert!(
+        !screen.contains("word199"),
+        "the stream was not cut: {screen}"
+    );
+    // The UI keeps working: a new prompt gets an answer.
+    t.type_text("and now?");
+    t.keys(&["Enter"]);
+    t.wait_for("second answer", WAIT);
+    let file = std::fs::read_to_string(&env.session_files()[0]).unwrap();
+    assert!(file.contains("\"stopReason\":\"aborted\""), "{file}");
+    assert!(file.contains("word3"), "the partial answer was kept");
+}
+
+#[test]
+fn resizing_while_streaming_keeps_one_copy_of_everything() {
+    require_tmux!();
+    let long: String = (1..120).map(|i| format!("token{i} ")).collect();
+    let env = Env::new(json!({"sequence": [
+        {"text": "first answer"},
+        {"text": format!("{long}END-OF-ANSWER"), "chunk_size": 8, "delay_ms": 25}
+    ]}));
+    let t = env.start("", 100, 30);
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.type_text("first prompt");
+    t.keys(&["Enter"]);
+    t.wait_for("first answer", WAIT);
+    t.type_text("second prompt");
+    t.keys(&["Enter"]);
+    t.wait_for("token5", WAIT);
+    t.resize(70, 24);
+    std::thread::sleep(Duration::from_millis(300));
+    t.resize(120, 35);
+    t.wait_for("END-OF-ANSWER", WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    let all = t.history();
+    let count = |needle: &str| all.matches(needle).count();
+    assert_eq!(count("first prompt"), 1, "{all}");
+    assert_eq!(count("first answer"), 1, "{all}");
+    assert_eq!(count("second prompt"), 1, "{all}");
+    assert_eq!(count("END-OF-ANSWER"), 1, "{all}");
+    // One editor and one footer at the bottom.
+    let screen = t.screen();
+    assert_eq!(screen.matches("mock-model").count(), 1, "{screen}");
+    let _ = env.server.requests();
+}
