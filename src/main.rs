@@ -92,22 +92,16 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
         None if args.cli.print || stdin.is_some() => Some(PrintOutput::Text),
         None => None,
     };
+    pi::core::timing::mark("arguments");
     let settings = Settings::load(&paths.agent_dir, &cwd);
     let session_dir = startup::session_dir_for(&args, &settings, &paths, &cwd);
-    let Some(manager) = startup::create_session_manager(&args, &cwd, &session_dir, &paths, None)?
-    else {
+    let Some(source) = startup::resolve_session_source(&args, &session_dir, &paths, None)? else {
         return Ok(0);
     };
     let files = process_file_args(&args.file_args, &cwd, settings.image_auto_resize())
         .map_err(StartupError)?;
     let mut messages = std::mem::take(&mut args.messages);
     let initial = build_initial_message(stdin, &files, &mut messages);
-    let built = startup::build_session(&args, &cwd, paths, settings, manager)?;
-    if print_mode.is_some() {
-        for w in &built.warnings {
-            eprintln!("Warning: {w}");
-        }
-    }
     let mut prompts = Vec::new();
     if let Some(text) = initial {
         prompts.push(PrintPrompt {
@@ -119,20 +113,49 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
         text,
         images: Vec::new(),
     }));
-
     let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
-    let session = built.session;
+
     let Some(output) = print_mode else {
+        // Interactive: draw at once with a placeholder session (model and settings, no
+        // file yet), and open the real session — possibly a big file — in the background.
+        let placeholder = startup::build_session(
+            &args,
+            &cwd,
+            paths.clone(),
+            settings.clone(),
+            pi::session::SessionManager::in_memory(&cwd),
+        )?;
+        pi::core::timing::mark("placeholder session");
+        let loader_args = args.clone();
+        let loader_cwd = cwd.clone();
+        let loader: pi::modes::interactive::app::SessionLoader = Box::new(move || {
+            let manager = startup::open_session_source(&source, &loader_cwd, &session_dir)
+                .map_err(|e| e.0)?;
+            let built = startup::build_session(&loader_args, &loader_cwd, paths, settings, manager)
+                .map_err(|e| e.0)?;
+            Ok((built.session, built.warnings))
+        });
         let options = pi::modes::interactive::app::InteractiveOptions {
             initial_prompts: prompts.into_iter().map(|p| (p.text, p.images)).collect(),
-            warnings: built.warnings,
+            warnings: Vec::new(),
             verbose: args.cli.verbose,
+            loader: Some(loader),
         };
         let code = rt.block_on(pi::modes::interactive::app::run_interactive(
-            session, options,
+            placeholder.session,
+            options,
         ));
         return Ok(code as u8);
     };
+
+    let manager = startup::open_session_source(&source, &cwd, &session_dir)?;
+    pi::core::timing::mark("session file opened");
+    let built = startup::build_session(&args, &cwd, paths, settings, manager)?;
+    pi::core::timing::mark("agent session built");
+    for w in &built.warnings {
+        eprintln!("Warning: {w}");
+    }
+    let session = built.session;
     let code = rt.block_on(async move {
         let watcher = session.clone();
         tokio::spawn(async move { exit_on_signal(watcher).await });

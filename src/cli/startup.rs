@@ -147,15 +147,24 @@ fn pick_session_plain(session_dir: &Path) -> Result<Option<PathBuf>, StartupErro
 /// Chooses a session file for `--resume` (`Ok(None)`: cancelled).
 pub type SessionPicker = dyn Fn(&Path) -> Result<Option<PathBuf>, StartupError>;
 
-/// Picks the session manager from the flags. `picker` chooses for `--resume` (the TUI's
-/// picker in interactive mode); `Ok(None)` from it means the user cancelled.
-pub fn create_session_manager(
+/// Which session to use, decided from the flags (cheap; may ask the user).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionSource {
+    InMemory,
+    Create,
+    Open(PathBuf),
+    Fork(PathBuf),
+    ContinueRecent,
+}
+
+/// Decides the session from the flags, asking the user where pi asks (`--resume`, a
+/// session of another project). `Ok(None)`: the user cancelled.
+pub fn resolve_session_source(
     args: &Args,
-    cwd: &Path,
     session_dir: &Path,
     paths: &AgentPaths,
     picker: Option<&SessionPicker>,
-) -> Result<Option<SessionManager>, StartupError> {
+) -> Result<Option<SessionSource>, StartupError> {
     let cli = &args.cli;
     if cli.fork.is_some() {
         let mut conflicting = Vec::new();
@@ -179,25 +188,25 @@ pub fn create_session_manager(
         }
     }
     if cli.no_session {
-        return Ok(Some(SessionManager::in_memory(cwd)));
+        return Ok(Some(SessionSource::InMemory));
     }
     if let Some(arg) = &cli.fork {
         let source = match resolve_session_arg(arg, session_dir, paths)? {
             SessionRef::Path(p) | SessionRef::Local(p) => p,
             SessionRef::Global { path, .. } => path,
         };
-        return fork_session(&source, cwd, session_dir).map(Some);
+        return Ok(Some(SessionSource::Fork(source)));
     }
     if let Some(arg) = &cli.session {
         return match resolve_session_arg(arg, session_dir, paths)? {
-            SessionRef::Path(p) | SessionRef::Local(p) => open_session(&p, session_dir).map(Some),
+            SessionRef::Path(p) | SessionRef::Local(p) => Ok(Some(SessionSource::Open(p))),
             SessionRef::Global { path, cwd: other } => {
                 eprintln!("Session found in different project: {other}");
                 if !confirm("Fork this session into current directory?") {
                     eprintln!("Aborted.");
                     return Ok(None);
                 }
-                fork_session(&path, cwd, session_dir).map(Some)
+                Ok(Some(SessionSource::Fork(path)))
             }
         };
     }
@@ -207,7 +216,7 @@ pub fn create_session_manager(
             None => pick_session_plain(session_dir)?,
         };
         return match chosen {
-            Some(path) => open_session(&path, session_dir).map(Some),
+            Some(path) => Ok(Some(SessionSource::Open(path))),
             None => {
                 println!("No session selected");
                 Ok(None)
@@ -215,13 +224,42 @@ pub fn create_session_manager(
         };
     }
     if cli.continue_session {
-        return SessionManager::continue_recent(cwd, session_dir)
-            .map(Some)
-            .map_err(|e| StartupError(e.to_string()));
+        return Ok(Some(SessionSource::ContinueRecent));
     }
-    SessionManager::create(cwd, session_dir)
-        .map(Some)
-        .map_err(|e| StartupError(e.to_string()))
+    Ok(Some(SessionSource::Create))
+}
+
+/// Opens (or creates) the session: the part that reads big files.
+pub fn open_session_source(
+    source: &SessionSource,
+    cwd: &Path,
+    session_dir: &Path,
+) -> Result<SessionManager, StartupError> {
+    match source {
+        SessionSource::InMemory => Ok(SessionManager::in_memory(cwd)),
+        SessionSource::Create => {
+            SessionManager::create(cwd, session_dir).map_err(|e| StartupError(e.to_string()))
+        }
+        SessionSource::Open(path) => open_session(path, session_dir),
+        SessionSource::Fork(path) => fork_session(path, cwd, session_dir),
+        SessionSource::ContinueRecent => SessionManager::continue_recent(cwd, session_dir)
+            .map_err(|e| StartupError(e.to_string())),
+    }
+}
+
+/// Picks and opens the session manager from the flags. `picker` chooses for `--resume`;
+/// `Ok(None)` means the user cancelled.
+pub fn create_session_manager(
+    args: &Args,
+    cwd: &Path,
+    session_dir: &Path,
+    paths: &AgentPaths,
+    picker: Option<&SessionPicker>,
+) -> Result<Option<SessionManager>, StartupError> {
+    match resolve_session_source(args, session_dir, paths, picker)? {
+        Some(source) => open_session_source(&source, cwd, session_dir).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// Model choice for a session.

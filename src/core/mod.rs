@@ -7,3 +7,4 @@ pub mod paths;
 pub mod resources;
 pub mod settings;
 pub mod system_prompt;
+pub mod timing;

@@ -56,6 +56,11 @@ impl App {
     /// Runs a submitted editor text.
     pub fn on_submit(&mut self, text: String) {
         self.editor.set_text("");
+        if self.loading {
+            self.queued_submits.push(text);
+            self.flash("Your message is sent once the session has loaded".into());
+            return;
+        }
         let trimmed = text.trim();
         if let Some(rest) = trimmed.strip_prefix("!!") {
             self.run_bash(rest.trim(), true);

@@ -302,7 +302,14 @@ impl App {
         };
         streaming.partial.apply(&event);
         let item = streaming.item;
-        let message = streaming.partial.message.clone();
+        // The view's message is updated in place (no copy of the growing text per delta).
+        self.transcript.update_at(item, |i| {
+            if let ChatItem::Assistant(v) = i {
+                let mut view = PartialMessage::new(std::mem::take(&mut v.message));
+                view.apply(&event);
+                v.message = view.message;
+            }
+        });
         match &event {
             StreamEvent::ToolCallStart {
                 content_index,
@@ -329,7 +336,11 @@ impl App {
                     .as_ref()
                     .and_then(|s| s.partial.partial_args.get(*content_index).cloned())
                     .flatten();
-                let id = match message.content.get(*content_index) {
+                let id = match self
+                    .streaming
+                    .as_ref()
+                    .and_then(|s| s.partial.message.content.get(*content_index))
+                {
                     Some(crate::ai::message::AssistantBlock::ToolCall(tc)) => tc.id.clone(),
                     _ => String::new(),
                 };
@@ -355,10 +366,5 @@ impl App {
             }
             _ => {}
         }
-        self.transcript.update_at(item, |i| {
-            if let ChatItem::Assistant(v) = i {
-                v.message = message;
-            }
-        });
     }
 }

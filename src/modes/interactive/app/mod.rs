@@ -47,7 +47,20 @@ pub enum AppMsg {
     Error(String),
     Redraw,
     FilesWalked(Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>),
+    /// The session finished loading in the background.
+    Loaded(Result<Loaded, String>),
 }
+
+/// A session opened in the background, with what the UI shows about it.
+pub struct Loaded {
+    pub session: AgentSession,
+    pub warnings: Vec<String>,
+    pub usage: crate::modes::interactive::components::footer::UsageTotals,
+}
+
+/// Opens the real session (reading a big file can take a while): the UI is drawn with a
+/// placeholder session first and switches over when this returns.
+pub type SessionLoader = Box<dyn FnOnce() -> Result<(AgentSession, Vec<String>), String> + Send>;
 
 /// What the interactive mode starts with.
 #[derive(Default)]
@@ -56,10 +69,17 @@ pub struct InteractiveOptions {
     pub initial_prompts: Vec<(String, Vec<crate::ai::message::ImageContent>)>,
     pub warnings: Vec<String>,
     pub verbose: bool,
+    /// Loads the real session; until it returns the UI works on the placeholder.
+    pub loader: Option<SessionLoader>,
 }
 
 /// Frames are drawn at most this often.
 const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// Time a frame may spend printing history (the rest follows in the next frames, so a
+/// long session fills in without blocking input).
+const HISTORY_BUDGET: Duration = Duration::from_millis(8);
+/// The slowest frame pacing adaptive spacing may choose.
+const MAX_FRAME_INTERVAL: Duration = Duration::from_millis(250);
 /// Spinner and countdown speed.
 const TICK: Duration = Duration::from_millis(80);
 
@@ -78,9 +98,28 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     };
     let (width, height) = TerminalGuard::size();
     let (tx, mut rx) = mpsc::unbounded_channel();
+    crate::core::timing::mark("terminal ready");
     let mut app = new_app(session.clone(), width, height, tx.clone(), &options);
+    crate::core::timing::mark("app state built");
     for w in &options.warnings {
         app.notice(format!("Warning: {w}"));
+    }
+    let mut options = options;
+    if let Some(loader) = options.loader.take() {
+        app.loading = true;
+        app.status = Status::Message("Loading session...".into());
+        let load_tx = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let result = loader().map(|(session, warnings)| {
+                let usage = state::usage_totals(&session);
+                Loaded {
+                    session,
+                    warnings,
+                    usage,
+                }
+            });
+            let _ = load_tx.send(AppMsg::Loaded(result));
+        });
     }
 
     // Walking the project for @-completion can take a while in big repositories.
@@ -93,19 +132,25 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
 
     let mut prompts = options.initial_prompts.into_iter();
     let mut term = EventStream::new();
-    let mut session_rx = session.subscribe();
+    let mut session_rx = app.session.subscribe();
     let mut stdout = std::io::stdout();
     let mut last_frame = Instant::now() - FRAME_INTERVAL;
+    // Frames are spaced at least twice as far apart as drawing takes, so an expensive
+    // frame (a huge reply re-wrapping) can never starve the handling of events.
+    let mut frame_interval = FRAME_INTERVAL;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     app.full_redraw = true;
     let _ = app.draw(&mut stdout);
-    if let Some((text, images)) = prompts.next() {
+    crate::core::timing::mark("first frame drawn");
+    if !app.loading
+        && let Some((text, images)) = prompts.next()
+    {
         send_initial(&mut app, text, images);
     }
 
     loop {
-        let deadline = tokio::time::Instant::from_std(last_frame + FRAME_INTERVAL);
+        let deadline = tokio::time::Instant::from_std(last_frame + frame_interval);
         tokio::select! {
             biased;
             event = term.next() => {
@@ -125,12 +170,43 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
                 }
             }
             Some(event) = session_rx.recv() => {
-                app.footer_cache = None;
+                // Streaming deltas do not change what the footer shows.
+                if !matches!(
+                    event,
+                    crate::core::events::SessionEvent::Agent(
+                        crate::agent::AgentEvent::MessageUpdate { .. }
+                            | crate::agent::AgentEvent::ToolExecutionUpdate { .. }
+                    )
+                ) {
+                    app.footer_cache = None;
+                }
                 app.on_session_event(event);
             }
             Some(msg) = rx.recv() => {
-                on_app_msg(&mut app, msg);
-                if !app.busy && let Some((text, images)) = prompts.next() {
+                if let AppMsg::Loaded(result) = msg {
+                    match result {
+                        Ok(loaded) => {
+                            app.install_session(loaded);
+                            session_rx = app.session.subscribe();
+                            crate::core::timing::mark("session loaded");
+                        }
+                        Err(e) => {
+                            // Nothing else can work without the session: say why and stop.
+                            app.loading = false;
+                            let mut out = std::io::stdout();
+                            let _ = app.renderer.finish_session(&mut out);
+                            drop(guard);
+                            eprintln!("Error: {e}");
+                            return 1;
+                        }
+                    }
+                } else {
+                    on_app_msg(&mut app, msg);
+                }
+                if !app.busy
+                    && !app.loading
+                    && let Some((text, images)) = prompts.next()
+                {
                     send_initial(&mut app, text, images);
                 }
             }
@@ -143,12 +219,14 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         if app.quit {
             break;
         }
-        if app.dirty && last_frame.elapsed() >= FRAME_INTERVAL {
+        if app.dirty && last_frame.elapsed() >= frame_interval {
+            let started = Instant::now();
             let _ = app.draw(&mut stdout);
             last_frame = Instant::now();
+            frame_interval = (started.elapsed() * 2).clamp(FRAME_INTERVAL, MAX_FRAME_INTERVAL);
         }
     }
-    session.abort();
+    app.session.abort();
     crate::tools::shell::kill_all_running();
     let _ = app.renderer.finish_session(&mut stdout);
     let _ = stdout.flush();
@@ -264,7 +342,7 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         }
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
-        AppMsg::Redraw => {}
+        AppMsg::Redraw | AppMsg::Loaded(_) => {}
         AppMsg::FilesWalked(files) => {
             let provider = CombinedProvider::new(
                 commands::command_specs(),
@@ -372,9 +450,14 @@ fn new_app(
         footer_cache: None,
         show_hardware_cursor: show_cursor,
         tx,
+        loading: false,
+        queued_submits: Vec::new(),
+        history_budget: HISTORY_BUDGET,
     };
-    app.refresh_usage();
-    app.rebuild_transcript();
+    if options.loader.is_none() {
+        app.refresh_usage();
+        app.rebuild_transcript();
+    }
     for w in warnings {
         app.notice(format!("Warning: {w}"));
     }

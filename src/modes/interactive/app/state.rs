@@ -93,6 +93,11 @@ pub struct App {
     pub footer_cache: Option<FooterData>,
     pub show_hardware_cursor: bool,
     pub tx: tokio::sync::mpsc::UnboundedSender<super::AppMsg>,
+    /// The real session is still being opened; submits wait in `queued_submits`.
+    pub loading: bool,
+    pub queued_submits: Vec<String>,
+    /// How long one frame may spend printing history.
+    pub history_budget: std::time::Duration,
 }
 
 impl App {
@@ -160,27 +165,30 @@ impl App {
         self.dirty = true;
     }
 
+    /// Switches to the session loaded in the background and shows its conversation.
+    pub fn install_session(&mut self, loaded: super::Loaded) {
+        self.session = loaded.session;
+        self.usage = loaded.usage;
+        self.provider_count = provider_count(&self.session);
+        self.loading = false;
+        if matches!(self.status, Status::Message(_)) {
+            self.status = Status::Idle;
+        }
+        self.footer_cache = None;
+        self.rebuild_transcript();
+        for w in loaded.warnings {
+            self.notice(format!("Warning: {w}"));
+        }
+        for text in std::mem::take(&mut self.queued_submits) {
+            self.on_submit(text);
+        }
+    }
+
     /// Recomputes the footer's totals from the session file (on open and after a switch;
     /// new answers are added as they arrive).
     pub fn refresh_usage(&mut self) {
-        self.usage = self.session.with_session(|m| {
-            // pi sums every assistant message of the file, all branches included.
-            let mut totals = UsageTotals::default();
-            for e in m.entries() {
-                if let SessionEntry::Message(me) = e
-                    && let crate::messages::AgentMessage::Assistant(a) = &me.message
-                {
-                    totals.add(a);
-                }
-            }
-            totals
-        });
-        self.provider_count = self.session.with_registry(|r| {
-            let mut p: Vec<String> = r.available().into_iter().map(|m| m.provider).collect();
-            p.sort();
-            p.dedup();
-            p.len()
-        });
+        self.usage = usage_totals(&self.session);
+        self.provider_count = provider_count(&self.session);
     }
 
     /// Footer numbers from the session.
@@ -208,6 +216,31 @@ impl App {
             extension_statuses: Default::default(),
         }
     }
+}
+
+/// Token and cost totals of every assistant message in the session file (pi's footer
+/// counts all branches). Reads every entry: run it off the UI thread for big files.
+pub fn usage_totals(session: &AgentSession) -> UsageTotals {
+    session.with_session(|m| {
+        let mut totals = UsageTotals::default();
+        for e in m.entries() {
+            if let SessionEntry::Message(me) = e
+                && let crate::messages::AgentMessage::Assistant(a) = &me.message
+            {
+                totals.add(a);
+            }
+        }
+        totals
+    })
+}
+
+fn provider_count(session: &AgentSession) -> usize {
+    session.with_registry(|r| {
+        let mut p: Vec<String> = r.available().into_iter().map(|m| m.provider).collect();
+        p.sort();
+        p.dedup();
+        p.len()
+    })
 }
 
 fn items_of(m: &crate::messages::AgentMessage) -> usize {

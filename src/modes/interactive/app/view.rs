@@ -122,6 +122,28 @@ impl App {
         (out, cursor)
     }
 
+    /// Renders finished items from `start` on until `end` or until the frame's time budget
+    /// is used up; returns the index after the last item rendered.
+    fn history_within_budget(
+        &self,
+        start: usize,
+        end: usize,
+        width: usize,
+        history: &mut Vec<Line<'static>>,
+    ) -> usize {
+        let began = Instant::now();
+        let ui = self.ui();
+        let mut index = start;
+        while index < end {
+            history.extend(self.transcript.render_range(index..index + 1, width, &ui));
+            index += 1;
+            if began.elapsed() >= self.history_budget {
+                break;
+            }
+        }
+        index
+    }
+
     /// Draws a frame (or everything, after a resize or a rebuild).
     pub fn draw(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         let width = self.width();
@@ -130,14 +152,12 @@ impl App {
             self.full_redraw = false;
             let end = self.committable();
             let mut history = self.header_lines(width);
-            {
-                let ui = self.ui();
-                history.extend(self.transcript.render_range(0..end, width, &ui));
-            }
+            let printed = self.history_within_budget(0, end, width, &mut history);
             self.header_written = true;
-            self.committed = end;
+            self.committed = printed;
             let (live, cursor) = self.live_lines(end, width);
-            self.dirty = false;
+            // More history to print: keep drawing frames until it is all out.
+            self.dirty = printed < end;
             return self
                 .renderer
                 .redraw_all(out, &history, &live, cursor, show_cursor);
@@ -148,16 +168,10 @@ impl App {
             history.extend(self.header_lines(width));
             self.header_written = true;
         }
-        if end > self.committed {
-            let ui = self.ui();
-            history.extend(
-                self.transcript
-                    .render_range(self.committed..end, width, &ui),
-            );
-        }
-        self.committed = end;
+        let printed = self.history_within_budget(self.committed, end, width, &mut history);
+        self.committed = printed;
         let (live, cursor) = self.live_lines(end, width);
-        self.dirty = false;
+        self.dirty = printed < end;
         self.renderer.draw(
             out,
             &Frame {

@@ -99,6 +99,9 @@ fn is_stripped_format_char(c: char) -> bool {
 }
 
 fn needs_sanitizing(s: &str) -> bool {
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b) || b == b'\n') {
+        return false;
+    }
     s.chars()
         .any(|c| (c.is_control() && c != '\n') || c == '\u{1b}' || is_stripped_format_char(c))
 }
@@ -447,13 +450,16 @@ fn collect_cells(spans: &[Span<'_>]) -> Vec<Cell> {
     let mut cells = Vec::new();
     for (si, span) in spans.iter().enumerate() {
         let text = span.content.as_ref();
-        if text.bytes().all(|b| (0x21..0x7f).contains(&b)) {
-            cells.extend((0..text.len()).map(|b| Cell {
+        // Printable ASCII is one grapheme of width 1 per byte: skip segmentation, which
+        // dominates the cost of wrapping long replies.
+        let bytes = text.as_bytes();
+        if bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
+            cells.extend(bytes.iter().enumerate().map(|(b, &byte)| Cell {
                 span: si,
                 start: b,
                 end: b + 1,
                 width: 1,
-                space: false,
+                space: byte == b' ',
             }));
             continue;
         }
