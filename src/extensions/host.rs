@@ -103,6 +103,18 @@ pub struct LoadError {
     pub error: String,
 }
 
+/// A loaded extension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionInfo {
+    pub path: PathBuf,
+    /// `register.name`, or the file name.
+    pub name: String,
+    /// The events it subscribed to.
+    pub events: Vec<EventName>,
+    /// False once it crashed, broke the protocol or was shut down.
+    pub running: bool,
+}
+
 /// A slash command registered by an extension.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandInfo {
@@ -361,21 +373,17 @@ impl ExtensionHost {
         &self.inner.errors
     }
 
-    /// Paths of the loaded extensions, in load order.
-    pub fn extension_paths(&self) -> Vec<PathBuf> {
+    /// The loaded extensions, in load order.
+    pub fn extensions(&self) -> Vec<ExtensionInfo> {
         self.inner
             .connections
             .iter()
-            .map(|c| c.path.clone())
-            .collect()
-    }
-
-    /// Display names of the loaded extensions (`register.name` or the file name).
-    pub fn extension_names(&self) -> Vec<String> {
-        self.inner
-            .connections
-            .iter()
-            .map(|c| c.name.clone())
+            .map(|c| ExtensionInfo {
+                path: c.path.clone(),
+                name: c.name.clone(),
+                events: c.events.iter().copied().collect(),
+                running: c.is_alive(),
+            })
             .collect()
     }
 

@@ -41,8 +41,8 @@ pub use events::{
 pub use exec::ExecResult;
 pub use hooks::ExtensionHooks;
 pub use host::{
-    CommandError, CommandInfo, ExtensionHost, FlagInfo, HostChannels, HostMode, LoadError,
-    LoadOptions,
+    CommandError, CommandInfo, ExtensionHost, ExtensionInfo, FlagInfo, HostChannels, HostMode,
+    LoadError, LoadOptions,
 };
 pub use tool::ExtensionTool;
 pub use ui::{NotifyLevel, UiMethod, UiReply, UiRequest, UiResponse};
