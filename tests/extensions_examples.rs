@@ -1,6 +1,7 @@
 //! The example extensions (`examples/extensions/`) run against the real host: handshake,
 //! the permission gate with and without a UI, a custom compaction, a command that sends
 //! a message, and a tool with partial updates.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 #[path = "support/extensions.rs"]
 mod ext_support;
@@ -26,7 +27,13 @@ async fn examples_register_their_commands_tools_and_events() {
     require!("python3");
     require!("node");
     let dir = tempfile::tempdir().unwrap();
-    let paths = ["permission-gate", "custom-compaction", "greet", "word-count"].map(example);
+    let paths = [
+        "permission-gate",
+        "custom-compaction",
+        "greet",
+        "word-count",
+    ]
+    .map(example);
     let (host, _channels) = load(&paths, options(dir.path())).await;
     assert!(host.load_errors().is_empty(), "{:?}", host.load_errors());
 
@@ -36,7 +43,11 @@ async fn examples_register_their_commands_tools_and_events() {
         summary.push_str(&format!("{} [{}]\n", ext.name, events.join(", ")));
     }
     for c in host.commands() {
-        summary.push_str(&format!("/{} - {}\n", c.invocation_name, c.description.unwrap_or_default()));
+        summary.push_str(&format!(
+            "/{} - {}\n",
+            c.invocation_name,
+            c.description.unwrap_or_default()
+        ));
     }
     for t in host.tools() {
         summary.push_str(&format!(
@@ -55,7 +66,8 @@ async fn examples_register_their_commands_tools_and_events() {
     /greet - Add a greeting to the session
     tool word_count (Word count): Count lines, words and characters of a text or file | {"type":"object","properties":{"text":{"type":"string","description":"The text to count"},"path":{"type":"string","description":"A file to count, relative to the working directory"}}}
     "#);
-    host.shutdown(pi::extensions::ShutdownReason::Quit, None).await;
+    host.shutdown(pi::extensions::ShutdownReason::Quit, None)
+        .await;
     assert!(host.extensions().iter().all(|e| !e.running));
 }
 
@@ -81,10 +93,18 @@ async fn permission_gate_blocks_rm_rf_when_nobody_can_confirm() {
             reason: "Dangerous command blocked (no UI to confirm it)".into()
         }
     );
-    assert_eq!(decide("rm notes.txt").await, ToolCallDecision::Allow { input: None });
-    assert_eq!(decide("ls -la").await, ToolCallDecision::Allow { input: None });
+    assert_eq!(
+        decide("rm notes.txt").await,
+        ToolCallDecision::Allow { input: None }
+    );
+    assert_eq!(
+        decide("ls -la").await,
+        ToolCallDecision::Allow { input: None }
+    );
     // Other tools are not looked at.
-    let read = host.tool_call("call_2", "read", &json!({"path": "rm -rf"})).await;
+    let read = host
+        .tool_call("call_2", "read", &json!({"path": "rm -rf"}))
+        .await;
     assert_eq!(read, ToolCallDecision::Allow { input: None });
 }
 
@@ -211,7 +231,9 @@ async fn custom_compaction_supplies_the_summary_and_keeps_the_cut() {
         .unwrap()
         .unwrap();
     assert!(notice.reply.is_none());
-    assert!(matches!(notice.method, UiMethod::Notify { ref message, .. } if message == "Compacted without a model call"));
+    assert!(
+        matches!(notice.method, UiMethod::Notify { ref message, .. } if message == "Compacted without a model call")
+    );
 }
 
 #[tokio::test]
@@ -219,7 +241,9 @@ async fn greet_command_sends_a_custom_message() {
     let dir = tempfile::tempdir().unwrap();
     let (host, mut channels) = load(&[example("greet")], options(dir.path())).await;
     assert!(host.has_command("greet"));
-    host.run_command("greet", "Ada \"the\" Countess").await.unwrap();
+    host.run_command("greet", "Ada \"the\" Countess")
+        .await
+        .unwrap();
     let action = next_action(&mut channels).await;
     assert_eq!(action.extension_path, example("greet").join("extension.sh"));
     let ActionKind::SendMessage {
@@ -231,14 +255,21 @@ async fn greet_command_sends_a_custom_message() {
         panic!("expected send_message, got {:?}", action.kind);
     };
     assert_eq!(
-        (message.custom_type.as_str(), &message.content, message.display),
+        (
+            message.custom_type.as_str(),
+            &message.content,
+            message.display
+        ),
         (
             "greet",
             &UserContent::Text("Hello, Ada \"the\" Countess!".into()),
             true
         )
     );
-    assert_eq!(message.details, Some(json!({"greeted": "Ada \"the\" Countess"})));
+    assert_eq!(
+        message.details,
+        Some(json!({"greeted": "Ada \"the\" Countess"}))
+    );
     assert!(!trigger_turn);
     assert_eq!(deliver_as, DeliverAs::Steer);
     assert_eq!(
@@ -287,7 +318,10 @@ async fn word_count_tool_streams_progress_and_returns_details() {
         .execute(ToolCallArgs::new("call_8", json!({"path": "notes.txt"})))
         .await
         .unwrap();
-    assert_eq!(from_file.content, ToolOutput::text("2 lines, 3 words, 13 characters").content);
+    assert_eq!(
+        from_file.content,
+        ToolOutput::text("2 lines, 3 words, 13 characters").content
+    );
     let missing = tool
         .execute(ToolCallArgs::new("call_9", json!({})))
         .await

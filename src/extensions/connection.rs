@@ -292,6 +292,8 @@ async fn read_loop(
         let Some(inner) = weak.upgrade() else { return };
         match (message, registered.take()) {
             (ExtensionMessage::Register(r), Some(tx)) => {
+                // From here on failures are runtime failures, reported as such.
+                inner.registered.store(true, Ordering::SeqCst);
                 let _ = tx.send(Ok(*r));
             }
             (other, Some(tx)) => {
@@ -641,6 +643,7 @@ impl Connection {
             let e = format!(
                 "the extension needs protocol version {version}; this pi-rs speaks version {PROTOCOL_VERSION}"
             );
+            inner.registered.store(false, Ordering::SeqCst);
             inner.fail(&e);
             return Err(e);
         }
@@ -668,7 +671,6 @@ impl Connection {
             }
         }
         let display_name = registration.name.clone().unwrap_or(name);
-        inner.registered.store(true, Ordering::SeqCst);
         let default_timeout = registration
             .timeout_ms
             .map(Duration::from_millis)

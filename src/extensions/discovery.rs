@@ -241,6 +241,8 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
 
 #[cfg(all(test, unix))]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 

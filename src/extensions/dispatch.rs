@@ -585,7 +585,12 @@ impl ExtensionHost {
             } => {
                 let index = turns.fetch_add(1, Ordering::SeqCst);
                 self.notify_json(name, || {
-                    json!({"type": "turn_end", "turnIndex": index, "message": message, "toolResults": tool_results})
+                    // Serialized as messages so each carries `role: "toolResult"`, as in pi.
+                    let results: Vec<AgentMessage> = tool_results
+                        .iter()
+                        .map(|r| AgentMessage::ToolResult(r.clone()))
+                        .collect();
+                    json!({"type": "turn_end", "turnIndex": index, "message": message, "toolResults": results})
                 });
                 return;
             }
