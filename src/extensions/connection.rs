@@ -89,11 +89,13 @@ struct Inner {
     stop: CancellationToken,
     child: tokio::sync::Mutex<Option<Child>>,
     pid: Option<u32>,
+    /// The process has been waited for; its id may belong to someone else now.
+    reaped: AtomicBool,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        kill_group(self.pid);
+        self.kill();
     }
 }
 
@@ -190,7 +192,14 @@ impl Inner {
         if self.registered.load(Ordering::SeqCst) && !self.closing.load(Ordering::SeqCst) {
             self.report(in_flight.as_deref().unwrap_or("process"), reason);
         }
-        kill_group(self.pid);
+        self.kill();
+    }
+
+    /// Kills the extension's process group, unless the process is known to be gone.
+    fn kill(&self) {
+        if !self.reaped.load(Ordering::SeqCst) {
+            kill_group(self.pid);
+        }
     }
 
     fn busy(&self, delta: isize) {
@@ -275,6 +284,11 @@ async fn read_loop(
                         None => None,
                     }
                 };
+                if status.is_some() {
+                    // Leftover children in its group go too; after that the id is free.
+                    kill_group(inner.pid);
+                    inner.reaped.store(true, Ordering::SeqCst);
+                }
                 break describe_exit(status);
             }
             Err(e) => break e,
@@ -608,6 +622,7 @@ impl Connection {
             out: options.out,
             stop: CancellationToken::new(),
             pid: child.id(),
+            reaped: AtomicBool::new(false),
             child: tokio::sync::Mutex::new(Some(child)),
         });
         log.line(&name, &format!("started {}", source.path.display()));
@@ -838,6 +853,9 @@ impl Connection {
                         let _ = c.wait().await;
                     }
                 }
+                // Whatever it started in its group goes with it; then its id is free.
+                kill_group(self.inner.pid);
+                self.inner.reaped.store(true, Ordering::SeqCst);
             }
         }
         self.inner.fail("shut down");

@@ -508,31 +508,68 @@ impl ExtensionHost {
 
 /// pi's rule: a command name registered once keeps its name; when several extensions
 /// register it, each gets `name:N` (N counting that name's registrations in load order),
-/// skipping numbers already taken.
-fn assign_invocation_names(commands: &mut [CommandEntry]) {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for c in commands.iter() {
-        *counts.entry(c.info.name.clone()).or_default() += 1;
+/// skipping names already taken.
+fn invocation_names(names: &[&str]) -> Vec<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for name in names {
+        *counts.entry(name).or_default() += 1;
     }
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut taken: std::collections::BTreeSet<String> = Default::default();
-    for c in commands.iter_mut() {
-        let occurrence = {
-            let n = seen.entry(c.info.name.clone()).or_default();
-            *n += 1;
-            *n
-        };
-        let mut name = if counts.get(&c.info.name).copied().unwrap_or(0) > 1 {
-            format!("{}:{occurrence}", c.info.name)
-        } else {
-            c.info.name.clone()
-        };
-        let mut suffix = occurrence;
-        while taken.contains(&name) {
-            suffix += 1;
-            name = format!("{}:{suffix}", c.info.name);
-        }
-        taken.insert(name.clone());
-        c.info.invocation_name = name;
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut taken = std::collections::BTreeSet::new();
+    names
+        .iter()
+        .map(|name| {
+            let occurrence = {
+                let n = seen.entry(name).or_default();
+                *n += 1;
+                *n
+            };
+            let mut invocation = if counts.get(name).copied().unwrap_or(0) > 1 {
+                format!("{name}:{occurrence}")
+            } else {
+                name.to_string()
+            };
+            let mut suffix = occurrence;
+            while taken.contains(&invocation) {
+                suffix += 1;
+                invocation = format!("{name}:{suffix}");
+            }
+            taken.insert(invocation.clone());
+            invocation
+        })
+        .collect()
+}
+
+fn assign_invocation_names(commands: &mut [CommandEntry]) {
+    let names: Vec<String> = commands.iter().map(|c| c.info.name.clone()).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    for (command, invocation) in commands.iter_mut().zip(invocation_names(&refs)) {
+        command.info.invocation_name = invocation;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_command_names_are_numbered_like_pi() {
+        assert_eq!(invocation_names(&["a", "b", "a"]), ["a:1", "b", "a:2"]);
+        assert_eq!(
+            invocation_names(&["review:2", "review", "review"]),
+            ["review:2", "review:1", "review:3"]
+        );
+        assert!(invocation_names(&[]).is_empty());
+    }
+
+    #[test]
+    fn flags_from_the_command_line_become_values() {
+        assert_eq!(
+            hello_flags(&[("plan".into(), None), ("depth".into(), Some("3".into()))]),
+            BTreeMap::from([
+                ("depth".to_string(), Value::from("3")),
+                ("plan".to_string(), Value::Bool(true))
+            ])
+        );
     }
 }
