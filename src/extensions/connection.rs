@@ -1,10 +1,10 @@
 //! One running extension: its process, the line-based pipes to it, the requests waiting
 //! for an answer, and what happens when it misbehaves.
 //!
-//! Three tasks serve each process: a writer that owns stdin, a reader that owns stdout
-//! and dispatches every message (answers to pending requests, tool updates, UI calls,
-//! `exec`, actions), and a drain of stderr into the extension log. The tasks only hold
-//! weak references, so dropping the last [`Connection`] kills the process.
+//! Three tasks serve each process (see `streams`): a writer that owns stdin, a reader that
+//! owns stdout and dispatches every message, and a drain of stderr into the extension
+//! log. The tasks only hold weak references, so dropping the last [`Connection`] kills
+//! the process.
 //!
 //! A process that exits, writes something that is not a protocol message, or cannot be
 //! written to is disabled on the spot: every pending request fails, the failure is
@@ -15,29 +15,25 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::Child;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::actions::{ActionKind, DeliverAs, ExtensionAction, ExtensionError};
+use super::actions::{ActionKind, ExtensionAction, ExtensionError};
 use super::discovery::ExtensionSource;
 use super::events::EventName;
-use super::exec;
 use super::log::ExtensionLog;
-use super::protocol::{
-    ExtensionMessage, Hello, MAX_LINE_BYTES, PROTOCOL_VERSION, Registration, UiCall, line,
-};
-use super::ui::{UiMethod, UiReply, UiRequest, UiResponse};
-use crate::ai::message::{UserBlock, now_ms};
-use crate::messages::CustomMessage;
-use crate::session::entry::EntryId;
-use crate::tools::{ToolOutput, UpdateSink};
+use super::protocol::{Hello, PROTOCOL_VERSION, Registration, line};
+use super::streams;
+use super::ui::UiRequest;
+use crate::tools::UpdateSink;
+
+pub(crate) use super::streams::content_from_value;
 
 /// Where a connection delivers what its extension sends, shared by all connections.
 #[derive(Clone)]
@@ -68,29 +64,29 @@ pub(crate) enum Failure {
 
 pub(crate) type Reply = Result<Option<Value>, Failure>;
 
-struct Pending {
-    label: String,
-    reply: oneshot::Sender<Reply>,
-    updates: Option<UpdateSink>,
+pub(super) struct Pending {
+    pub(super) label: String,
+    pub(super) reply: oneshot::Sender<Reply>,
+    pub(super) updates: Option<UpdateSink>,
 }
 
-struct Inner {
-    path: PathBuf,
-    name: String,
-    writer: Mutex<Option<mpsc::UnboundedSender<String>>>,
-    pending: Mutex<HashMap<u64, Pending>>,
-    next_id: AtomicU64,
-    alive: AtomicBool,
-    registered: AtomicBool,
-    closing: AtomicBool,
+pub(super) struct Inner {
+    pub(super) path: PathBuf,
+    pub(super) name: String,
+    pub(super) writer: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    pub(super) pending: Mutex<HashMap<u64, Pending>>,
+    pub(super) next_id: AtomicU64,
+    pub(super) alive: AtomicBool,
+    pub(super) registered: AtomicBool,
+    pub(super) closing: AtomicBool,
     /// Dialogs and `exec` requests in progress; event timeouts pause while > 0.
-    busy: watch::Sender<usize>,
-    out: Outputs,
-    stop: CancellationToken,
-    child: tokio::sync::Mutex<Option<Child>>,
-    pid: Option<u32>,
+    pub(super) busy: watch::Sender<usize>,
+    pub(super) out: Outputs,
+    pub(super) stop: CancellationToken,
+    pub(super) child: tokio::sync::Mutex<Option<Child>>,
+    pub(super) pid: Option<u32>,
     /// The process has been waited for; its id may belong to someone else now.
-    reaped: AtomicBool,
+    pub(super) reaped: AtomicBool,
 }
 
 impl Drop for Inner {
@@ -100,7 +96,7 @@ impl Drop for Inner {
 }
 
 #[cfg(unix)]
-fn kill_group(pid: Option<u32>) {
+pub(super) fn kill_group(pid: Option<u32>) {
     if let Some(pid) = pid {
         // SAFETY: kill(2) on the process group we created for the extension; no memory
         // is involved and a group that is already gone yields ESRCH.
@@ -111,7 +107,7 @@ fn kill_group(pid: Option<u32>) {
 }
 
 #[cfg(not(unix))]
-fn kill_group(_pid: Option<u32>) {}
+pub(super) fn kill_group(_pid: Option<u32>) {}
 
 /// A running extension that has registered.
 pub(crate) struct Connection {
@@ -130,21 +126,21 @@ pub(crate) struct Started {
     pub warnings: Vec<String>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic while holding these locks cannot leave them inconsistent (plain inserts
     // and removals), so a poisoned lock is still usable.
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Inner {
-    fn send_line(&self, line: String) -> bool {
+    pub(super) fn send_line(&self, line: String) -> bool {
         match lock(&self.writer).as_ref() {
             Some(tx) => tx.send(line).is_ok(),
             None => false,
         }
     }
 
-    fn report(&self, event: &str, error: &str) {
+    pub(super) fn report(&self, event: &str, error: &str) {
         self.out
             .log
             .line(&self.name, &format!("error in {event}: {error}"));
@@ -158,17 +154,17 @@ impl Inner {
         });
     }
 
-    fn respond(&self, id: Value, result: Value) {
+    pub(super) fn respond(&self, id: Value, result: Value) {
         self.send_line(line(
             &json!({"type": "response", "id": id, "result": result}),
         ));
     }
 
-    fn respond_error(&self, id: Value, error: &str) {
+    pub(super) fn respond_error(&self, id: Value, error: &str) {
         self.send_line(line(&json!({"type": "response", "id": id, "error": error})));
     }
 
-    fn action(&self, kind: ActionKind) {
+    pub(super) fn action(&self, kind: ActionKind) {
         let _ = self.out.actions.send(ExtensionAction {
             extension_path: self.path.clone(),
             kind,
@@ -176,7 +172,7 @@ impl Inner {
     }
 
     /// Disables the extension (once): fails pending requests, reports, kills it.
-    fn fail(&self, reason: &str) {
+    pub(super) fn fail(&self, reason: &str) {
         if !self.alive.swap(false, Ordering::SeqCst) {
             return;
         }
@@ -196,19 +192,19 @@ impl Inner {
     }
 
     /// Kills the extension's process group, unless the process is known to be gone.
-    fn kill(&self) {
+    pub(super) fn kill(&self) {
         if !self.reaped.load(Ordering::SeqCst) {
             kill_group(self.pid);
         }
     }
 
-    fn busy(&self, delta: isize) {
+    pub(super) fn busy(&self, delta: isize) {
         self.busy
             .send_modify(|b| *b = b.saturating_add_signed(delta));
     }
 }
 
-fn describe_exit(status: Option<std::process::ExitStatus>) -> String {
+pub(super) fn describe_exit(status: Option<std::process::ExitStatus>) -> String {
     match status {
         Some(s) => match s.code() {
             Some(code) => format!("the extension exited (exit code {code})"),
@@ -224,345 +220,6 @@ fn describe_exit(status: Option<std::process::ExitStatus>) -> String {
             }
         },
         None => "the extension closed its output".to_string(),
-    }
-}
-
-/// Reads one line of at most [`MAX_LINE_BYTES`]; `Ok(false)` at end of input.
-async fn read_line(reader: &mut BufReader<ChildStdout>, buf: &mut Vec<u8>) -> Result<bool, String> {
-    loop {
-        let available = reader
-            .fill_buf()
-            .await
-            .map_err(|e| format!("could not read from the extension: {e}"))?;
-        if available.is_empty() {
-            return Ok(!buf.is_empty());
-        }
-        match memchr::memchr(b'\n', available) {
-            Some(i) => {
-                buf.extend_from_slice(&available[..i]);
-                reader.consume(i + 1);
-                return Ok(true);
-            }
-            None => {
-                let n = available.len();
-                buf.extend_from_slice(available);
-                reader.consume(n);
-                if buf.len() > MAX_LINE_BYTES {
-                    return Err(format!(
-                        "protocol violation: a line longer than {MAX_LINE_BYTES} bytes"
-                    ));
-                }
-            }
-        }
-    }
-}
-
-async fn read_loop(
-    weak: Weak<Inner>,
-    stdout: ChildStdout,
-    registered: oneshot::Sender<Result<Registration, String>>,
-) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut buf = Vec::with_capacity(4096);
-    let mut registered = Some(registered);
-    let failure = loop {
-        buf.clear();
-        match read_line(&mut reader, &mut buf).await {
-            Ok(true) => {}
-            Ok(false) => {
-                let Some(inner) = weak.upgrade() else { return };
-                if inner.closing.load(Ordering::SeqCst) {
-                    break String::new();
-                }
-                let status = {
-                    let mut child = inner.child.lock().await;
-                    match child.as_mut() {
-                        Some(c) => tokio::time::timeout(Duration::from_millis(500), c.wait())
-                            .await
-                            .ok()
-                            .and_then(Result::ok),
-                        None => None,
-                    }
-                };
-                if status.is_some() {
-                    // Leftover children in its group go too; after that the id is free.
-                    kill_group(inner.pid);
-                    inner.reaped.store(true, Ordering::SeqCst);
-                }
-                break describe_exit(status);
-            }
-            Err(e) => break e,
-        }
-        if buf.last() == Some(&b'\r') {
-            buf.pop();
-        }
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let message = match ExtensionMessage::parse(&buf) {
-            Ok(m) => m,
-            Err(e) => break format!("protocol violation: {e}"),
-        };
-        let Some(inner) = weak.upgrade() else { return };
-        match (message, registered.take()) {
-            (ExtensionMessage::Register(r), Some(tx)) => {
-                // From here on failures are runtime failures, reported as such.
-                inner.registered.store(true, Ordering::SeqCst);
-                let _ = tx.send(Ok(*r));
-            }
-            (other, Some(tx)) => {
-                registered = Some(tx);
-                break format!(
-                    "protocol violation: the first message must be \"register\", got {}",
-                    message_type(&other)
-                );
-            }
-            (message, None) => {
-                if let Err(e) = dispatch(&inner, message) {
-                    break e;
-                }
-            }
-        }
-    };
-    if let Some(tx) = registered.take() {
-        let _ = tx.send(Err(if failure.is_empty() {
-            "the extension stopped before registering".into()
-        } else {
-            failure.clone()
-        }));
-    }
-    if let Some(inner) = weak.upgrade() {
-        if failure.is_empty() {
-            inner.alive.store(false, Ordering::SeqCst);
-        } else {
-            inner.fail(&failure);
-        }
-    }
-}
-
-fn message_type(message: &ExtensionMessage) -> &'static str {
-    match message {
-        ExtensionMessage::Register(_) => "\"register\"",
-        ExtensionMessage::Response(_) => "\"response\"",
-        ExtensionMessage::ToolUpdate(_) => "\"tool_update\"",
-        ExtensionMessage::Ui(_) => "\"ui\"",
-        ExtensionMessage::Exec(_) => "\"exec\"",
-        ExtensionMessage::SendMessage { .. } => "\"send_message\"",
-        ExtensionMessage::SendUserMessage { .. } => "\"send_user_message\"",
-        ExtensionMessage::AppendEntry { .. } => "\"append_entry\"",
-        ExtensionMessage::SetLabel { .. } => "\"set_label\"",
-        ExtensionMessage::SetSessionName { .. } => "\"set_session_name\"",
-    }
-}
-
-/// Tool content: a list of text/image blocks, or a plain string.
-pub(crate) fn content_from_value(value: Value) -> Result<Vec<UserBlock>, String> {
-    match value {
-        Value::String(s) => Ok(vec![UserBlock::text(s)]),
-        Value::Null => Ok(Vec::new()),
-        other => serde_json::from_value(other).map_err(|e| format!("invalid content: {e}")),
-    }
-}
-
-fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String> {
-    match message {
-        ExtensionMessage::Register(_) => {
-            return Err("protocol violation: \"register\" was sent twice".into());
-        }
-        ExtensionMessage::Response(r) => {
-            let pending = lock(&inner.pending).remove(&r.id);
-            match pending {
-                Some(p) => {
-                    let reply = match r.error {
-                        Some(error) => Err(Failure::Handler(error)),
-                        None => Ok(r.result.filter(|v| !v.is_null())),
-                    };
-                    let _ = p.reply.send(reply);
-                }
-                None => inner.out.log.line(
-                    &inner.name,
-                    &format!("late or unknown response id {} ignored", r.id),
-                ),
-            }
-        }
-        ExtensionMessage::ToolUpdate(update) => {
-            let sink = lock(&inner.pending)
-                .get(&update.id)
-                .and_then(|p| p.updates.clone());
-            if let Some(sink) = sink {
-                match content_from_value(update.content.unwrap_or(Value::Null)) {
-                    Ok(content) => sink(ToolOutput {
-                        content,
-                        details: update.details,
-                    }),
-                    Err(e) => inner
-                        .out
-                        .log
-                        .line(&inner.name, &format!("tool update ignored: {e}")),
-                }
-            }
-        }
-        ExtensionMessage::Ui(call) => handle_ui(inner, *call),
-        ExtensionMessage::Exec(request) => {
-            inner.busy(1);
-            let inner = inner.clone();
-            tokio::spawn(async move {
-                let cwd = match &request.cwd {
-                    Some(dir) => crate::core::resource_paths::resolve_from(&inner.out.cwd, dir),
-                    None => inner.out.cwd.clone(),
-                };
-                let result = exec::run(
-                    &request.command,
-                    &request.args,
-                    &cwd,
-                    request.timeout.map(Duration::from_millis),
-                    &inner.stop,
-                )
-                .await;
-                inner.respond(
-                    request.id,
-                    serde_json::to_value(result).unwrap_or(Value::Null),
-                );
-                inner.busy(-1);
-            });
-        }
-        ExtensionMessage::SendMessage { message, options } => {
-            let options = options.unwrap_or_default();
-            inner.action(ActionKind::SendMessage {
-                message: CustomMessage {
-                    custom_type: message.custom_type,
-                    content: message.content,
-                    display: message.display,
-                    details: message.details,
-                    timestamp: now_ms(),
-                    extra: Default::default(),
-                },
-                trigger_turn: options.trigger_turn,
-                deliver_as: options.deliver_as.unwrap_or(DeliverAs::Steer),
-            });
-        }
-        ExtensionMessage::SendUserMessage { content, options } => {
-            inner.action(ActionKind::SendUserMessage {
-                content,
-                deliver_as: options.and_then(|o| o.deliver_as),
-            });
-        }
-        ExtensionMessage::AppendEntry { custom_type, data } => {
-            inner.action(ActionKind::AppendEntry { custom_type, data });
-        }
-        ExtensionMessage::SetLabel { entry_id, label } => inner.action(ActionKind::SetLabel {
-            entry_id: EntryId(entry_id),
-            label,
-        }),
-        ExtensionMessage::SetSessionName { name } => {
-            inner.action(ActionKind::SetSessionName { name });
-        }
-    }
-    Ok(())
-}
-
-fn handle_ui(inner: &Arc<Inner>, call: UiCall) {
-    let method = match UiMethod::from_call(&call) {
-        Ok(method) => method,
-        Err(e) => {
-            inner.out.log.line(&inner.name, &e);
-            if let Some(id) = call.id {
-                inner.respond_error(id, &e);
-            }
-            return;
-        }
-    };
-    let id = format!(
-        "ui-{}",
-        inner.out.ui_counter.fetch_add(1, Ordering::Relaxed) + 1
-    );
-    if !method.is_dialog() {
-        if inner.out.has_ui {
-            let _ = inner.out.ui.send(UiRequest {
-                id,
-                extension_path: inner.path.clone(),
-                method,
-                reply: None,
-            });
-        }
-        return;
-    }
-    let Some(reply_id) = call.id else {
-        inner
-            .out
-            .log
-            .line(&inner.name, "a UI dialog without an \"id\" was ignored");
-        return;
-    };
-    if !inner.out.has_ui {
-        inner.respond(reply_id, UiResponse::Cancelled.to_json());
-        return;
-    }
-    let timeout = method.timeout_ms().map(Duration::from_millis);
-    let (tx, rx) = oneshot::channel();
-    let request = UiRequest {
-        id,
-        extension_path: inner.path.clone(),
-        method,
-        reply: Some(UiReply(tx)),
-    };
-    if inner.out.ui.send(request).is_err() {
-        inner.respond(reply_id, UiResponse::Cancelled.to_json());
-        return;
-    }
-    inner.busy(1);
-    let inner = inner.clone();
-    tokio::spawn(async move {
-        let expiry = async {
-            match timeout {
-                Some(t) => tokio::time::sleep(t).await,
-                None => std::future::pending::<()>().await,
-            }
-        };
-        let response = tokio::select! {
-            r = rx => r.unwrap_or(UiResponse::Cancelled),
-            _ = expiry => UiResponse::Cancelled,
-            _ = inner.stop.cancelled() => UiResponse::Cancelled,
-        };
-        inner.respond(reply_id, response.to_json());
-        inner.busy(-1);
-    });
-}
-
-async fn write_loop(
-    weak: Weak<Inner>,
-    mut stdin: ChildStdin,
-    mut rx: mpsc::UnboundedReceiver<String>,
-) {
-    while let Some(first) = rx.recv().await {
-        let mut batch = first.into_bytes();
-        while batch.len() < 256 * 1024 {
-            match rx.try_recv() {
-                Ok(more) => batch.extend_from_slice(more.as_bytes()),
-                Err(_) => break,
-            }
-        }
-        if let Err(e) = stdin.write_all(&batch).await {
-            if let Some(inner) = weak.upgrade()
-                && !inner.closing.load(Ordering::SeqCst)
-            {
-                inner.fail(&format!("could not write to the extension: {e}"));
-            }
-            return;
-        }
-    }
-    let _ = stdin.shutdown().await;
-}
-
-async fn stderr_loop(log: Arc<ExtensionLog>, name: String, stderr: tokio::process::ChildStderr) {
-    let mut reader = BufReader::new(stderr);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => log.line(&name, &String::from_utf8_lossy(&buf)),
-        }
     }
 }
 
@@ -627,9 +284,17 @@ impl Connection {
         });
         log.line(&name, &format!("started {}", source.path.display()));
         let (registered_tx, registered_rx) = oneshot::channel();
-        tokio::spawn(stderr_loop(log, name.clone(), stderr));
-        tokio::spawn(write_loop(Arc::downgrade(&inner), stdin, writer_rx));
-        tokio::spawn(read_loop(Arc::downgrade(&inner), stdout, registered_tx));
+        tokio::spawn(streams::stderr_loop(log, name.clone(), stderr));
+        tokio::spawn(streams::write_loop(
+            Arc::downgrade(&inner),
+            stdin,
+            writer_rx,
+        ));
+        tokio::spawn(streams::read_loop(
+            Arc::downgrade(&inner),
+            stdout,
+            registered_tx,
+        ));
         inner.send_line(line(&options.hello));
 
         let registration =

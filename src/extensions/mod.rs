@@ -27,6 +27,7 @@ pub mod hooks;
 pub mod host;
 pub mod log;
 pub mod protocol;
+mod streams;
 pub mod tool;
 pub mod ui;
 
