@@ -327,6 +327,32 @@ mod tests {
     }
 
     #[test]
+    fn edge_cases_match_pi_0_73_1() {
+        // Outputs recorded from pi 0.73.1's parseCommandArgs + substituteArgs.
+        let cases = [
+            ("$1 $2 $@", r#"a "b c" d"#, "a b c a b c d"),
+            (
+                "${@:2} | ${@:2:1} | ${@:0} | ${@:5}",
+                "w x y z",
+                "x y z | x | w x y z | ",
+            ),
+            ("$1", r#""$@" x"#, "$@ x"),
+            ("[$1][$10][$0]", "a b", "[a][][]"),
+            ("$ARGUMENTS$@", r#"'it"s' fine"#, r#"it"s fineit"s fine"#),
+            ("${@:1:0}|${@:2:", "a b c", "|${@:2:"),
+            ("$$1 $", "q", "$q $"),
+        ];
+        for (template, input, expected) in cases {
+            let args = parse_command_args(input);
+            assert_eq!(
+                substitute_args(template, &args),
+                expected,
+                "{template} / {input}"
+            );
+        }
+    }
+
+    #[test]
     fn quoted_arguments_group_and_lose_their_quotes() {
         assert_eq!(
             parse_command_args(r#"  one "two words" 'three "x"'	four"#),

@@ -225,3 +225,33 @@ fn skill_command_wraps_the_body_and_appends_arguments() {
     let err = expand_skill_command("/skill:deploy", &skills).unwrap_err();
     assert!(err.message.starts_with("could not read skill file"));
 }
+
+#[test]
+fn the_block_lands_before_date_and_cwd_and_only_with_the_read_tool() {
+    use crate::core::system_prompt::{SystemPromptInput, build_system_prompt};
+    let skills = [Skill {
+        name: "pdf".into(),
+        description: "Fill PDF forms".into(),
+        path: PathBuf::from("/s/pdf/SKILL.md"),
+        base_dir: PathBuf::from("/s/pdf"),
+        scope: ResourceScope::User,
+        disable_model_invocation: false,
+    }];
+    let block = format_skills_for_prompt(&skills);
+    let mut input = SystemPromptInput::new(Path::new("/p"), "2026-11-22");
+    input.custom_prompt = Some("Base.");
+    input.tools = vec![("read", Some("Read files"))];
+    input.skills_block = Some(&block);
+    let prompt = build_system_prompt(&input);
+    assert!(
+        prompt.starts_with("Base.\n\nSkills are instruction files"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.ends_with(
+            "</available_skills>\nCurrent date: 2026-11-22\nCurrent working directory: /p"
+        )
+    );
+    input.tools = vec![("bash", Some("Run commands"))];
+    assert!(!build_system_prompt(&input).contains("available_skills"));
+}
