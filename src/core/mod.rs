@@ -1,10 +1,14 @@
 //! What ties the layers together for a running pi: where files live, settings, project
-//! context and the system prompt (and, later, `AgentSession`).
+//! context, prompt templates, skills and the system prompt (and, later, `AgentSession`).
 
 pub mod agent_session;
 pub mod events;
+pub mod frontmatter;
 pub mod paths;
+pub mod prompt_templates;
+pub mod resource_paths;
 pub mod resources;
 pub mod settings;
+pub mod skills;
 pub mod system_prompt;
 pub mod timing;

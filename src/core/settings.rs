@@ -274,6 +274,15 @@ impl Settings {
     pub fn enable_skill_commands(&self) -> bool {
         self.bool_at("enableSkillCommands", true)
     }
+    /// A list of strings from the global file only (`extensions`, `skills`, `prompts`
+    /// entries are relative to the agent directory there).
+    pub fn global_strings(&self, key: &str) -> Vec<String> {
+        strings_of(self.global.get(key))
+    }
+    /// A list of strings from the project file only (relative to `<cwd>/.pi`).
+    pub fn project_strings(&self, key: &str) -> Vec<String> {
+        strings_of(self.project.get(key))
+    }
     pub fn extension_paths(&self) -> Vec<String> {
         self.strings_at("extensions")
     }
@@ -328,6 +337,17 @@ impl Settings {
     pub fn set_default_thinking_level(&mut self, level: ThinkingLevel) {
         let _ = self.set_global(&["defaultThinkingLevel"], Value::from(level.as_str()));
     }
+}
+
+fn strings_of(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn set_path(map: &mut Map<String, Value>, path: &[&str], value: Value) {

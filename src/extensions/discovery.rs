@@ -1,0 +1,343 @@
+//! Finding extensions: executables (or files starting with a `#!` line) in the extension
+//! folders, from the settings and from `-e`.
+//!
+//! Order (pi 0.73's, first of a real path wins): `-e` paths, then the project settings'
+//! `extensions` entries, `<cwd>/.pi/extensions/`, the global settings' entries,
+//! `<agent_dir>/extensions/`. `--no-extensions` keeps only the `-e` paths. In a folder,
+//! each executable file is an extension, and so is each subfolder holding an executable
+//! named `extension` or `index` (also with a suffix, like `index.py`); a folder that itself
+//! holds such an entry is one extension. pi's TypeScript modules (`*.ts`, plain `*.js`) are
+//! not ours to run; they are skipped with a warning.
+
+use std::path::{Path, PathBuf};
+
+use crate::core::resource_paths::{
+    AutoDir, DiagnosticKind, IgnoreRules, ResolveInput, ResourceDiagnostic, ResourceOptions,
+    ResourceScope, canonical, read_dir_sorted, resolve, resolve_from, visible_entries,
+};
+
+/// How to start an extension process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub program: PathBuf,
+    /// Arguments before nothing else (for `#!` files: the interpreter's argument, if
+    /// any, then the file).
+    pub args: Vec<String>,
+}
+
+/// An extension to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionSource {
+    /// The file the extension was found as (its identity in errors and logs).
+    pub path: PathBuf,
+    pub launch: Launch,
+    pub scope: ResourceScope,
+}
+
+/// The result of [`discover_extensions`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiscoveredExtensions {
+    pub extensions: Vec<ExtensionSource>,
+    pub diagnostics: Vec<ResourceDiagnostic>,
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// The `#!` line of a file, if it has one.
+fn shebang(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 512];
+    let n = file.read(&mut head).ok()?;
+    let head = &head[..n];
+    let rest = head.strip_prefix(b"#!")?;
+    let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+    Some(String::from_utf8_lossy(&rest[..end]).trim().to_string())
+}
+
+/// How to run `path`: directly if it is executable, else through its `#!` interpreter
+/// (split like the kernel does: the interpreter, then the rest as one argument).
+pub fn launch_for(path: &Path) -> Result<Launch, String> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a file", path.display()));
+    }
+    if is_executable(&meta) {
+        return Ok(Launch {
+            program: path.to_path_buf(),
+            args: Vec::new(),
+        });
+    }
+    match shebang(path) {
+        Some(line) if !line.is_empty() => {
+            let (interpreter, argument) = match line.split_once([' ', '\t']) {
+                Some((i, a)) => (i, Some(a.trim())),
+                None => (line.as_str(), None),
+            };
+            let mut args: Vec<String> = argument
+                .filter(|a| !a.is_empty())
+                .map(str::to_string)
+                .into_iter()
+                .collect();
+            args.push(path.display().to_string());
+            Ok(Launch {
+                program: PathBuf::from(interpreter),
+                args,
+            })
+        }
+        _ => Err(format!(
+            "{} is neither executable nor starts with a #! line; make it executable (chmod +x) or add a #! line",
+            path.display()
+        )),
+    }
+}
+
+fn is_extension_file(path: &Path) -> bool {
+    launch_for(path).is_ok()
+}
+
+/// The entry of an extension folder: an executable named `extension` or `index`, or one
+/// whose name without suffix is one of those.
+fn folder_entry(dir: &Path) -> Option<PathBuf> {
+    let entries = read_dir_sorted(dir);
+    let candidates = |exact: bool| {
+        entries.iter().filter(move |e| {
+            let stem = if exact {
+                e.name.as_str()
+            } else {
+                e.name.split_once('.').map_or(e.name.as_str(), |(s, _)| s)
+            };
+            e.is_file && (stem == "extension" || stem == "index")
+        })
+    };
+    candidates(true)
+        .chain(candidates(false))
+        .find(|e| is_extension_file(&e.path))
+        .map(|e| e.path.clone())
+}
+
+/// The extensions in a folder (see the module documentation).
+pub fn scan_extensions_dir(dir: &Path) -> Vec<PathBuf> {
+    if let Some(entry) = folder_entry(dir) {
+        return vec![entry];
+    }
+    let rules = IgnoreRules::default().enter(dir);
+    let mut out = Vec::new();
+    for e in visible_entries(dir, &rules) {
+        if e.is_file && is_extension_file(&e.path) {
+            out.push(e.path);
+        } else if e.is_dir
+            && let Some(entry) = folder_entry(&e.path)
+        {
+            out.push(entry);
+        }
+    }
+    out
+}
+
+/// pi TypeScript/JavaScript modules in an extension folder that we will not run.
+fn foreign_modules(dir: &Path) -> Vec<PathBuf> {
+    let rules = IgnoreRules::default().enter(dir);
+    let is_module = |p: &Path, name: &str| {
+        (name.ends_with(".ts") || name.ends_with(".js")) && !is_extension_file(p)
+    };
+    let mut out = Vec::new();
+    for e in visible_entries(dir, &rules) {
+        if e.is_file && is_module(&e.path, &e.name) {
+            out.push(e.path);
+        } else if e.is_dir && folder_entry(&e.path).is_none() {
+            for name in ["index.ts", "index.js"] {
+                let p = e.path.join(name);
+                if p.is_file() && is_module(&p, name) {
+                    out.push(p);
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Finds the extensions to load, in load order.
+pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
+    let mut found = DiscoveredExtensions::default();
+    let mut candidates: Vec<(PathBuf, ResourceScope)> = Vec::new();
+    for raw in &options.cli_paths {
+        let path = resolve_from(&options.cwd, raw);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => candidates.extend(
+                scan_extensions_dir(&path)
+                    .into_iter()
+                    .map(|p| (p, ResourceScope::Cli)),
+            ),
+            Ok(_) => candidates.push((path, ResourceScope::Cli)),
+            Err(_) => found.diagnostics.push(ResourceDiagnostic {
+                kind: DiagnosticKind::Error,
+                message: format!("Extension path does not exist: {raw}"),
+                path,
+            }),
+        }
+    }
+    if options.discover {
+        let project_base = options.project_base();
+        let project_dir = project_base.join("extensions");
+        let user_dir = options.agent_dir.join("extensions");
+        let resolved = resolve(&ResolveInput {
+            project_entries: &options.project_entries,
+            project_base: &project_base,
+            user_entries: &options.user_entries,
+            user_base: &options.agent_dir,
+            scan_entry_dir: scan_extensions_dir,
+            project_auto: vec![AutoDir {
+                dir: project_dir.clone(),
+                scan: scan_extensions_dir,
+            }],
+            user_auto: vec![AutoDir {
+                dir: user_dir.clone(),
+                scan: scan_extensions_dir,
+            }],
+        });
+        candidates.extend(resolved.into_iter().map(|r| (r.path, r.scope)));
+        for dir in [project_dir, user_dir] {
+            for module in foreign_modules(&dir) {
+                found.diagnostics.push(ResourceDiagnostic {
+                    kind: DiagnosticKind::Warning,
+                    message: "skipped a pi TypeScript/JavaScript extension module: pi-rs runs extensions as programs that speak JSON lines (see docs/extensions.md)".into(),
+                    path: module,
+                });
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (path, scope) in candidates {
+        if !seen.insert(canonical(&path)) {
+            continue;
+        }
+        match launch_for(&path) {
+            Ok(launch) => found.extensions.push(ExtensionSource {
+                path,
+                launch,
+                scope,
+            }),
+            Err(message) => found.diagnostics.push(ResourceDiagnostic {
+                kind: DiagnosticKind::Error,
+                message,
+                path,
+            }),
+        }
+    }
+    found
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn write(path: &Path, text: &str, executable: bool) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        let mode = if executable { 0o755 } else { 0o644 };
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn finds_executables_folders_and_shebang_files_in_pi_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let cwd = root.join("proj");
+        let agent = root.join("agent");
+        write(&cwd.join(".pi/extensions/gate"), "#!/bin/sh\n", true);
+        write(&cwd.join(".pi/extensions/notes.txt"), "not one", false);
+        write(
+            &cwd.join(".pi/extensions/tool/index.py"),
+            "#!/usr/bin/env python3\n",
+            false,
+        );
+        write(
+            &cwd.join(".pi/extensions/tool/helper.py"),
+            "#!/usr/bin/env python3\n",
+            false,
+        );
+        write(
+            &cwd.join(".pi/extensions/old.ts"),
+            "export default () => {}",
+            false,
+        );
+        write(&agent.join("extensions/greet.sh"), "#!/bin/sh -e\n", false);
+        write(&agent.join("extensions/gate-link"), "#!/bin/sh\n", true);
+        write(&root.join("cli/ext"), "#!/bin/sh\n", true);
+
+        let mut options = ResourceOptions::new(&cwd, &agent);
+        options.cli_paths = vec!["../cli/ext".into(), "../missing".into()];
+        let found = discover_extensions(&options);
+        let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
+        let root_text = root.display().to_string();
+        let list: Vec<String> = found
+            .extensions
+            .iter()
+            .map(|e| {
+                let launch = std::iter::once(e.launch.program.display().to_string())
+                    .chain(e.launch.args.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .replace(&root_text, "<root>");
+                format!("{} ({:?}): {launch}", rel(&e.path), e.scope)
+            })
+            .collect();
+        insta::assert_snapshot!(list.join("\n"), @r"
+        cli/ext (Cli): <root>/cli/ext
+        proj/.pi/extensions/gate (Project): <root>/proj/.pi/extensions/gate
+        proj/.pi/extensions/tool/index.py (Project): /usr/bin/env python3 <root>/proj/.pi/extensions/tool/index.py
+        agent/extensions/gate-link (User): <root>/agent/extensions/gate-link
+        agent/extensions/greet.sh (User): /bin/sh -e <root>/agent/extensions/greet.sh
+        ");
+        let diags: Vec<String> = found
+            .diagnostics
+            .iter()
+            .map(|d| format!("{}: {}", rel(&d.path), d.message))
+            .collect();
+        assert_eq!(diags.len(), 2, "{diags:?}");
+        assert!(diags[0].starts_with("missing: Extension path does not exist: ../missing"));
+        assert!(diags[1].starts_with("proj/.pi/extensions/old.ts: skipped a pi TypeScript"));
+
+        options.discover = false;
+        let only_cli = discover_extensions(&options);
+        assert_eq!(only_cli.extensions.len(), 1);
+    }
+
+    #[test]
+    fn a_folder_with_an_entry_is_one_extension_and_duplicates_load_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ext = dir.path().join("myext");
+        write(&ext.join("extension"), "#!/bin/sh\n", true);
+        write(&ext.join("other"), "#!/bin/sh\n", true);
+        let mut options = ResourceOptions::new(dir.path(), &dir.path().join("agent"));
+        options.cli_paths = vec!["myext".into(), "myext/extension".into()];
+        options.project_entries = vec!["../myext".into()];
+        let found = discover_extensions(&options);
+        assert_eq!(found.extensions.len(), 1);
+        assert_eq!(found.extensions[0].path, ext.join("extension"));
+        assert!(found.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn a_plain_file_cannot_be_launched() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("plain"), "echo hi", false);
+        let err = launch_for(&dir.path().join("plain")).unwrap_err();
+        assert!(err.ends_with("make it executable (chmod +x) or add a #! line"));
+    }
+}

@@ -1,0 +1,78 @@
+//! The agent loop's [`AgentHooks`] backed by extensions: `context` before each model
+//! call, `tool_call` before each tool runs, `tool_result` after.
+//!
+//! `AgentHooks::before_tool_call` can only block, so argument changes made in `tool_call`
+//! are not applied through this adapter; a session that wants them calls
+//! [`ExtensionHost::tool_call`] itself.
+
+use async_trait::async_trait;
+
+use super::events::{ToolCallDecision, ToolResultEvent};
+use super::host::ExtensionHost;
+use crate::agent::AgentHooks;
+use crate::ai::message::ToolCall;
+use crate::messages::AgentMessage;
+use crate::tools::ToolOutput;
+
+/// [`AgentHooks`] that ask the extensions.
+#[derive(Clone)]
+pub struct ExtensionHooks {
+    host: ExtensionHost,
+}
+
+impl ExtensionHooks {
+    pub fn new(host: ExtensionHost) -> ExtensionHooks {
+        ExtensionHooks { host }
+    }
+}
+
+impl ExtensionHost {
+    /// The agent hooks for this host.
+    pub fn hooks(&self) -> std::sync::Arc<dyn AgentHooks> {
+        std::sync::Arc::new(ExtensionHooks::new(self.clone()))
+    }
+}
+
+#[async_trait]
+impl AgentHooks for ExtensionHooks {
+    async fn transform_context(&self, messages: Vec<AgentMessage>) -> Vec<AgentMessage> {
+        self.host.context(messages).await
+    }
+
+    async fn before_tool_call(&self, call: &ToolCall) -> Option<String> {
+        match self
+            .host
+            .tool_call(&call.id, &call.name, &call.arguments)
+            .await
+        {
+            ToolCallDecision::Block { reason } => Some(reason),
+            ToolCallDecision::Allow { .. } => None,
+        }
+    }
+
+    async fn after_tool_call(
+        &self,
+        call: &ToolCall,
+        result: ToolOutput,
+        is_error: bool,
+    ) -> (ToolOutput, bool) {
+        let event = ToolResultEvent {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            input: call.arguments.clone(),
+            content: result.content.clone(),
+            details: result.details.clone(),
+            is_error,
+        };
+        match self.host.tool_result(&event).await {
+            Some(patch) => (
+                ToolOutput {
+                    content: patch.content,
+                    details: patch.details,
+                },
+                patch.is_error,
+            ),
+            None => (result, is_error),
+        }
+    }
+}

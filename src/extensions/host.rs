@@ -1,0 +1,575 @@
+//! [`ExtensionHost`]: loads the extensions, keeps what they registered (tools, commands,
+//! flags) and shuts them down. The event methods live in `dispatch.rs`.
+//!
+//! The host does not know the session: the caller (the coordinator's `AgentSession`)
+//! passes the data each event needs and applies the typed outcomes. What extensions do on
+//! their own (send messages, append entries, report errors) arrives on the
+//! [`HostChannels::actions`] channel; what they ask of the user arrives on
+//! [`HostChannels::ui`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::actions::ExtensionAction;
+use super::connection::{Connection, Failure, Outputs, StartOptions};
+use super::discovery::ExtensionSource;
+use super::events::{EventName, ShutdownReason};
+use super::log::{DEFAULT_LOG_LIMIT, ExtensionLog};
+use super::protocol::{FlagType, Hello, PROTOCOL_VERSION, line};
+use super::tool::{DEFAULT_CANCEL_GRACE, ExtensionTool};
+use super::ui::UiRequest;
+use crate::core::events::EventJsonEncoder;
+use crate::tools::Tool;
+
+/// How pi is running (`hello.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostMode {
+    Interactive,
+    Print,
+    Json,
+    Rpc,
+}
+
+impl HostMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HostMode::Interactive => "interactive",
+            HostMode::Print => "print",
+            HostMode::Json => "json",
+            HostMode::Rpc => "rpc",
+        }
+    }
+}
+
+/// Settings of a host.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub cwd: PathBuf,
+    pub agent_dir: PathBuf,
+    pub mode: HostMode,
+    /// Whether someone answers UI dialogs (interactive and RPC modes).
+    pub has_ui: bool,
+    pub session_file: Option<PathBuf>,
+    pub session_id: Option<String>,
+    /// Command-line flags pi did not know (`Args::unknown_flags`).
+    pub cli_flags: Vec<(String, Option<String>)>,
+    /// Names of the built-in tools (an extension tool with such a name is reported).
+    pub builtin_tools: Vec<String>,
+    /// Default time an extension has to answer an event.
+    pub event_timeout: Duration,
+    /// Time an extension has to send `register` after `hello`.
+    pub handshake_timeout: Duration,
+    /// Time an extension has to exit after its stdin is closed.
+    pub shutdown_grace: Duration,
+    /// Time a cancelled tool call waits for the extension's answer.
+    pub tool_cancel_grace: Duration,
+    /// Size at which `extensions.log` is rotated.
+    pub log_limit: u64,
+}
+
+impl LoadOptions {
+    pub fn new(cwd: &Path, agent_dir: &Path, mode: HostMode, has_ui: bool) -> LoadOptions {
+        LoadOptions {
+            cwd: cwd.to_path_buf(),
+            agent_dir: agent_dir.to_path_buf(),
+            mode,
+            has_ui,
+            session_file: None,
+            session_id: None,
+            cli_flags: Vec::new(),
+            builtin_tools: ["read", "bash", "edit", "write", "grep", "find", "ls"]
+                .map(String::from)
+                .to_vec(),
+            event_timeout: Duration::from_secs(5),
+            handshake_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(2),
+            tool_cancel_grace: DEFAULT_CANCEL_GRACE,
+            log_limit: DEFAULT_LOG_LIMIT,
+        }
+    }
+}
+
+/// An extension that could not be loaded, or a registration conflict (pi's load
+/// `errors`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub path: PathBuf,
+    pub error: String,
+}
+
+/// A loaded extension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionInfo {
+    pub path: PathBuf,
+    /// `register.name`, or the file name.
+    pub name: String,
+    /// The events it subscribed to.
+    pub events: Vec<EventName>,
+    /// False once it crashed, broke the protocol or was shut down.
+    pub running: bool,
+}
+
+/// A slash command registered by an extension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandInfo {
+    /// What the user types after `/` (the name, or `name:N` when several extensions
+    /// register the same name, as in pi).
+    pub invocation_name: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub extension_path: PathBuf,
+}
+
+/// A command-line flag registered by an extension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlagInfo {
+    pub name: String,
+    pub kind: FlagType,
+    pub description: Option<String>,
+    pub default: Option<Value>,
+    pub extension_path: PathBuf,
+}
+
+/// Why `run_command` did not run a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandError {
+    /// No extension registered this command.
+    Unknown(String),
+    /// The extension that registered it is not running.
+    NotRunning(String),
+    /// The command ran and failed (already reported as an extension error).
+    Failed(String),
+}
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommandError::Unknown(name) => write!(f, "Unknown command: /{name}"),
+            CommandError::NotRunning(name) => {
+                write!(f, "The extension providing /{name} is not running")
+            }
+            CommandError::Failed(error) => write!(f, "Command failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+/// The receiving ends the session listens on.
+pub struct HostChannels {
+    pub actions: mpsc::UnboundedReceiver<ExtensionAction>,
+    pub ui: mpsc::UnboundedReceiver<UiRequest>,
+}
+
+struct CommandEntry {
+    info: CommandInfo,
+    connection: Arc<Connection>,
+}
+
+pub(crate) struct HostInner {
+    pub(crate) connections: Vec<Arc<Connection>>,
+    tools: Vec<Arc<ExtensionTool>>,
+    commands: Vec<CommandEntry>,
+    flags: Vec<FlagInfo>,
+    errors: Vec<LoadError>,
+    pub(crate) options: LoadOptions,
+    pub(crate) turn_index: AtomicU64,
+    pub(crate) encoder: Mutex<EventJsonEncoder>,
+    shut_down: AtomicBool,
+    pub(crate) log: Arc<ExtensionLog>,
+}
+
+/// The running extensions of a session. Cheap to clone; all clones share the processes.
+#[derive(Clone)]
+pub struct ExtensionHost {
+    pub(crate) inner: Arc<HostInner>,
+}
+
+fn hello_flags(flags: &[(String, Option<String>)]) -> BTreeMap<String, Value> {
+    flags
+        .iter()
+        .map(|(name, value)| {
+            let v = match value {
+                Some(v) => Value::String(v.clone()),
+                None => Value::Bool(true),
+            };
+            (name.clone(), v)
+        })
+        .collect()
+}
+
+impl ExtensionHost {
+    /// Starts every extension (all at once), waits for their registrations and keeps
+    /// those that registered, in the given order. Failures end up in
+    /// [`ExtensionHost::load_errors`]; they never fail the load.
+    pub async fn load(
+        sources: Vec<ExtensionSource>,
+        options: LoadOptions,
+    ) -> (ExtensionHost, HostChannels) {
+        let (actions_tx, actions_rx) = mpsc::unbounded_channel();
+        let (ui_tx, ui_rx) = mpsc::unbounded_channel();
+        let log = Arc::new(ExtensionLog::new(
+            options.agent_dir.join("extensions.log"),
+            options.log_limit,
+        ));
+        let outputs = Outputs {
+            actions: actions_tx,
+            ui: ui_tx,
+            has_ui: options.has_ui,
+            cwd: options.cwd.clone(),
+            log: log.clone(),
+            ui_counter: Arc::new(AtomicU64::new(0)),
+        };
+        let flags = hello_flags(&options.cli_flags);
+        let builtin: Vec<&str> = options.builtin_tools.iter().map(String::as_str).collect();
+        let starts = sources.iter().map(|source| {
+            let hello = Hello {
+                kind: "hello",
+                protocol_version: PROTOCOL_VERSION,
+                pi_version: env!("CARGO_PKG_VERSION").to_string(),
+                extension_path: source.path.display().to_string(),
+                cwd: options.cwd.display().to_string(),
+                agent_dir: options.agent_dir.display().to_string(),
+                session_file: options
+                    .session_file
+                    .as_ref()
+                    .map(|p| p.display().to_string()),
+                session_id: options.session_id.clone(),
+                mode: options.mode.as_str(),
+                has_ui: options.has_ui,
+                flags: flags.clone(),
+            };
+            Connection::start(
+                source,
+                StartOptions {
+                    hello,
+                    out: outputs.clone(),
+                    handshake_timeout: options.handshake_timeout,
+                    default_timeout: options.event_timeout,
+                    known_tools: &builtin,
+                },
+            )
+        });
+        let results = futures::future::join_all(starts).await;
+
+        let mut errors = Vec::new();
+        let mut connections = Vec::new();
+        for (source, result) in sources.iter().zip(results) {
+            match result {
+                Ok(started) => {
+                    for warning in started.warnings {
+                        errors.push(LoadError {
+                            path: source.path.clone(),
+                            error: warning,
+                        });
+                    }
+                    connections.push(Arc::new(started.connection));
+                }
+                Err(error) => {
+                    log.line(
+                        "host",
+                        &format!("{} not loaded: {error}", source.path.display()),
+                    );
+                    errors.push(LoadError {
+                        path: source.path.clone(),
+                        error: format!("Failed to load extension: {error}"),
+                    });
+                }
+            }
+        }
+
+        let mut tools: Vec<Arc<ExtensionTool>> = Vec::new();
+        let mut flags: Vec<FlagInfo> = Vec::new();
+        let mut commands: Vec<CommandEntry> = Vec::new();
+        for conn in &connections {
+            for spec in &conn.registration.tools {
+                if let Some(owner) = tools.iter().find(|t| t.name() == spec.name) {
+                    errors.push(LoadError {
+                        path: conn.path.clone(),
+                        error: format!(
+                            "Tool \"{}\" conflicts with {}",
+                            spec.name,
+                            owner.extension_path().display()
+                        ),
+                    });
+                    continue;
+                }
+                tools.push(Arc::new(ExtensionTool::new(
+                    conn.clone(),
+                    spec.clone(),
+                    options.tool_cancel_grace,
+                )));
+            }
+            for flag in &conn.registration.flags {
+                if let Some(owner) = flags.iter().find(|f| f.name == flag.name) {
+                    errors.push(LoadError {
+                        path: conn.path.clone(),
+                        error: format!(
+                            "Flag \"--{}\" conflicts with {}",
+                            flag.name,
+                            owner.extension_path.display()
+                        ),
+                    });
+                    continue;
+                }
+                flags.push(FlagInfo {
+                    name: flag.name.clone(),
+                    kind: flag.kind,
+                    description: flag.description.clone(),
+                    default: flag.default.clone(),
+                    extension_path: conn.path.clone(),
+                });
+            }
+            for command in &conn.registration.commands {
+                commands.push(CommandEntry {
+                    info: CommandInfo {
+                        invocation_name: command.name.clone(),
+                        name: command.name.clone(),
+                        description: command.description.clone(),
+                        extension_path: conn.path.clone(),
+                    },
+                    connection: conn.clone(),
+                });
+            }
+        }
+        assign_invocation_names(&mut commands);
+
+        let host = ExtensionHost {
+            inner: Arc::new(HostInner {
+                connections,
+                tools,
+                commands,
+                flags,
+                errors,
+                options,
+                turn_index: AtomicU64::new(0),
+                encoder: Mutex::new(EventJsonEncoder::new()),
+                shut_down: AtomicBool::new(false),
+                log,
+            }),
+        };
+        (
+            host,
+            HostChannels {
+                actions: actions_rx,
+                ui: ui_rx,
+            },
+        )
+    }
+
+    /// A host with no extensions (what `--no-extensions` without `-e` gives).
+    pub async fn empty(options: LoadOptions) -> (ExtensionHost, HostChannels) {
+        ExtensionHost::load(Vec::new(), options).await
+    }
+
+    /// Extensions that failed to load, and registration conflicts.
+    pub fn load_errors(&self) -> &[LoadError] {
+        &self.inner.errors
+    }
+
+    /// The loaded extensions, in load order.
+    pub fn extensions(&self) -> Vec<ExtensionInfo> {
+        self.inner
+            .connections
+            .iter()
+            .map(|c| ExtensionInfo {
+                path: c.path.clone(),
+                name: c.name.clone(),
+                events: c.events.iter().copied().collect(),
+                running: c.is_alive(),
+            })
+            .collect()
+    }
+
+    /// Whether the extension at `path` is still running.
+    pub fn is_running(&self, path: &Path) -> bool {
+        self.inner
+            .connections
+            .iter()
+            .any(|c| c.path == path && c.is_alive())
+    }
+
+    /// Whether any running extension subscribed to `event`.
+    pub fn has_subscribers(&self, event: EventName) -> bool {
+        self.inner.connections.iter().any(|c| c.subscribes(event))
+    }
+
+    /// The extension tools (first registration of a name wins).
+    pub fn tools(&self) -> Vec<Arc<ExtensionTool>> {
+        self.inner.tools.clone()
+    }
+
+    /// The extension tools as agent tools.
+    pub fn agent_tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.inner
+            .tools
+            .iter()
+            .map(|t| t.clone() as Arc<dyn Tool>)
+            .collect()
+    }
+
+    /// The slash commands, in load order.
+    pub fn commands(&self) -> Vec<CommandInfo> {
+        self.inner.commands.iter().map(|c| c.info.clone()).collect()
+    }
+
+    /// Whether `/name` is an extension command (the session runs those before anything
+    /// else, even while the agent works).
+    pub fn has_command(&self, invocation_name: &str) -> bool {
+        self.inner
+            .commands
+            .iter()
+            .any(|c| c.info.invocation_name == invocation_name)
+    }
+
+    /// The registered command-line flags (first registration of a name wins).
+    pub fn flags(&self) -> &[FlagInfo] {
+        &self.inner.flags
+    }
+
+    /// The value of a registered flag: from the command line if given there (a boolean
+    /// flag given bare is `true`; `--flag=false` is `false`), else its default.
+    pub fn flag_value(&self, name: &str) -> Option<Value> {
+        let flag = self.inner.flags.iter().find(|f| f.name == name)?;
+        let given = self
+            .inner
+            .options
+            .cli_flags
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name);
+        match (given, flag.kind) {
+            (Some((_, None)), FlagType::Boolean) => Some(Value::Bool(true)),
+            (Some((_, Some(v))), FlagType::Boolean) => Some(Value::Bool(v != "false")),
+            (Some((_, Some(v))), FlagType::String) => Some(Value::String(v.clone())),
+            (Some((_, None)), FlagType::String) => Some(Value::String(String::new())),
+            (None, _) => flag.default.clone(),
+        }
+    }
+
+    /// Runs `/name args`. Commands have no timeout (they may wait for the user).
+    pub async fn run_command(&self, invocation_name: &str, args: &str) -> Result<(), CommandError> {
+        let Some(entry) = self
+            .inner
+            .commands
+            .iter()
+            .find(|c| c.info.invocation_name == invocation_name)
+        else {
+            return Err(CommandError::Unknown(invocation_name.to_string()));
+        };
+        let conn = &entry.connection;
+        let label = format!("command /{}", entry.info.name);
+        let reply = conn
+            .request(&label, None, None, |id| {
+                line(&json!({"type": "command", "id": id, "name": entry.info.name, "args": args}))
+            })
+            .await;
+        match reply {
+            Ok(_) => Ok(()),
+            Err(Failure::Handler(error)) => {
+                conn.report(&label, &error);
+                Err(CommandError::Failed(error))
+            }
+            Err(Failure::Gone(reason)) => Err(CommandError::Failed(reason)),
+            Err(Failure::NotRunning) | Err(Failure::TimedOut(_)) | Err(Failure::Cancelled) => {
+                Err(CommandError::NotRunning(invocation_name.to_string()))
+            }
+        }
+    }
+
+    /// Sends `session_shutdown` to its subscribers (waiting for their answers, within
+    /// their timeouts), closes every extension's stdin, and kills those that have not
+    /// exited after the grace period. Later calls do nothing.
+    pub async fn shutdown(&self, reason: ShutdownReason, target_session_file: Option<&Path>) {
+        if self
+            .inner
+            .shut_down
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        let mut event = json!({"type": "session_shutdown", "reason": reason});
+        if let Some(target) = target_session_file {
+            event["targetSessionFile"] = Value::from(target.display().to_string());
+        }
+        self.broadcast_awaited(EventName::SessionShutdown, &event.to_string())
+            .await;
+        let grace = self.inner.options.shutdown_grace;
+        futures::future::join_all(self.inner.connections.iter().map(|c| c.close(grace))).await;
+        self.inner.log.line("host", "all extensions shut down");
+    }
+}
+
+/// pi's rule: a command name registered once keeps its name; when several extensions
+/// register it, each gets `name:N` (N counting that name's registrations in load order),
+/// skipping names already taken.
+fn invocation_names(names: &[&str]) -> Vec<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for name in names {
+        *counts.entry(name).or_default() += 1;
+    }
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut taken = std::collections::BTreeSet::new();
+    names
+        .iter()
+        .map(|name| {
+            let occurrence = {
+                let n = seen.entry(name).or_default();
+                *n += 1;
+                *n
+            };
+            let mut invocation = if counts.get(name).copied().unwrap_or(0) > 1 {
+                format!("{name}:{occurrence}")
+            } else {
+                name.to_string()
+            };
+            let mut suffix = occurrence;
+            while taken.contains(&invocation) {
+                suffix += 1;
+                invocation = format!("{name}:{suffix}");
+            }
+            taken.insert(invocation.clone());
+            invocation
+        })
+        .collect()
+}
+
+fn assign_invocation_names(commands: &mut [CommandEntry]) {
+    let names: Vec<String> = commands.iter().map(|c| c.info.name.clone()).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    for (command, invocation) in commands.iter_mut().zip(invocation_names(&refs)) {
+        command.info.invocation_name = invocation;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_command_names_are_numbered_like_pi() {
+        assert_eq!(invocation_names(&["a", "b", "a"]), ["a:1", "b", "a:2"]);
+        assert_eq!(
+            invocation_names(&["review:2", "review", "review"]),
+            ["review:2", "review:1", "review:3"]
+        );
+        assert!(invocation_names(&[]).is_empty());
+    }
+
+    #[test]
+    fn flags_from_the_command_line_become_values() {
+        assert_eq!(
+            hello_flags(&[("plan".into(), None), ("depth".into(), Some("3".into()))]),
+            BTreeMap::from([
+                ("depth".to_string(), Value::from("3")),
+                ("plan".to_string(), Value::Bool(true))
+            ])
+        );
+    }
+}

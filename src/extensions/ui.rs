@@ -1,0 +1,298 @@
+//! User-interface requests from extensions (pi's `ctx.ui.*`), as the front end sees them.
+//!
+//! The host turns every `ui` message into a [`UiRequest`] on an async channel. Dialogs
+//! (`select`, `confirm`, `input`, `editor`) carry a [`UiReply`]; the front end answers
+//! through it, or drops it to cancel. Notices (`notify`, `setStatus`, `setWidget`,
+//! `setTitle`, `setEditorText`) carry none. Without a UI (print and json modes) dialogs
+//! are answered "cancelled" at once and notices are dropped, so extensions never wait on a
+//! user who is not there. While a dialog is open, the extension's event timeout is paused.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use super::protocol::UiCall;
+
+/// What an extension asks the user interface to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UiMethod {
+    Select {
+        title: String,
+        options: Vec<String>,
+        timeout_ms: Option<u64>,
+    },
+    Confirm {
+        title: String,
+        message: String,
+        timeout_ms: Option<u64>,
+    },
+    Input {
+        title: String,
+        placeholder: Option<String>,
+        timeout_ms: Option<u64>,
+    },
+    Editor {
+        title: String,
+        prefill: Option<String>,
+    },
+    Notify {
+        message: String,
+        level: NotifyLevel,
+    },
+    /// `text: None` clears the status entry `key`.
+    SetStatus {
+        key: String,
+        text: Option<String>,
+    },
+    /// `lines: None` clears the widget `key`.
+    SetWidget {
+        key: String,
+        lines: Option<Vec<String>>,
+        below_editor: bool,
+    },
+    SetTitle {
+        title: String,
+    },
+    SetEditorText {
+        text: String,
+    },
+}
+
+/// `notify` severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotifyLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+impl NotifyLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotifyLevel::Info => "info",
+            NotifyLevel::Warning => "warning",
+            NotifyLevel::Error => "error",
+        }
+    }
+}
+
+impl UiMethod {
+    /// Whether the extension waits for an answer.
+    pub fn is_dialog(&self) -> bool {
+        matches!(
+            self,
+            UiMethod::Select { .. }
+                | UiMethod::Confirm { .. }
+                | UiMethod::Input { .. }
+                | UiMethod::Editor { .. }
+        )
+    }
+
+    /// How long the dialog may stay open before it resolves as cancelled.
+    pub fn timeout_ms(&self) -> Option<u64> {
+        match self {
+            UiMethod::Select { timeout_ms, .. }
+            | UiMethod::Confirm { timeout_ms, .. }
+            | UiMethod::Input { timeout_ms, .. } => *timeout_ms,
+            _ => None,
+        }
+    }
+
+    /// Reads a `ui` message; `Err` names an unsupported method.
+    pub fn from_call(call: &UiCall) -> Result<UiMethod, String> {
+        let title = || call.title.clone().unwrap_or_default();
+        Ok(match call.method.as_str() {
+            "select" => UiMethod::Select {
+                title: title(),
+                options: call.options.clone().unwrap_or_default(),
+                timeout_ms: call.timeout,
+            },
+            "confirm" => UiMethod::Confirm {
+                title: title(),
+                message: call.message.clone().unwrap_or_default(),
+                timeout_ms: call.timeout,
+            },
+            "input" => UiMethod::Input {
+                title: title(),
+                placeholder: call.placeholder.clone(),
+                timeout_ms: call.timeout,
+            },
+            "editor" => UiMethod::Editor {
+                title: title(),
+                prefill: call.prefill.clone(),
+            },
+            "notify" => UiMethod::Notify {
+                message: call.message.clone().unwrap_or_default(),
+                level: match call.notify_type.as_deref() {
+                    Some("warning") => NotifyLevel::Warning,
+                    Some("error") => NotifyLevel::Error,
+                    _ => NotifyLevel::Info,
+                },
+            },
+            "setStatus" => UiMethod::SetStatus {
+                key: call.status_key.clone().unwrap_or_default(),
+                text: call.status_text.clone(),
+            },
+            "setWidget" => UiMethod::SetWidget {
+                key: call.widget_key.clone().unwrap_or_default(),
+                lines: call.widget_lines.clone(),
+                below_editor: call.widget_placement.as_deref() == Some("belowEditor"),
+            },
+            "setTitle" => UiMethod::SetTitle { title: title() },
+            // pi's RPC spells this one in snake case; accept both.
+            "setEditorText" | "set_editor_text" => UiMethod::SetEditorText {
+                text: call.text.clone().unwrap_or_default(),
+            },
+            other => return Err(format!("unsupported UI method \"{other}\"")),
+        })
+    }
+}
+
+/// The user's answer to a dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UiResponse {
+    /// The chosen option (`select`) or the entered text (`input`, `editor`).
+    Value(String),
+    /// The answer to `confirm`.
+    Confirmed(bool),
+    /// Dismissed, timed out, or no UI.
+    Cancelled,
+}
+
+impl UiResponse {
+    /// The `result` object sent back to the extension.
+    pub fn to_json(&self) -> Value {
+        match self {
+            UiResponse::Value(v) => json!({ "value": v }),
+            UiResponse::Confirmed(c) => json!({ "confirmed": c }),
+            UiResponse::Cancelled => json!({ "cancelled": true }),
+        }
+    }
+
+    /// Reads pi's RPC `extension_ui_response` fields (`value`, `confirmed`, `cancelled`).
+    pub fn from_rpc(response: &Value) -> UiResponse {
+        if response.get("cancelled").and_then(Value::as_bool) == Some(true) {
+            return UiResponse::Cancelled;
+        }
+        if let Some(c) = response.get("confirmed").and_then(Value::as_bool) {
+            return UiResponse::Confirmed(c);
+        }
+        match response.get("value").and_then(Value::as_str) {
+            Some(v) => UiResponse::Value(v.to_string()),
+            None => UiResponse::Cancelled,
+        }
+    }
+}
+
+/// Answers one dialog. Dropping it without answering cancels the dialog.
+#[derive(Debug)]
+pub struct UiReply(pub(crate) oneshot::Sender<UiResponse>);
+
+impl UiReply {
+    pub fn send(self, response: UiResponse) {
+        // The extension may have stopped waiting (timeout, exit); nothing to do then.
+        let _ = self.0.send(response);
+    }
+}
+
+/// One request for the front end.
+#[derive(Debug)]
+pub struct UiRequest {
+    /// Unique among the host's requests (`ui-<n>`); RPC mode uses it as the
+    /// `extension_ui_request` id.
+    pub id: String,
+    pub extension_path: PathBuf,
+    pub method: UiMethod,
+    /// Present for dialogs.
+    pub reply: Option<UiReply>,
+}
+
+impl UiRequest {
+    /// pi's RPC `extension_ui_request` object for this request.
+    pub fn to_rpc_json(&self) -> Value {
+        let mut v = json!({"type": "extension_ui_request", "id": self.id});
+        let fields = match &self.method {
+            UiMethod::Select {
+                title,
+                options,
+                timeout_ms,
+            } => {
+                json!({"method": "select", "title": title, "options": options, "timeout": timeout_ms})
+            }
+            UiMethod::Confirm {
+                title,
+                message,
+                timeout_ms,
+            } => {
+                json!({"method": "confirm", "title": title, "message": message, "timeout": timeout_ms})
+            }
+            UiMethod::Input {
+                title,
+                placeholder,
+                timeout_ms,
+            } => {
+                json!({"method": "input", "title": title, "placeholder": placeholder, "timeout": timeout_ms})
+            }
+            UiMethod::Editor { title, prefill } => {
+                json!({"method": "editor", "title": title, "prefill": prefill})
+            }
+            UiMethod::Notify { message, level } => {
+                json!({"method": "notify", "message": message, "notifyType": level.as_str()})
+            }
+            UiMethod::SetStatus { key, text } => {
+                json!({"method": "setStatus", "statusKey": key, "statusText": text})
+            }
+            UiMethod::SetWidget {
+                key,
+                lines,
+                below_editor,
+            } => json!({
+                "method": "setWidget", "widgetKey": key, "widgetLines": lines,
+                "widgetPlacement": if *below_editor { "belowEditor" } else { "aboveEditor" },
+            }),
+            UiMethod::SetTitle { title } => json!({"method": "setTitle", "title": title}),
+            UiMethod::SetEditorText { text } => json!({"method": "set_editor_text", "text": text}),
+        };
+        if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {
+            for (key, value) in source {
+                // pi leaves absent optional fields out rather than sending null.
+                if !value.is_null() {
+                    target.insert(key, value);
+                }
+            }
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rpc_shape_matches_pis_extension_ui_request() {
+        let req = UiRequest {
+            id: "ui-1".into(),
+            extension_path: PathBuf::from("/x"),
+            method: UiMethod::Select {
+                title: "Allow?".into(),
+                options: vec!["Yes".into(), "No".into()],
+                timeout_ms: None,
+            },
+            reply: None,
+        };
+        assert_eq!(
+            req.to_rpc_json().to_string(),
+            r#"{"type":"extension_ui_request","id":"ui-1","method":"select","title":"Allow?","options":["Yes","No"]}"#
+        );
+        assert_eq!(
+            UiResponse::from_rpc(&json!({"id": "ui-1", "confirmed": true})),
+            UiResponse::Confirmed(true)
+        );
+        assert_eq!(
+            UiResponse::from_rpc(&json!({"cancelled": true, "value": "x"})),
+            UiResponse::Cancelled
+        );
+    }
+}
