@@ -127,7 +127,7 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
         )?;
         pi::core::timing::mark("placeholder session");
         let loader_args = args.clone();
-        let loader_cwd = cwd.clone();
+        let loader_cwd = cwd;
         let loader: pi::modes::interactive::app::SessionLoader = Box::new(move || {
             let manager = startup::open_session_source(&source, &loader_cwd, &session_dir)
                 .map_err(|e| e.0)?;

@@ -13,6 +13,9 @@ fn start() -> Option<&'static Instant> {
 /// Records that `phase` finished (no-op unless `PI_TIMING` is set).
 pub fn mark(phase: &str) {
     if let Some(start) = start() {
-        eprintln!("[timing] {:>8.1} ms  {phase}", start.elapsed().as_secs_f64() * 1000.0);
+        eprintln!(
+            "[timing] {:>8.1} ms  {phase}",
+            start.elapsed().as_secs_f64() * 1000.0
+        );
     }
 }
