@@ -63,8 +63,13 @@ class Pty:
         return data
 
     def wait_for(self, needle: bytes, timeout=120):
+        # Scan only what arrived since the last look (plus an overlap): re-scanning the
+        # whole growing buffer is quadratic and would stop us draining the terminal, which
+        # then blocks the program's writes and distorts every timing.
         start = time.perf_counter()
-        while needle not in self.buf:
+        scanned = 0
+        while needle not in self.buf[max(0, scanned - len(needle)):]:
+            scanned = len(self.buf)
             if time.perf_counter() - start > timeout:
                 raise TimeoutError(f"did not see {needle!r}")
             self.read(0.05)
