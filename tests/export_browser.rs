@@ -126,7 +126,8 @@ const ATTACK: &str = concat!(
 fn attack_session(dir: &Path) -> PathBuf {
     let header: SessionHeader = serde_json::from_value(json!({
         "type": "session", "version": 3, "id": "attack", "timestamp": "2026-01-01T00:00:00.000Z",
-        "cwd": ATTACK})).unwrap();
+        "cwd": ATTACK}))
+    .unwrap();
     let ts = "2026-01-01T00:00:01.000Z";
     let lines = [
         json!({"type": "message", "id": "u1", "parentId": null, "timestamp": ts,
@@ -163,7 +164,9 @@ fn attack_session(dir: &Path) -> PathBuf {
 }
 
 fn without_csp(html: &str) -> String {
-    let start = html.find("<meta http-equiv=\"Content-Security-Policy\"").unwrap();
+    let start = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .unwrap();
     let end = start + html[start..].find('>').unwrap() + 1;
     format!("{}{}", &html[..start], &html[end..])
 }
@@ -198,9 +201,19 @@ fn scripts_and_event_handlers_written_by_the_model_do_not_run() {
     // The check detects an injection when there is one: the same page with the model's
     // text pasted in unescaped runs it.
     let injected = dir.path().join("injected.html");
-    std::fs::write(&injected, without_csp(&html).replace("<div id=\"messages\">", &format!("<div id=\"messages\">{ATTACK}"))).unwrap();
+    std::fs::write(
+        &injected,
+        without_csp(&html).replace(
+            "<div id=\"messages\">",
+            &format!("<div id=\"messages\">{ATTACK}"),
+        ),
+    )
+    .unwrap();
     let dom = chromium::dump_dom(&browser, &injected, "");
-    assert!(attr_of_body(&dom, "data-pwned").is_some(), "control injection did not run");
+    assert!(
+        attr_of_body(&dom, "data-pwned").is_some(),
+        "control injection did not run"
+    );
 }
 
 #[test]

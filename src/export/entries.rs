@@ -141,7 +141,12 @@ fn push_assistant(out: &mut String, msg: &AssistantMessage, tools: &ToolIndex<'_
                 push_markdown(out, &t.thinking);
                 out.push_str("</div></details>");
             }
-            AssistantBlock::ToolCall(call) => push_tool_call(out, call, tools.result(&call.id)),
+            AssistantBlock::ToolCall(call) => push_tool_call(
+                out,
+                call,
+                tools.result(&call.id),
+                tools.highlights(&call.id),
+            ),
             AssistantBlock::Text(_) | AssistantBlock::Thinking(_) => {}
         }
     }

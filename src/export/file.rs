@@ -145,8 +145,16 @@ fn rename_hook_messages(objects: &mut [Map<String, Value>]) {
     }
 }
 
-/// Writes `contents` to `path` through a temporary file in the same directory, so an
-/// existing file is replaced whole or not at all.
+/// Writes an export page to `path` (for `/export` and RPC `export_html`, which render
+/// from the live session with [`export_html`]): through a temporary file in the same
+/// directory, so an existing file is replaced whole or not at all.
+pub fn write_export(path: &Path, html: &str) -> Result<(), ExportError> {
+    write_atomically(path, html).map_err(|source| ExportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 fn write_atomically(path: &Path, contents: &str) -> io::Result<()> {
     let dir = path
         .parent()
@@ -194,10 +202,7 @@ pub fn export_session_file_with_theme(
     let target = out
         .map(Path::to_path_buf)
         .unwrap_or_else(|| default_output_name(path));
-    write_atomically(&target, &html).map_err(|source| ExportError::Write {
-        path: target.clone(),
-        source,
-    })?;
+    write_export(&target, &html)?;
     Ok(target)
 }
 
@@ -235,6 +240,28 @@ mod tests {
             "{err}"
         );
         assert!(!dir.path().join("o.html").exists());
+    }
+
+    #[test]
+    fn an_existing_export_is_replaced_whole_and_no_temporary_file_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("page.html");
+        fs::write(&target, "old page").unwrap();
+        write_export(&target, "<html>new</html>").unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "<html>new</html>");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["page.html"]);
+
+        let missing_dir = dir.path().join("no/such/dir/page.html");
+        let err = write_export(&missing_dir, "x").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("failed to write the HTML export to "),
+            "{err}"
+        );
     }
 
     #[test]

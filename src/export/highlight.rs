@@ -1,12 +1,17 @@
 //! Syntax highlighting for the HTML export: code becomes escaped text wrapped in a few
-//! `<span class="hl-…">` elements, one class per colour of the theme's `syntax*` tokens,
-//! so the page's CSS variables (and thus the user's theme) decide the colours.
+//! `<span class=h…>` elements, one class per colour of the theme's `syntax*` tokens
+//! (`hk` keyword, `hs` string, …), so the page's CSS variables (and thus the user's
+//! theme) decide the colours.
 //!
 //! syntect parses the code; instead of one span per TextMate scope (which would make a
-//! large read result several times bigger) each token is mapped to one of nine classes
-//! and neighbouring tokens of the same class share a span. Not for the terminal: the TUI
-//! has its own highlighter that produces styled lines.
+//! large read result several times bigger) each token is mapped to one of nine classes,
+//! neighbouring tokens of the same class share a span and whitespace joins whatever span
+//! is open. Highlighting is the slowest part of an export, so it is skipped for very
+//! large blocks. Not for the terminal: the TUI has its own highlighter.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::OnceLock;
 
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
@@ -16,7 +21,7 @@ use super::escape::push_escaped;
 
 /// Code longer than this is shown without colours: highlighting is the slowest part of an
 /// export and a huge file dump is read for its content, not its colours.
-const MAX_HIGHLIGHT_BYTES: usize = 256 * 1024;
+const MAX_HIGHLIGHT_BYTES: usize = 64 * 1024;
 
 /// The colour classes, each tied to one `syntax*` theme token in the stylesheet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,17 +38,19 @@ enum Class {
 }
 
 impl Class {
-    fn css(self) -> &'static str {
+    /// The opening tag. Class names are short and unquoted on purpose: a highlighted
+    /// file is mostly these tags.
+    fn open_tag(self) -> &'static str {
         match self {
-            Class::Comment => "hl-comment",
-            Class::Keyword => "hl-keyword",
-            Class::Function => "hl-function",
-            Class::Variable => "hl-variable",
-            Class::String => "hl-string",
-            Class::Number => "hl-number",
-            Class::Type => "hl-type",
-            Class::Operator => "hl-operator",
-            Class::Punctuation => "hl-punctuation",
+            Class::Comment => "<span class=hc>",
+            Class::Keyword => "<span class=hk>",
+            Class::Function => "<span class=hf>",
+            Class::Variable => "<span class=hv>",
+            Class::String => "<span class=hs>",
+            Class::Number => "<span class=hn>",
+            Class::Type => "<span class=ht>",
+            Class::Operator => "<span class=ho>",
+            Class::Punctuation => "<span class=hp>",
         }
     }
 }
@@ -145,6 +152,22 @@ pub fn language_for_path(path: &str) -> Option<String> {
     highlighter().syntax_for(ext).map(|_| ext.to_string())
 }
 
+/// Blocks at least this long are remembered, so a file read (or written) several times
+/// in a session is highlighted once.
+const CACHE_MIN_BYTES: usize = 512;
+
+/// One cached block: its language, code and HTML (the key is a hash of the first two).
+type CacheSlot = (String, String, String);
+
+thread_local! {
+    static CACHE: RefCell<HashMap<u64, CacheSlot>> = RefCell::new(HashMap::new());
+}
+
+/// Forgets the blocks highlighted on this thread (called when an export is done).
+pub fn clear_cache() {
+    CACHE.with(|c| c.borrow_mut().clear());
+}
+
 /// Appends `code` to `out` as escaped HTML, coloured when `language` names a known
 /// grammar and the code is not too large. Never fails: a grammar error leaves the rest
 /// of the code plain.
@@ -158,6 +181,31 @@ pub fn push_highlighted(out: &mut String, code: &str, language: Option<&str>) {
         push_escaped(out, code);
         return;
     };
+    if code.len() < CACHE_MIN_BYTES {
+        highlight_into(out, hl, syntax, code);
+        return;
+    }
+    let mut hasher = DefaultHasher::new();
+    (&syntax.name, code).hash(&mut hasher);
+    let key = hasher.finish();
+    let hit = CACHE.with(|c| {
+        c.borrow().get(&key).and_then(|(lang, cached_code, html)| {
+            (lang == &syntax.name && cached_code == code).then(|| out.push_str(html))
+        })
+    });
+    if hit.is_some() {
+        return;
+    }
+    let start = out.len();
+    highlight_into(out, hl, syntax, code);
+    let html = out[start..].to_string();
+    CACHE.with(|c| {
+        c.borrow_mut()
+            .insert(key, (syntax.name.clone(), code.to_string(), html))
+    });
+}
+
+fn highlight_into(out: &mut String, hl: &Highlighter, syntax: &SyntaxReference, code: &str) {
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
     let mut open: Option<Class> = None;
@@ -165,14 +213,14 @@ pub fn push_highlighted(out: &mut String, code: &str, language: Option<&str>) {
         if text.is_empty() {
             return;
         }
-        if open != class {
+        // Whitespace has no colour: it stays in whatever span is open.
+        let blank = text.bytes().all(|b| b.is_ascii_whitespace());
+        if open != class && !blank {
             if open.is_some() {
                 out.push_str("</span>");
             }
             if let Some(c) = class {
-                out.push_str("<span class=\"");
-                out.push_str(c.css());
-                out.push_str("\">");
+                out.push_str(c.open_tag());
             }
             open = class;
         }
@@ -220,7 +268,7 @@ mod tests {
     #[test]
     fn rust_code_gets_theme_classes_and_stays_escaped() {
         let html = highlight("fn main() { let s = \"<b>\"; } // done", Some("rust"));
-        insta::assert_snapshot!(html, @r#"<span class="hl-keyword">fn</span> <span class="hl-function">main</span><span class="hl-punctuation">()</span> <span class="hl-punctuation">{</span> <span class="hl-keyword">let</span> s <span class="hl-operator">=</span> <span class="hl-string">&quot;&lt;b&gt;&quot;</span><span class="hl-punctuation">;</span> <span class="hl-punctuation">}</span> <span class="hl-comment">// done</span>"#);
+        insta::assert_snapshot!(html, @"<span class=hk>fn </span><span class=hf>main</span><span class=hp>() { </span><span class=hk>let</span> s <span class=ho>= </span><span class=hs>&quot;&lt;b&gt;&quot;</span><span class=hp>; } </span><span class=hc>// done</span>");
     }
 
     #[test]

@@ -192,8 +192,8 @@ mod tests {
     fn fenced_code_is_highlighted_and_escaped() {
         let html = markdown_to_html("```rust\nlet x = \"</code>\";\n```\n\n```\n<plain>\n```");
         insta::assert_snapshot!(html, @r#"
-        <pre class="code"><code><span class="hl-keyword">let</span> x <span class="hl-operator">=</span> <span class="hl-string">&quot;&lt;/code&gt;&quot;</span><span class="hl-punctuation">;</span>
-        </code></pre>
+        <pre class="code"><code><span class=hk>let</span> x <span class=ho>= </span><span class=hs>&quot;&lt;/code&gt;&quot;</span><span class=hp>;
+        </span></code></pre>
         <pre class="code"><code>&lt;plain&gt;
         </code></pre>
         "#);

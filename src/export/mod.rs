@@ -33,8 +33,9 @@ pub mod tree;
 mod tree_tests;
 
 pub use file::{
-    ExportError, IN_MEMORY_SESSION_ERROR, NOTHING_TO_EXPORT_ERROR, default_output_name,
-    export_session_file, read_session_file,
+    ExportError, IN_MEMORY_SESSION_ERROR, LoadedSession, NOTHING_TO_EXPORT_ERROR,
+    default_output_name, export_session_file, export_session_file_with_theme, read_session_file,
+    write_export,
 };
 pub use theme::ExportTheme;
 

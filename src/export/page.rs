@@ -6,6 +6,7 @@
 //! call out to the network.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
@@ -14,9 +15,11 @@ use super::ExportInput;
 use super::entries::push_entry;
 use super::escape::push_escaped;
 use super::header::{push_header, session_name};
+use super::highlight;
 use super::sidebar::push_sidebar;
-use super::tools::ToolIndex;
+use super::tools::{HIGHLIGHT_BUDGET_LINES, ToolIndex};
 use super::tree::SessionTree;
+use crate::messages::AgentMessage;
 
 const STYLESHEET: &str = include_str!("assets/export.css");
 const SCRIPT: &str = include_str!("assets/export.js");
@@ -41,16 +44,86 @@ pub fn content_security_policy() -> String {
     )
 }
 
+/// Entries rendered per unit of work when sections are rendered in parallel.
+const CHUNK: usize = 16;
+
+/// The entry sections, in tree order. Sections do not depend on each other, and
+/// highlighting long tool outputs dominates an export, so long sessions are rendered on
+/// all cores; the result is the same whatever the number of threads.
+fn render_sections(tree: &SessionTree<'_>, tools: &ToolIndex<'_>, on_path: &[bool]) -> String {
+    let order = &tree.preorder;
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8)
+        .min(order.len().div_ceil(CHUNK));
+    if threads <= 1 {
+        let mut out = String::new();
+        for &node in order {
+            push_entry(&mut out, tree, node, tools, on_path[node]);
+        }
+        highlight::clear_cache();
+        return out;
+    }
+    let chunks: Vec<&[usize]> = order.chunks(CHUNK).collect();
+    let next = AtomicUsize::new(0);
+    let mut parts = vec![String::new(); chunks.len()];
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(index) else {
+                            break;
+                        };
+                        let mut html = String::new();
+                        for &node in *chunk {
+                            push_entry(&mut html, tree, node, tools, on_path[node]);
+                        }
+                        done.push((index, html));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for worker in workers {
+            match worker.join() {
+                Ok(done) => {
+                    for (index, html) in done {
+                        parts[index] = html;
+                    }
+                }
+                // A panic while rendering is a bug; let it surface as one.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    parts.concat()
+}
+
 pub fn render(input: &ExportInput<'_>) -> String {
     let tree = SessionTree::build(input.entries, input.leaf_id);
-    let tools = ToolIndex::build(input.entries);
     let selected = tree.leaf;
     let mut on_path = vec![false; tree.entries.len()];
-    if let Some(sel) = selected {
-        for i in tree.path_to(sel) {
-            on_path[i] = true;
-        }
+    let mut path = selected.map(|sel| tree.path_to(sel)).unwrap_or_default();
+    for &i in &path {
+        on_path[i] = true;
     }
+    // Colours go first to what the page opens on (the leaf's path, newest first), then to
+    // the other branches, newest entries first.
+    path.reverse();
+    path.extend((0..tree.entries.len()).rev().filter(|&i| !on_path[i]));
+    let mut tools = ToolIndex::build(input.entries);
+    let newest_first = path.iter().flat_map(|&node| {
+        let calls: Vec<_> = match tree.entries[node].message() {
+            Some(AgentMessage::Assistant(a)) => a.tool_calls().collect(),
+            _ => Vec::new(),
+        };
+        calls.into_iter().rev()
+    });
+    tools.plan_highlighting(newest_first, HIGHLIGHT_BUDGET_LINES);
 
     // Messages dominate the size; a rough guess avoids most reallocations.
     let mut out = String::with_capacity(64 * 1024 + input.entries.len() * 2048);
@@ -84,9 +157,7 @@ pub fn render(input: &ExportInput<'_>) -> String {
     if tree.entries.is_empty() {
         out.push_str("<p class=\"empty\">This session has no entries yet.</p>\n");
     }
-    for &node in &tree.preorder {
-        push_entry(&mut out, &tree, node, &tools, on_path[node]);
-    }
+    out.push_str(&render_sections(&tree, &tools, &on_path));
     out.push_str("</div>\n</main>\n</div>\n");
     out.push_str("<div id=\"zoom\" hidden><img alt=\"Zoomed image\"></div>\n<script>");
     out.push_str(SCRIPT);

@@ -6,8 +6,13 @@
 //!
 //! Arguments come from the model and may have any JSON type: a field that should be a
 //! string but is not is shown as `[invalid arg]` rather than guessed at.
+//!
+//! Highlighting file contents is by far the slowest part of an export (syntect needs
+//! tens of microseconds a line), so a session's `read` results and `write` contents are
+//! coloured newest first up to [`HIGHLIGHT_BUDGET_LINES`]; older ones are plain text.
+//! The choice is made before rendering, so the page does not depend on timing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -18,11 +23,17 @@ use crate::ai::message::{ToolCall, ToolResultMessage, UserBlock};
 use crate::messages::AgentMessage;
 use crate::session::entry::SessionEntry;
 
+/// Lines of `read`/`write` file contents an export highlights (newest first): about a
+/// second of work on one core.
+pub const HIGHLIGHT_BUDGET_LINES: usize = 15_000;
+
 /// Tool calls and results of the whole session, by tool call id (first one wins).
 #[derive(Debug, Default)]
 pub struct ToolIndex<'a> {
     calls: HashMap<&'a str, &'a ToolCall>,
     results: HashMap<&'a str, &'a ToolResultMessage>,
+    /// Calls whose file content is highlighted (see [`ToolIndex::plan_highlighting`]).
+    highlighted: HashSet<&'a str>,
 }
 
 impl<'a> ToolIndex<'a> {
@@ -42,6 +53,43 @@ impl<'a> ToolIndex<'a> {
             }
         }
         index
+    }
+
+    /// Chooses the calls whose file contents get colours: walking `calls_newest_first`,
+    /// each `read` result or `write` content in a known language is taken while it fits
+    /// in `budget_lines`.
+    pub fn plan_highlighting(
+        &mut self,
+        calls_newest_first: impl Iterator<Item = &'a ToolCall>,
+        mut budget_lines: usize,
+    ) {
+        for call in calls_newest_first {
+            let path = match str_arg(&call.arguments, &["path", "file_path"]) {
+                Arg::Str(p) => p,
+                _ => continue,
+            };
+            let lines = match call.name.as_str() {
+                "read" => self
+                    .result(&call.id)
+                    .filter(|r| !r.is_error)
+                    .map(|r| line_count(&r.text())),
+                "write" => match str_arg(&call.arguments, &["content"]) {
+                    Arg::Str(c) => Some(line_count(c)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(lines) = lines else { continue };
+            if lines <= budget_lines && language_for_path(path).is_some() {
+                budget_lines -= lines;
+                self.highlighted.insert(call.id.as_str());
+            }
+        }
+    }
+
+    /// Whether the file content of this call is highlighted.
+    pub fn highlights(&self, call_id: &str) -> bool {
+        self.highlighted.contains(call_id)
     }
 
     pub fn call(&self, id: &str) -> Option<&'a ToolCall> {
@@ -103,7 +151,7 @@ fn read_range(args: &Value) -> Option<String> {
     }
     let start = offset.unwrap_or(1);
     Some(match limit {
-        Some(limit) => format!(":{start}-{}", start + limit - 1),
+        Some(limit) => format!(":{start}-{}", start.saturating_add(limit).saturating_sub(1)),
         None => format!(":{start}"),
     })
 }
@@ -236,7 +284,12 @@ fn result_text(result: &ToolResultMessage) -> String {
 }
 
 /// Writes the card of one tool call with its result (if the session has it).
-pub fn push_tool_call(out: &mut String, call: &ToolCall, result: Option<&ToolResultMessage>) {
+pub fn push_tool_call(
+    out: &mut String,
+    call: &ToolCall,
+    result: Option<&ToolResultMessage>,
+    highlight: bool,
+) {
     let status = match result {
         None => "pending",
         Some(r) if r.is_error => "error",
@@ -265,7 +318,7 @@ pub fn push_tool_call(out: &mut String, call: &ToolCall, result: Option<&ToolRes
         "read" => {
             let path = str_arg(args, &["path", "file_path"]);
             let language = match path {
-                Arg::Str(p) => language_for_path(p),
+                Arg::Str(p) if highlight => language_for_path(p),
                 _ => None,
             };
             out.push_str("<div class=\"tool-head\"><span class=\"tool-name\">read</span> <span class=\"tool-path\">");
@@ -295,7 +348,7 @@ pub fn push_tool_call(out: &mut String, call: &ToolCall, result: Option<&ToolRes
         "write" => {
             let path = str_arg(args, &["path", "file_path"]);
             let language = match path {
-                Arg::Str(p) => language_for_path(p),
+                Arg::Str(p) if highlight => language_for_path(p),
                 _ => None,
             };
             out.push_str("<div class=\"tool-head\"><span class=\"tool-name\">write</span> <span class=\"tool-path\">");
@@ -443,6 +496,10 @@ mod tests {
                 &json!({"path": "/home/ann/p/a.rs", "offset": 5, "limit": 10}),
             ),
             call_summary("read", &json!({"path": 7})),
+            call_summary(
+                "read",
+                &json!({"path": "a", "offset": i64::MAX, "limit": 5}),
+            ),
             call_summary("bash", &json!({"command": "ls -la\n| wc -l"})),
             call_summary("grep", &json!({"pattern": "fn", "path": "src"})),
             call_summary("find", &json!({"pattern": "*.rs"})),
@@ -456,6 +513,7 @@ mod tests {
         insta::assert_snapshot!(cases.join("\n"), @r#"
         [read: ~/p/a.rs:5-14]
         [read: [invalid arg]]
+        [read: a:9223372036854775807-9223372036854775806]
         [bash: ls -la | wc -l]
         [grep: /fn/ in src]
         [find: *.rs in .]
@@ -463,6 +521,35 @@ mod tests {
         [edit: ~/x.txt]
         [mcp: {"query":"a very long argument value tha...]
         "#);
+    }
+
+    #[test]
+    fn file_contents_are_highlighted_newest_first_within_the_budget() {
+        let entries: Vec<SessionEntry> = (0..4)
+            .flat_map(|i| {
+                let call = json!({"type": "message", "id": format!("a{i}"), "parentId": null,
+                    "timestamp": "t", "message": {"role": "assistant", "stopReason": "toolUse",
+                    "timestamp": 0, "content": [{"type": "toolCall", "id": format!("c{i}"),
+                    "name": "read", "arguments": {"path": if i == 2 { "notes.txt" } else { "a.rs" }}}]}});
+                let result = json!({"type": "message", "id": format!("r{i}"), "parentId": null,
+                    "timestamp": "t", "message": {"role": "toolResult", "toolCallId": format!("c{i}"),
+                    "toolName": "read", "isError": false, "timestamp": 0,
+                    "content": [{"type": "text", "text": "fn a() {}\n".repeat(10)}]}});
+                [call, result]
+            })
+            .map(|v| SessionEntry::from_json_line(&v.to_string()).unwrap())
+            .collect();
+        let mut index = ToolIndex::build(&entries);
+        let newest_first: Vec<&ToolCall> = entries
+            .iter()
+            .rev()
+            .filter_map(|e| e.message().and_then(AgentMessage::as_assistant))
+            .flat_map(|a| a.tool_calls())
+            .collect();
+        index.plan_highlighting(newest_first.into_iter(), 25);
+        // c3 and c1 fit (c2 is plain text and costs nothing); c0 is over budget.
+        let chosen: Vec<bool> = (0..4).map(|i| index.highlights(&format!("c{i}"))).collect();
+        assert_eq!(chosen, [false, true, false, true]);
     }
 
     #[test]

@@ -14,7 +14,12 @@ pub fn binary() -> Option<PathBuf> {
         return Some(PathBuf::from(path));
     }
     let path = std::env::var_os("PATH")?;
-    for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
+    for name in [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ] {
         for dir in std::env::split_paths(&path) {
             let candidate = dir.join(name);
             if candidate.is_file() {
@@ -92,7 +97,11 @@ fn run(binary: &Path, extra: &[String], url: &str) -> String {
 
 /// The serialized DOM of `file#fragment` after its scripts ran.
 pub fn dump_dom(binary: &Path, file: &Path, fragment: &str) -> String {
-    let dom = run(binary, &["--dump-dom".to_string()], &file_url(file, fragment));
+    let dom = run(
+        binary,
+        &["--dump-dom".to_string()],
+        &file_url(file, fragment),
+    );
     assert!(dom.contains("</html>"), "chromium returned no DOM: {dom:?}");
     dom
 }
