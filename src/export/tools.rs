@@ -23,9 +23,10 @@ use crate::ai::message::{ToolCall, ToolResultMessage, UserBlock};
 use crate::messages::AgentMessage;
 use crate::session::entry::SessionEntry;
 
-/// Lines of `read`/`write` file contents an export highlights (newest first): about a
-/// second of work on one core.
-pub const HIGHLIGHT_BUDGET_LINES: usize = 15_000;
+/// Lines of `read`/`write` file contents an export highlights (newest first). syntect
+/// needs about 0.1 ms a line, so this bounds the colouring of a huge session to about a
+/// second of CPU time, spread over all cores.
+pub const HIGHLIGHT_BUDGET_LINES: usize = 10_000;
 
 /// Tool calls and results of the whole session, by tool call id (first one wins).
 #[derive(Debug, Default)]
