@@ -36,7 +36,8 @@ pub fn escape_html(text: &str) -> String {
 
 /// Whether a markdown link target may become a clickable link: `http:`, `https:` and
 /// `mailto:` URLs and relative references (paths, `#fragments`, `?queries`). Anything else
-/// with a scheme (`javascript:`, `data:`, `vbscript:`, `file:` …) is refused.
+/// with a scheme (`javascript:`, `data:`, `vbscript:`, `file:` …) is refused, and so are
+/// network-path references (`//host/…`).
 ///
 /// Browsers ignore ASCII tabs and newlines inside URLs and trim leading control
 /// characters and spaces (`java\tscript:` is `javascript:`), so the scheme is read after
@@ -53,8 +54,14 @@ pub fn is_safe_link_target(target: &str) -> bool {
             let scheme = cleaned[..i].to_ascii_lowercase();
             matches!(scheme.as_str(), "http" | "https" | "mailto")
         }
-        // No scheme: a relative reference.
-        _ => !cleaned.chars().any(|c| c.is_control()),
+        // No scheme: a relative reference, but not a network-path one (`//host/x`,
+        // `\\host\x`): opened from disk that would reach out to another machine (on
+        // Windows, over SMB).
+        _ => {
+            let lead: String = cleaned.chars().take(2).collect();
+            !cleaned.chars().any(|c| c.is_control())
+                && !(lead.len() == 2 && lead.chars().all(|c| c == '/' || c == '\\'))
+        }
     }
 }
 
@@ -108,6 +115,9 @@ mod tests {
             "data:text/html,<script>",
             "vbscript:msgbox",
             "file:///etc/passwd",
+            "//attacker.example/share",
+            "\\\\attacker\\share",
+            "/\\attacker/share",
             "weird\u{7f}",
         ] {
             assert!(!is_safe_link_target(bad), "{bad:?}");
