@@ -58,9 +58,10 @@ pub fn is_safe_link_target(target: &str) -> bool {
         // `\\host\x`): opened from disk that would reach out to another machine (on
         // Windows, over SMB).
         _ => {
-            let lead: String = cleaned.chars().take(2).collect();
-            !cleaned.chars().any(|c| c.is_control())
-                && !(lead.len() == 2 && lead.chars().all(|c| c == '/' || c == '\\'))
+            let network_path = cleaned.starts_with(['/', '\\'])
+                && cleaned[1..].starts_with(['/', '\\']);
+            let control = cleaned.chars().any(|c| c.is_control());
+            !network_path && !control
         }
     }
 }
