@@ -190,7 +190,10 @@ fn bench(c: &mut Criterion) {
         rust_file(20)
     );
     c.bench_function("markdown_with_code_block", |b| {
-        b.iter(|| markdown_to_html(black_box(&md)))
+        b.iter(|| {
+            clear_cache();
+            markdown_to_html(black_box(&md))
+        })
     });
 }
 

@@ -58,8 +58,8 @@ pub fn is_safe_link_target(target: &str) -> bool {
         // `\\host\x`): opened from disk that would reach out to another machine (on
         // Windows, over SMB).
         _ => {
-            let network_path = cleaned.starts_with(['/', '\\'])
-                && cleaned[1..].starts_with(['/', '\\']);
+            let network_path =
+                cleaned.starts_with(['/', '\\']) && cleaned[1..].starts_with(['/', '\\']);
             let control = cleaned.chars().any(|c| c.is_control());
             !network_path && !control
         }
