@@ -10,6 +10,7 @@ pub mod ai;
 pub mod cli;
 pub mod compaction;
 pub mod core;
+pub mod export;
 pub mod extensions;
 pub mod messages;
 pub mod modes;
