@@ -76,6 +76,18 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
         return Ok(0);
     }
 
+    if let Some(input) = args.cli.export.clone() {
+        // `pi --export in.jsonl [out.html]`: the optional output is the next argument.
+        let out = args.messages.first().map(std::path::PathBuf::from);
+        return match pi::export::export_session_file(std::path::Path::new(&input), out.as_deref()) {
+            Ok(path) => {
+                println!("Exported to: {}", path.display());
+                Ok(0)
+            }
+            Err(e) => Err(StartupError(e.to_string())),
+        };
+    }
+
     let stdin = if args.mode != Some(OutputMode::Rpc) {
         startup::read_piped_stdin()
     } else {

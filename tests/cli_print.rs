@@ -347,3 +347,47 @@ fn version_is_printed_without_touching_anything() {
         env!("CARGO_PKG_VERSION")
     );
 }
+
+#[test]
+fn export_writes_a_self_contained_page_and_names_it_like_pi() {
+    let p = Project::new(basic_tools_script());
+    std::fs::write(p.cwd().join("a.txt"), "hello wrld\nsecond line\n").unwrap();
+    let out = p
+        .pi()
+        .args(["-p", "Please fix the typo in a.txt"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let session = p.session_files().remove(0);
+    let out = Command::new(env!("CARGO_BIN_EXE_pi"))
+        .current_dir(p.cwd())
+        .arg("--export")
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let name = format!(
+        "pi-session-{}.html",
+        session.file_stem().unwrap().to_string_lossy()
+    );
+    assert_eq!(stdout.trim(), format!("Exported to: {name}"));
+    let html = std::fs::read_to_string(p.cwd().join(&name)).unwrap();
+    assert!(html.contains("Please fix the typo in a.txt"));
+    assert!(
+        !html.contains("http://") || !html.contains("<script src="),
+        "no external scripts"
+    );
+    // An explicit output path is honoured; a missing input is an error naming it.
+    let out = Command::new(env!("CARGO_BIN_EXE_pi"))
+        .current_dir(p.cwd())
+        .args(["--export", "missing.jsonl", "x.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.jsonl"));
+}
