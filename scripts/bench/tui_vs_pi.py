@@ -179,6 +179,16 @@ def main():
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.3)
         env, proj = setup(tmp, port)
+        # The sessions must belong to the project directory: pi 0.73 stops to ask what
+        # to do when a session's recorded working directory does not exist.
+        for f in (big, medium):
+            with open(f, "r+b") as fh:
+                lines = fh.read().split(b"\n", 1)
+                header = json.loads(lines[0])
+                header["cwd"] = str(proj)
+                fh.seek(0)
+                fh.write(json.dumps(header, separators=(",", ":")).encode() + b"\n" + lines[1])
+                fh.truncate()
         import urllib.request
         t0 = time.perf_counter()
         req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", data=json.dumps(
