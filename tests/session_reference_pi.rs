@@ -8,67 +8,16 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 use pi::ai::message::UserContent;
 use pi::messages::{AgentMessage, BashExecutionMessage};
 use pi::session::manager::SessionManager;
 use serde_json::Value;
+use support::reference_pi::{available, run, script};
 use support::session::*;
-
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/reference-pi.sh")
-}
-
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
-}
-
-/// Runs a command, killing it after `limit`. Returns its stdout, or why it failed.
-fn run(mut command: Command, stdin: &str, limit: Duration) -> Result<String, String> {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut lines = String::new();
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            lines.push_str(&line);
-            lines.push('\n');
-        }
-        lines
-    });
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            let out = reader.join().unwrap_or_default();
-            if status.success() {
-                return Ok(out);
-            }
-            let mut err = String::new();
-            let _ = std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err);
-            return Err(format!("{status}: {err}"));
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            return Err(format!("still running after {limit:?}"));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// A session using every kind of entry pi knows, written by us.
 fn write_session(sessions: &Path, cwd: &Path) -> SessionManager {
@@ -119,14 +68,8 @@ fn write_session(sessions: &Path, cwd: &Path) -> SessionManager {
 
 #[test]
 fn reference_pi_reads_our_session_and_we_read_what_it_appends() {
-    if !on_path("node") || !on_path("npm") {
-        eprintln!("skipped: node/npm not on PATH, cannot run the reference pi");
-        return;
-    }
-    let mut version = Command::new(script());
-    version.arg("--version");
-    if let Err(why) = run(version, "", Duration::from_secs(300)) {
-        eprintln!("skipped: the reference pi could not be installed or started: {why}");
+    if let Err(why) = available() {
+        eprintln!("skipped: {why}");
         return;
     }
 

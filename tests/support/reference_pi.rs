@@ -1,0 +1,104 @@
+//! Runs the reference pi (TypeScript, 0.73.1, installed from npm on first use by
+//! `tests/support/reference-pi.sh`) for interop checks. Tests call [`available`] first and
+//! skip, printing why, where node/npm are missing or pi cannot be installed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/reference-pi.sh")
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+/// `Err(reason)` when the reference pi cannot run here.
+pub fn available() -> Result<(), String> {
+    if !on_path("node") || !on_path("npm") {
+        return Err("node/npm not on PATH, cannot run the reference pi".into());
+    }
+    let mut version = Command::new(script());
+    version.arg("--version");
+    run(version, "", Duration::from_secs(300))
+        .map(|_| ())
+        .map_err(|why| format!("the reference pi could not be installed or started: {why}"))
+}
+
+/// Runs a command with `stdin`, killing it after `limit`. Returns its stdout.
+pub fn run(mut command: Command, stdin: &str, limit: Duration) -> Result<String, String> {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut lines = String::new();
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            lines.push_str(&line);
+            lines.push('\n');
+        }
+        lines
+    });
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            let out = reader.join().unwrap_or_default();
+            if status.success() {
+                return Ok(out);
+            }
+            let mut err = String::new();
+            let _ = std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err);
+            return Err(format!("{status}: {err}"));
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            return Err(format!("still running after {limit:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Opens `session` in the reference pi (RPC mode, provider `mock` as configured under
+/// `home`) and returns the messages pi would send (`get_messages`).
+pub fn messages_of(home: &Path, project: &Path, session: &Path) -> Value {
+    let mut pi = Command::new(script());
+    pi.args([
+        "--mode",
+        "rpc",
+        "--offline",
+        "--provider",
+        "mock",
+        "--model",
+        "mock-model",
+    ])
+    .arg("--session")
+    .arg(session)
+    .current_dir(project)
+    .env("HOME", home)
+    .env_remove("PI_CODING_AGENT_DIR");
+    let out = run(
+        pi,
+        "{\"id\":\"m\",\"type\":\"get_messages\"}\n",
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    out.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "response" && v["command"] == "get_messages")
+        .unwrap_or_else(|| panic!("no get_messages response from pi: {out}"))["data"]["messages"]
+        .clone()
+}
