@@ -306,9 +306,10 @@ impl AgentSession {
     /// After the session manager changed: rebuild messages, optionally restore the model
     /// and thinking level recorded in the session, clear queues.
     fn after_session_replaced(&self, restore_model: bool) {
-        self.inner.queues.drain_all();
-        {
+        let dropped = self.inner.queues.drain_all();
+        let queue_changed = {
             let mut st = self.state();
+            let had_texts = !st.queued_steering.is_empty() || !st.queued_follow_up.is_empty();
             st.queued_steering.clear();
             st.queued_follow_up.clear();
             st.pending_bash.clear();
@@ -330,8 +331,13 @@ impl AgentSession {
                     };
                 }
             }
+            had_texts || !dropped.is_empty()
+        };
+        // pi reports the queues only when they change (a fork or `/new` with nothing
+        // queued emits no `queue_update`).
+        if queue_changed {
+            self.emit_queue_update();
         }
-        self.emit_queue_update();
         self.emit(SessionEvent::SessionReplaced);
     }
 }

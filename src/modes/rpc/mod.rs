@@ -1,0 +1,115 @@
+//! RPC mode (`pi --mode rpc`): pi's JSON-lines protocol on stdin/stdout, so a program can
+//! drive the agent headless — every command of pi 0.73 with its exact response shapes,
+//! plus pi-rs's tree extensions (`get_tree`, `navigate_tree`, `set_label`, `get_entry`).
+//! The protocol is described for users in `docs/rpc.md`.
+//!
+//! Layout: `framing` (LF-only records in, one writer thread out), `protocol` (commands and
+//! responses on the wire), `output` (events and responses in one order), `commands` (what
+//! each command does), `tree` (the tree extensions), `extension_ui` (the dialog
+//! sub-protocol, ready for extensions).
+//!
+//! Lines are read as they come. `abort`, `abort_bash` and `abort_retry` act at once;
+//! every command (those included) then runs in arrival order, long work in the
+//! background. When stdin ends, everything running is aborted, running shell commands
+//! are killed, what was aborted is recorded, and the mode returns exit code 0.
+
+mod commands;
+pub mod extension_ui;
+pub mod framing;
+pub mod output;
+pub mod protocol;
+mod tree;
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncRead;
+use tokio::sync::mpsc;
+
+use crate::core::agent_session::AgentSession;
+use commands::Rpc;
+use extension_ui::ExtensionUi;
+use framing::{LineReader, spawn_writer};
+use output::RpcOutput;
+use protocol::{Incoming, Request, parse_line};
+
+/// How long shutdown waits for aborted work to be written to the session file.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Runs RPC mode on the process's stdin and stdout. Returns the exit code.
+pub async fn run_rpc(session: AgentSession) -> i32 {
+    run_rpc_with(session, tokio::io::stdin(), std::io::stdout()).await
+}
+
+/// Runs RPC mode on the given input and output until the input ends.
+pub async fn run_rpc_with<R, W>(session: AgentSession, input: R, output: W) -> i32
+where
+    R: AsyncRead + Unpin,
+    W: Write + Send + 'static,
+{
+    let (writer, _writer_thread) = match spawn_writer(output) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("Error: cannot start the RPC output thread: {e}");
+            return 1;
+        }
+    };
+    let output = RpcOutput::new(session.subscribe(), writer);
+    let pump = tokio::spawn({
+        let output = output.clone();
+        async move { output.pump_events().await }
+    });
+    let rpc = Arc::new(Rpc::new(session.clone(), output.clone()));
+    let ui = ExtensionUi::new(output.clone());
+    let (queue, mut queued) = mpsc::unbounded_channel::<Request>();
+    let executor = tokio::spawn({
+        let rpc = rpc.clone();
+        async move {
+            while let Some(request) = queued.recv().await {
+                rpc.execute(request).await;
+            }
+        }
+    });
+
+    let mut reader = LineReader::new(input);
+    let mut code = 0;
+    loop {
+        match reader.next_line().await {
+            Ok(Some(line)) => match parse_line(&line) {
+                Incoming::Command(request) => {
+                    rpc.act_on_arrival(&request.command);
+                    let _ = queue.send(request);
+                }
+                Incoming::UiResponse(response) => ui.resolve(response),
+                Incoming::Invalid(response) => output.respond(response),
+            },
+            Ok(None) => break,
+            Err(e) => {
+                eprintln!("Error: reading RPC commands from stdin failed: {e}");
+                code = 1;
+                break;
+            }
+        }
+    }
+
+    // End of input: stop what runs, let the commands already read finish (a prompt among
+    // them starts and is stopped at once, as in pi), then stop again.
+    session.abort();
+    session.abort_bash();
+    drop(queue);
+    let _ = executor.await;
+    session.abort();
+    session.abort_bash();
+    crate::tools::shell::kill_all_running();
+    rpc.tasks().close();
+    if tokio::time::timeout(SHUTDOWN_GRACE, rpc.tasks().wait())
+        .await
+        .is_err()
+    {
+        eprintln!("Warning: some work did not stop within {SHUTDOWN_GRACE:?} of the end of input");
+    }
+    pump.abort();
+    output.flush().await;
+    code
+}
