@@ -87,11 +87,11 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
     }
     let stdin = startup::read_piped_stdin();
     let print_mode = match args.mode {
-        Some(OutputMode::Rpc) => None,
         Some(OutputMode::Json) => Some(PrintOutput::Json),
         Some(OutputMode::Text) => Some(PrintOutput::Text),
         None if args.cli.print || stdin.is_some() => Some(PrintOutput::Text),
-        None => None,
+        // RPC mode has returned above.
+        Some(OutputMode::Rpc) | None => None,
     };
     let Some(output) = print_mode else {
         return Err(StartupError(
