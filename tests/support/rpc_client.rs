@@ -288,3 +288,67 @@ impl Drop for RpcClient {
         let _ = self.child.wait();
     }
 }
+
+/// One line per message: responses with their outcome, events with what identifies them.
+/// Streaming deltas are left out.
+pub fn brief(messages: &[Value]) -> String {
+    messages
+        .iter()
+        .filter(|m| m["type"] != "message_update")
+        .map(|m| {
+            let kind = m["type"].as_str().unwrap_or("?");
+            match kind {
+                "response" => match m["success"].as_bool() {
+                    Some(true) => format!("response {}", m["command"].as_str().unwrap()),
+                    _ => format!(
+                        "response {} error: {}",
+                        m["command"].as_str().unwrap_or("-"),
+                        m["error"].as_str().unwrap()
+                    ),
+                },
+                "message_start" | "message_end" => {
+                    let message = &m["message"];
+                    let role = message["role"].as_str().unwrap();
+                    match role {
+                        "user" => format!("{kind} user {}", message["content"][0]["text"]),
+                        "assistant" => format!("{kind} assistant {}", message["stopReason"]),
+                        _ => format!("{kind} {role}"),
+                    }
+                }
+                "queue_update" => format!("queue_update {} {}", m["steering"], m["followUp"]),
+                "tool_execution_start" | "tool_execution_end" => {
+                    format!("{kind} {}", m["toolName"].as_str().unwrap())
+                }
+                "compaction_start" | "compaction_end" => {
+                    format!("{kind} {}", m["reason"].as_str().unwrap())
+                }
+                _ => kind.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Text of the last user message of a recorded request (OpenAI chat format).
+pub fn last_user_text(body: &Value) -> String {
+    let m = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    m["content"][0]["text"]
+        .as_str()
+        .or(m["content"].as_str())
+        .unwrap()
+        .to_string()
+}
+
+pub fn messages_of(file: &Path) -> Vec<Value> {
+    json_lines(file)
+        .into_iter()
+        .filter(|e| e["type"] == "message")
+        .map(|e| e["message"].clone())
+        .collect()
+}
