@@ -159,11 +159,9 @@ add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json."
         ));
     }
     let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
-    let code = rt.block_on(async move {
-        let watcher = session.clone();
-        tokio::spawn(async move { exit_on_signal(watcher).await });
-        pi::modes::rpc::run_rpc(session).await
-    });
+    // RPC mode handles SIGTERM/SIGHUP/SIGINT itself: the same orderly shutdown as the end
+    // of stdin, so an interrupted answer is still recorded.
+    let code = rt.block_on(pi::modes::rpc::run_rpc(session));
     pi::tools::shell::kill_all_running();
     // The blocking stdin reader may still be parked in a read; do not wait for it.
     rt.shutdown_timeout(std::time::Duration::from_millis(100));

@@ -474,6 +474,28 @@ fn end_of_input_aborts_the_run_kills_commands_saves_the_partial_answer_and_exits
 }
 
 #[test]
+fn sigterm_shuts_down_like_end_of_input_and_exits_143() {
+    let p = RpcProject::new(
+        &json!({"sequence": [{"text": "a long answer that streams slowly", "chunk_size": 2, "delay_ms": 100}]}),
+        None,
+        None,
+    );
+    let mut c = p.start();
+    c.send(&json!({"type": "prompt", "message": "go", "id": "p"}));
+    c.read_until(|m| {
+        m["type"] == "message_update" && m["assistantMessageEvent"]["type"] == "text_delta"
+    });
+    // SAFETY: sending SIGTERM to our own child process.
+    unsafe {
+        libc::kill(c.pid() as i32, libc::SIGTERM);
+    }
+    let (status, stderr) = c.wait_exit();
+    assert_eq!(status.code(), Some(143), "{stderr}");
+    let messages = messages_of(&p.session_files()[0]);
+    assert_eq!(messages.last().unwrap()["stopReason"], "aborted");
+}
+
+#[test]
 fn at_file_arguments_are_refused_in_rpc_mode() {
     let p = RpcProject::new(&json!({"sequence": []}), None, None);
     let out = p.command().arg("@notes.md").output().unwrap();

@@ -263,6 +263,12 @@ impl RpcClient {
     /// Closes stdin and waits for the process to exit; returns its status and stderr.
     pub fn close(mut self) -> (ExitStatus, String) {
         drop(self.stdin.take());
+        self.wait_exit()
+    }
+
+    /// Waits for the process to exit by itself (stdin stays open); returns its status
+    /// and stderr.
+    pub fn wait_exit(mut self) -> (ExitStatus, String) {
         let start = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {

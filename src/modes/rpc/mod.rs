@@ -10,8 +10,9 @@
 //!
 //! Lines are read as they come. `abort`, `abort_bash` and `abort_retry` act at once;
 //! every command (those included) then runs in arrival order, long work in the
-//! background. When stdin ends, everything running is aborted, running shell commands
-//! are killed, what was aborted is recorded, and the mode returns exit code 0.
+//! background. When stdin ends (or SIGTERM, SIGHUP or SIGINT arrives), everything running
+//! is aborted, running shell commands are killed, what was aborted is recorded, and the
+//! mode returns exit code 0 (143, 129, 130).
 
 mod commands;
 pub mod extension_ui;
@@ -20,6 +21,7 @@ pub mod output;
 pub mod protocol;
 mod tree;
 
+use std::future::Future;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,16 +39,46 @@ use protocol::{Incoming, Request, parse_line};
 /// How long shutdown waits for aborted work to be written to the session file.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// Runs RPC mode on the process's stdin and stdout. Returns the exit code.
+/// Runs RPC mode on the process's stdin and stdout until stdin ends (exit code 0) or a
+/// SIGTERM, SIGHUP or SIGINT arrives (143, 129, 130). Returns the exit code.
 pub async fn run_rpc(session: AgentSession) -> i32 {
-    run_rpc_with(session, tokio::io::stdin(), std::io::stdout()).await
+    run_rpc_with(
+        session,
+        tokio::io::stdin(),
+        std::io::stdout(),
+        termination_signal(),
+    )
+    .await
 }
 
-/// Runs RPC mode on the given input and output until the input ends.
-pub async fn run_rpc_with<R, W>(session: AgentSession, input: R, output: W) -> i32
+/// The exit code for the first termination signal. Never completes where signals cannot
+/// be watched.
+async fn termination_signal() -> i32 {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+            signal(SignalKind::interrupt()),
+        ) {
+            return tokio::select! {
+                _ = term.recv() => 143,
+                _ = hup.recv() => 129,
+                _ = int.recv() => 130,
+            };
+        }
+    }
+    std::future::pending().await
+}
+
+/// Runs RPC mode on the given input and output until the input ends (exit code 0) or
+/// `stop` completes (its exit code). Either way the same orderly shutdown follows.
+pub async fn run_rpc_with<R, W, S>(session: AgentSession, input: R, output: W, stop: S) -> i32
 where
     R: AsyncRead + Unpin,
     W: Write + Send + 'static,
+    S: Future<Output = i32>,
 {
     let (writer, _writer_thread) = match spawn_writer(output) {
         Ok(w) => w,
@@ -74,8 +106,17 @@ where
 
     let mut reader = LineReader::new(input);
     let mut code = 0;
+    tokio::pin!(stop);
     loop {
-        match reader.next_line().await {
+        let line = tokio::select! {
+            biased;
+            signal_code = &mut stop => {
+                code = signal_code;
+                break;
+            }
+            line = reader.next_line() => line,
+        };
+        match line {
             Ok(Some(line)) => match parse_line(&line) {
                 Incoming::Command(request) => {
                     rpc.act_on_arrival(&request.command);
@@ -98,7 +139,12 @@ where
     session.abort();
     session.abort_bash();
     drop(queue);
-    let _ = executor.await;
+    if tokio::time::timeout(SHUTDOWN_GRACE, executor)
+        .await
+        .is_err()
+    {
+        eprintln!("Warning: commands still waiting at shutdown were dropped");
+    }
     session.abort();
     session.abort_bash();
     crate::tools::shell::kill_all_running();
