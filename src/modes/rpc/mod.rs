@@ -159,3 +159,84 @@ where
     output.flush().await;
     code
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::model::ThinkingLevel;
+    use crate::ai::models::ModelRegistry;
+    use crate::core::agent_session::AgentSessionOptions;
+    use crate::core::paths::AgentPaths;
+    use crate::core::settings::Settings;
+    use crate::session::SessionManager;
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn session_without_model() -> AgentSession {
+        let dir = std::env::temp_dir();
+        AgentSession::new(AgentSessionOptions {
+            cwd: dir.clone(),
+            paths: AgentPaths::new(dir.join("pi-rs-rpc-test-agent-dir-unused")),
+            settings: Settings::in_memory(serde_json::json!({})),
+            registry: ModelRegistry::builtin_only(),
+            session: SessionManager::in_memory(&dir),
+            model: None,
+            thinking: ThinkingLevel::Off,
+            scoped_models: Vec::new(),
+            tool_names: Vec::new(),
+            extra_tools: Vec::new(),
+            resources: Default::default(),
+            hooks: None,
+        })
+    }
+
+    #[tokio::test]
+    async fn commands_are_answered_in_order_until_the_input_ends() {
+        let input = concat!(
+            "{\"id\":1,\"type\":\"get_last_assistant_text\"}\n",
+            "{\"id\":2,\"type\":\"prompt\",\"message\":\"hi\"}\r\n",
+            "{\"id\":3,\"type\":\"set_session_name\",\"name\":\"n\"}\n",
+            "{\"id\":4,\"type\":\"get_fork_messages\"}"
+        );
+        let out = Captured::default();
+        let code = run_rpc_with(
+            session_without_model(),
+            input.as_bytes(),
+            out.clone(),
+            std::future::pending(),
+        )
+        .await;
+        assert_eq!(code, 0);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        insta::assert_snapshot!(text, @r#"
+        {"id":1,"type":"response","command":"get_last_assistant_text","success":true,"data":{"text":null}}
+        {"id":2,"type":"response","command":"prompt","success":false,"error":"No model selected. Use /model or --model to choose one, or set an API key (see docs/providers.md)."}
+        {"type":"session_info_changed","name":"n"}
+        {"id":3,"type":"response","command":"set_session_name","success":true}
+        {"id":4,"type":"response","command":"get_fork_messages","success":true,"data":{"messages":[]}}
+        "#);
+    }
+
+    #[tokio::test]
+    async fn the_stop_future_ends_the_mode_with_its_exit_code() {
+        let (_client, server) = tokio::io::duplex(64);
+        let code = run_rpc_with(
+            session_without_model(),
+            server,
+            Captured::default(),
+            async { 143 },
+        )
+        .await;
+        assert_eq!(code, 143);
+    }
+}
