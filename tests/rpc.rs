@@ -581,9 +581,21 @@ fn new_and_switch_session_move_between_files_and_new_session_records_its_parent(
         .as_str()
         .unwrap()
         .to_string();
+    let lines = json_lines(Path::new(&second));
+    assert_eq!(lines[0]["parentSession"], json!(first));
+    // As in pi, the new session starts with the model and thinking level in use.
+    let kinds: Vec<&str> = lines[1..]
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
     assert_eq!(
-        json_lines(Path::new(&second))[0]["parentSession"],
-        json!(first)
+        kinds,
+        [
+            "model_change",
+            "thinking_level_change",
+            "message",
+            "message"
+        ]
     );
 
     let data = c.ok(json!({"type": "switch_session", "sessionPath": first}));

@@ -288,6 +288,17 @@ impl AgentSession {
         {
             let mut st = self.state();
             st.session.new_session(None, parent_session);
+            // Like a session started from the command line, a new one begins with the
+            // model and thinking level in use (pi writes both).
+            if let Some(model) = st.model.clone() {
+                st.session
+                    .append_model_change(&model.provider, &model.id)
+                    .map_err(|e| e.to_string())?;
+            }
+            let level = st.thinking;
+            st.session
+                .append_thinking_level_change(level.as_str())
+                .map_err(|e| e.to_string())?;
         }
         self.after_session_replaced(false);
         Ok(())
