@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::AgentSession;
+use super::{AgentSession, State};
 use crate::ai::model::ThinkingLevel;
 use crate::compaction::{
     BranchSummarySettings, CompactionError, collect_entries_for_branch_summary,
@@ -64,6 +64,25 @@ fn user_text(message: &AgentMessage) -> Option<String> {
             )
         }
         _ => None,
+    }
+}
+
+impl State {
+    /// Replaces the session with an empty one (written once the model first answers)
+    /// that starts, like a session begun from the command line, with the model and
+    /// thinking level in use — pi writes both.
+    fn start_new_session(&mut self, parent_session: Option<String>) -> Result<(), String> {
+        self.session.new_session(None, parent_session);
+        if let Some(model) = self.model.clone() {
+            self.session
+                .append_model_change(&model.provider, &model.id)
+                .map_err(|e| e.to_string())?;
+        }
+        let level = self.thinking;
+        self.session
+            .append_thinking_level_change(level.as_str())
+            .map_err(|e| e.to_string())?;
+        Ok(())
     }
 }
 
@@ -248,7 +267,7 @@ impl AgentSession {
                 }
                 None => {
                     let parent_file = st.session.session_file().map(|p| p.display().to_string());
-                    st.session.new_session(None, parent_file);
+                    st.start_new_session(parent_file)?;
                 }
             }
             drop(st);
@@ -273,7 +292,7 @@ impl AgentSession {
                 }
                 None => {
                     let parent_file = st.session.session_file().map(|p| p.display().to_string());
-                    st.session.new_session(None, parent_file);
+                    st.start_new_session(parent_file)?;
                 }
             }
         }
@@ -285,21 +304,7 @@ impl AgentSession {
     pub async fn new_session(&self, parent_session: Option<String>) -> Result<(), String> {
         self.abort();
         let _op = self.inner.op_lock.lock().await;
-        {
-            let mut st = self.state();
-            st.session.new_session(None, parent_session);
-            // Like a session started from the command line, a new one begins with the
-            // model and thinking level in use (pi writes both).
-            if let Some(model) = st.model.clone() {
-                st.session
-                    .append_model_change(&model.provider, &model.id)
-                    .map_err(|e| e.to_string())?;
-            }
-            let level = st.thinking;
-            st.session
-                .append_thinking_level_change(level.as_str())
-                .map_err(|e| e.to_string())?;
-        }
+        self.state().start_new_session(parent_session)?;
         self.after_session_replaced(false);
         Ok(())
     }
