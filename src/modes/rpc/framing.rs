@@ -46,6 +46,76 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 }
 
+/// The process's stdin as an async byte stream, read by a dedicated thread.
+///
+/// `tokio::io::stdin` hands every read to the blocking pool and back, two thread hops per
+/// command; a thread parked in `read` costs one. (Making stdin non-blocking instead would
+/// change the file description the client shares with us.)
+pub struct StdinReader {
+    chunks: tokio::sync::mpsc::UnboundedReceiver<io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    pos: usize,
+}
+
+impl StdinReader {
+    /// Starts the reading thread. It ends at end of input, on a read error, or when the
+    /// reader is dropped and more input arrives.
+    pub fn spawn() -> io::Result<StdinReader> {
+        let (tx, chunks) = tokio::sync::mpsc::unbounded_channel();
+        std::thread::Builder::new()
+            .name("rpc-stdin".into())
+            .spawn(move || {
+                use std::io::Read;
+                let mut stdin = io::stdin().lock();
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    let chunk = match stdin.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => Ok(buf[..n].to_vec()),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => Err(e),
+                    };
+                    let failed = chunk.is_err();
+                    if tx.send(chunk).is_err() || failed {
+                        break;
+                    }
+                }
+            })?;
+        Ok(StdinReader {
+            chunks,
+            current: Vec::new(),
+            pos: 0,
+        })
+    }
+}
+
+impl AsyncRead for StdinReader {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        if this.pos == this.current.len() {
+            match this.chunks.poll_recv(cx) {
+                Poll::Ready(Some(Ok(chunk))) => {
+                    this.current = chunk;
+                    this.pos = 0;
+                }
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
+                // End of input: a read of zero bytes.
+                Poll::Ready(None) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        let n = buf.remaining().min(this.current.len() - this.pos);
+        buf.put_slice(&this.current[this.pos..this.pos + n]);
+        this.pos += n;
+        Poll::Ready(Ok(()))
+    }
+}
+
 /// What the writer thread is asked to do.
 pub enum WriterMsg {
     /// Write this record (without its `\n`).

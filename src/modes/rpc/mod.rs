@@ -24,6 +24,7 @@ mod tree;
 use std::future::Future;
 use std::io::Write;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::io::AsyncRead;
@@ -32,7 +33,7 @@ use tokio::sync::mpsc;
 use crate::core::agent_session::AgentSession;
 use commands::Rpc;
 use extension_ui::ExtensionUi;
-use framing::{LineReader, spawn_writer};
+use framing::{LineReader, StdinReader, spawn_writer};
 use output::RpcOutput;
 use protocol::{Incoming, Request, parse_line};
 
@@ -42,13 +43,14 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Runs RPC mode on the process's stdin and stdout until stdin ends (exit code 0) or a
 /// SIGTERM, SIGHUP or SIGINT arrives (143, 129, 130). Returns the exit code.
 pub async fn run_rpc(session: AgentSession) -> i32 {
-    run_rpc_with(
-        session,
-        tokio::io::stdin(),
-        std::io::stdout(),
-        termination_signal(),
-    )
-    .await
+    let stdin = match StdinReader::spawn() {
+        Ok(stdin) => stdin,
+        Err(e) => {
+            eprintln!("Error: cannot start the RPC input thread: {e}");
+            return 1;
+        }
+    };
+    run_rpc_with(session, stdin, std::io::stdout(), termination_signal()).await
 }
 
 /// The exit code for the first termination signal. Never completes where signals cannot
@@ -95,11 +97,17 @@ where
     let rpc = Arc::new(Rpc::new(session.clone(), output.clone()));
     let ui = ExtensionUi::new(output.clone());
     let (queue, mut queued) = mpsc::unbounded_channel::<Request>();
+    // Commands queued or running in the executor. When there are none, an instant
+    // command is answered right here: nothing sent before it is still to run, so the
+    // order holds, and the answer saves a hand-over between tasks.
+    let in_flight = Arc::new(AtomicUsize::new(0));
     let executor = tokio::spawn({
         let rpc = rpc.clone();
+        let in_flight = in_flight.clone();
         async move {
             while let Some(request) = queued.recv().await {
                 rpc.execute(request).await;
+                in_flight.fetch_sub(1, Ordering::AcqRel);
             }
         }
     });
@@ -120,7 +128,12 @@ where
             Ok(Some(line)) => match parse_line(&line) {
                 Incoming::Command(request) => {
                     rpc.act_on_arrival(&request.command);
-                    let _ = queue.send(request);
+                    if request.command.is_instant() && in_flight.load(Ordering::Acquire) == 0 {
+                        rpc.execute(request).await;
+                    } else {
+                        in_flight.fetch_add(1, Ordering::AcqRel);
+                        let _ = queue.send(request);
+                    }
                 }
                 Incoming::UiResponse(response) => ui.resolve(response),
                 Incoming::Invalid(response) => output.respond(response),

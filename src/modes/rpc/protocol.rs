@@ -153,6 +153,46 @@ pub const COMMAND_TYPES: [&str; 33] = [
 ];
 
 impl RpcCommand {
+    /// Whether the command is answered without waiting for anything (no model request,
+    /// no shell command, no wait for a running prompt): reading or changing state only.
+    pub fn is_instant(&self) -> bool {
+        match self {
+            RpcCommand::Steer { .. }
+            | RpcCommand::FollowUp { .. }
+            | RpcCommand::GetState
+            | RpcCommand::GetMessages
+            | RpcCommand::SetModel { .. }
+            | RpcCommand::CycleModel
+            | RpcCommand::GetAvailableModels
+            | RpcCommand::SetThinkingLevel { .. }
+            | RpcCommand::CycleThinkingLevel
+            | RpcCommand::SetSteeringMode { .. }
+            | RpcCommand::SetFollowUpMode { .. }
+            | RpcCommand::SetAutoCompaction { .. }
+            | RpcCommand::SetAutoRetry { .. }
+            | RpcCommand::AbortRetry
+            | RpcCommand::AbortBash
+            | RpcCommand::GetSessionStats
+            | RpcCommand::ExportHtml { .. }
+            | RpcCommand::GetForkMessages
+            | RpcCommand::GetLastAssistantText
+            | RpcCommand::SetSessionName { .. }
+            | RpcCommand::GetCommands
+            | RpcCommand::GetTree
+            | RpcCommand::SetLabel { .. }
+            | RpcCommand::GetEntry { .. } => true,
+            RpcCommand::Prompt { .. }
+            | RpcCommand::Abort
+            | RpcCommand::NewSession { .. }
+            | RpcCommand::Compact { .. }
+            | RpcCommand::Bash { .. }
+            | RpcCommand::SwitchSession { .. }
+            | RpcCommand::Fork { .. }
+            | RpcCommand::Clone
+            | RpcCommand::NavigateTree { .. } => false,
+        }
+    }
+
     /// The `type` string, echoed as the response's `command`.
     pub fn name(&self) -> &'static str {
         match self {
