@@ -98,7 +98,9 @@ fn slash_commands(_session: &AgentSession) -> Vec<Value> {
 }
 
 /// `export_html`. HOOK(export-html): the HTML exporter is being written separately; call
-/// it here (default path: next to the session file, as pi) once it lands.
+/// it here (default path: next to the session file, as pi) once it lands. If exporting
+/// becomes slow or async, run it with [`Rpc::start`] and drop `ExportHtml` from
+/// `RpcCommand::is_instant`.
 fn export_html(_session: &AgentSession, _output_path: Option<&str>) -> Result<String, String> {
     Err(
         "HTML export is not available in pi-rs yet (export_html will work once the exporter lands)"
