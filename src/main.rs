@@ -60,6 +60,12 @@ fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 fn run(mut args: Args) -> Result<u8, StartupError> {
+    // As pi: checked before anything else, stdin belongs to the protocol in RPC mode.
+    if args.mode == Some(OutputMode::Rpc) && !args.file_args.is_empty() {
+        return Err(StartupError(
+            "@file arguments are not supported in RPC mode".into(),
+        ));
+    }
     let cwd = std::env::current_dir()
         .map_err(|e| StartupError(format!("cannot read the current directory: {e}")))?;
     let paths = AgentPaths::from_env();
@@ -88,21 +94,16 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
         };
     }
 
-    let stdin = if args.mode != Some(OutputMode::Rpc) {
-        startup::read_piped_stdin()
-    } else {
-        None
-    };
+    if args.mode == Some(OutputMode::Rpc) {
+        return run_rpc_mode(&args, &cwd, paths);
+    }
+    let stdin = startup::read_piped_stdin();
     let print_mode = match args.mode {
-        Some(OutputMode::Rpc) => {
-            return Err(StartupError(
-                "RPC mode is not available in this build yet".into(),
-            ));
-        }
         Some(OutputMode::Json) => Some(PrintOutput::Json),
         Some(OutputMode::Text) => Some(PrintOutput::Text),
         None if args.cli.print || stdin.is_some() => Some(PrintOutput::Text),
-        None => None,
+        // RPC mode has returned above.
+        Some(OutputMode::Rpc) | None => None,
     };
     pi::core::timing::mark("arguments");
     let settings = Settings::load(&paths.agent_dir, &cwd);
@@ -174,6 +175,37 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
         run_print(session, output, prompts).await
     });
     pi::tools::shell::kill_all_running();
+    Ok(code as u8)
+}
+
+/// `--mode rpc`: the session from the flags, driven by JSON commands on stdin until it
+/// ends. Positional messages are ignored, as in pi.
+fn run_rpc_mode(args: &Args, cwd: &std::path::Path, paths: AgentPaths) -> Result<u8, StartupError> {
+    let settings = Settings::load(&paths.agent_dir, cwd);
+    let session_dir = startup::session_dir_for(args, &settings, &paths, cwd);
+    let Some(manager) = startup::create_session_manager(args, cwd, &session_dir, &paths, None)?
+    else {
+        return Ok(0);
+    };
+    let built = startup::build_session(args, cwd, paths, settings, manager)?;
+    for w in &built.warnings {
+        eprintln!("Warning: {w}");
+    }
+    let session = built.session;
+    if session.model().is_none() {
+        return Err(StartupError(
+            "No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY), \
+add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json."
+                .into(),
+        ));
+    }
+    let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
+    // RPC mode handles SIGTERM/SIGHUP/SIGINT itself: the same orderly shutdown as the end
+    // of stdin, so an interrupted answer is still recorded.
+    let code = rt.block_on(pi::modes::rpc::run_rpc(session));
+    pi::tools::shell::kill_all_running();
+    // The blocking stdin reader may still be parked in a read; do not wait for it.
+    rt.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(code as u8)
 }
 

@@ -81,6 +81,10 @@ pub enum SessionEvent {
     ThinkingLevelChanged {
         level: crate::ai::model::ThinkingLevel,
     },
+    /// The session's name was set (pi's `session_info_changed`); `None` when cleared.
+    SessionInfoChanged {
+        name: Option<String>,
+    },
     /// The agent's messages were rebuilt from the session (after `/tree` navigation).
     ContextRebuilt,
     /// A different session is now active (`/new`, `/resume`, `/fork`, `/clone`).
@@ -146,13 +150,13 @@ impl EventJsonEncoder {
                 will_retry,
                 error_message,
             } => {
-                let mut v = json!({
-                    "type": "compaction_end", "reason": reason.as_str(),
-                    "aborted": aborted, "willRetry": will_retry,
-                });
+                // pi's key order: `result` (left out when there is none) before `aborted`.
+                let mut v = json!({"type": "compaction_end", "reason": reason.as_str()});
                 if let Some(r) = result {
                     v["result"] = r.clone();
                 }
+                v["aborted"] = Value::from(*aborted);
+                v["willRetry"] = Value::from(*will_retry);
                 if let Some(e) = error_message {
                     v["errorMessage"] = Value::from(e.as_str());
                 }
@@ -181,6 +185,13 @@ impl EventJsonEncoder {
             }
             SessionEvent::ThinkingLevelChanged { level } => {
                 json!({"type": "thinking_level_changed", "level": level.as_str()})
+            }
+            SessionEvent::SessionInfoChanged { name } => {
+                let mut v = json!({"type": "session_info_changed"});
+                if let Some(name) = name {
+                    v["name"] = Value::from(name.as_str());
+                }
+                v
             }
             SessionEvent::ProviderRetry { .. }
             | SessionEvent::Notice { .. }

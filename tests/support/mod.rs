@@ -4,5 +4,6 @@
 
 pub mod mock_llm;
 pub mod reference_pi;
+pub mod rpc_client;
 pub mod session;
 pub mod tmux;

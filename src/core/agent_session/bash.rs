@@ -16,6 +16,8 @@ use crate::tools::bash_exec::{ShellOptions, run_shell_command};
 #[serde(rename_all = "camelCase")]
 pub struct BashOutcome {
     pub output: String,
+    /// Absent when the command was cancelled or killed (pi leaves it undefined).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     pub cancelled: bool,
     pub truncated: bool,

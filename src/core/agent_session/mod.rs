@@ -36,7 +36,7 @@ use crate::ai::models::resolve::ScopedModel;
 use crate::core::events::SessionEvent;
 use crate::core::paths::AgentPaths;
 use crate::core::resources::ContextFile;
-use crate::core::settings::Settings;
+use crate::core::settings::{QueueMode, Settings};
 use crate::messages::AgentMessage;
 use crate::session::SessionManager;
 use crate::tools::{Tool, ToolConfig};
@@ -283,21 +283,64 @@ impl AgentSession {
         st.rebuild_system_prompt(&cwd);
     }
 
-    /// Sets the session's name (a `session_info` entry).
+    /// Sets the session's name (a `session_info` entry) and reports the name now in
+    /// effect (pi's `session_info_changed`).
     pub fn set_session_name(&self, name: &str) -> Result<(), String> {
-        let mut st = self.state();
-        st.session
-            .append_session_info(name)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        let name = {
+            let mut st = self.state();
+            st.session
+                .append_session_info(name)
+                .map_err(|e| e.to_string())?;
+            st.session.session_name().map(str::to_string)
+        };
+        self.emit(SessionEvent::SessionInfoChanged { name });
+        Ok(())
     }
 
+    /// Turns automatic compaction on or off, remembered in the global settings as pi does.
     pub fn set_auto_compaction(&self, enabled: bool) {
-        self.state().auto_compaction = enabled;
+        let mut st = self.state();
+        st.auto_compaction = enabled;
+        // A failed settings write is not fatal: the choice still applies to this run.
+        let _ = st
+            .settings
+            .set_global(&["compaction", "enabled"], enabled.into());
     }
 
+    /// Turns automatic retries on or off, remembered in the global settings as pi does.
     pub fn set_auto_retry(&self, enabled: bool) {
-        self.state().auto_retry = enabled;
+        let mut st = self.state();
+        st.auto_retry = enabled;
+        let _ = st
+            .settings
+            .set_global(&["retry", "enabled"], enabled.into());
+    }
+
+    /// How steering messages are delivered; remembered in the global settings.
+    pub fn set_steering_mode(&self, mode: QueueMode) {
+        let queues = &self.inner.queues;
+        queues.set_modes(delivery(mode), queues.follow_up_mode());
+        let _ = self
+            .state()
+            .settings
+            .set_global(&["steeringMode"], mode.as_str().into());
+    }
+
+    /// How follow-up messages are delivered; remembered in the global settings.
+    pub fn set_follow_up_mode(&self, mode: QueueMode) {
+        let queues = &self.inner.queues;
+        queues.set_modes(queues.steering_mode(), delivery(mode));
+        let _ = self
+            .state()
+            .settings
+            .set_global(&["followUpMode"], mode.as_str().into());
+    }
+
+    /// Waits until no operation that changes the conversation runs: the current prompt
+    /// (with its retries and compactions), a compaction or a tree navigation. After
+    /// [`AgentSession::abort`] this is when the aborted work has been recorded.
+    pub async fn wait_for_idle(&self) {
+        drop(self.inner.op_lock.lock().await);
     }
 
     /// Cancels a pending automatic retry (its wait).
@@ -368,9 +411,9 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn delivery(mode: crate::core::settings::QueueMode) -> crate::agent::DeliveryMode {
+fn delivery(mode: QueueMode) -> crate::agent::DeliveryMode {
     match mode {
-        crate::core::settings::QueueMode::OneAtATime => crate::agent::DeliveryMode::OneAtATime,
-        crate::core::settings::QueueMode::All => crate::agent::DeliveryMode::All,
+        QueueMode::OneAtATime => crate::agent::DeliveryMode::OneAtATime,
+        QueueMode::All => crate::agent::DeliveryMode::All,
     }
 }

@@ -62,7 +62,12 @@ impl State {
         Ok(true)
     }
 
-    fn apply_model(&mut self, model: Model, explicit: Option<ThinkingLevel>) -> Result<(), String> {
+    /// Switches the model; `Ok(true)` when the thinking level changed with it.
+    fn apply_model(
+        &mut self,
+        model: Model,
+        explicit: Option<ThinkingLevel>,
+    ) -> Result<bool, String> {
         let level = self.level_for_switch(explicit);
         self.session
             .append_model_change(&model.provider, &model.id)
@@ -72,23 +77,25 @@ impl State {
             .model_accepts_images
             .store(model.supports_images(), Ordering::Relaxed);
         self.model = Some(model);
-        self.apply_thinking(level)?;
-        Ok(())
+        self.apply_thinking(level)
     }
 }
 
 impl AgentSession {
     /// Switches to `model` (error if it has no credentials).
     pub fn set_model(&self, model: Model) -> Result<(), String> {
-        let changed = {
+        let (changed, level_changed, level) = {
             let mut st = self.state();
             if !st.registry.has_configured_auth(&model) {
                 return Err(format!("No API key for {}/{}", model.provider, model.id));
             }
             let changed = !st.model.as_ref().is_some_and(|m| same(m, &model));
-            st.apply_model(model, None)?;
-            changed
+            let level_changed = st.apply_model(model, None)?;
+            (changed, level_changed, st.thinking)
         };
+        if level_changed {
+            self.emit(SessionEvent::ThinkingLevelChanged { level });
+        }
         if changed {
             self.emit(SessionEvent::ModelChanged);
         }
@@ -130,13 +137,22 @@ impl AgentSession {
                 Direction::Backward => (current + len - 1) % len,
             };
             let (model, level) = candidates[next].clone();
-            st.apply_model(model.clone(), level)?;
-            CycledModel {
-                model,
-                thinking: st.thinking,
-                is_scoped,
-            }
+            let level_changed = st.apply_model(model.clone(), level)?;
+            (
+                CycledModel {
+                    model,
+                    thinking: st.thinking,
+                    is_scoped,
+                },
+                level_changed,
+            )
         };
+        let (result, level_changed) = result;
+        if level_changed {
+            self.emit(SessionEvent::ThinkingLevelChanged {
+                level: result.thinking,
+            });
+        }
         self.emit(SessionEvent::ModelChanged);
         Ok(Some(result))
     }

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::AgentSession;
+use super::{AgentSession, State};
 use crate::ai::model::ThinkingLevel;
 use crate::compaction::{
     BranchSummarySettings, CompactionError, collect_entries_for_branch_summary,
@@ -64,6 +64,25 @@ fn user_text(message: &AgentMessage) -> Option<String> {
             )
         }
         _ => None,
+    }
+}
+
+impl State {
+    /// Replaces the session with an empty one (written once the model first answers)
+    /// that starts, like a session begun from the command line, with the model and
+    /// thinking level in use — pi writes both.
+    fn start_new_session(&mut self, parent_session: Option<String>) -> Result<(), String> {
+        self.session.new_session(None, parent_session);
+        if let Some(model) = self.model.clone() {
+            self.session
+                .append_model_change(&model.provider, &model.id)
+                .map_err(|e| e.to_string())?;
+        }
+        let level = self.thinking;
+        self.session
+            .append_thinking_level_change(level.as_str())
+            .map_err(|e| e.to_string())?;
+        Ok(())
     }
 }
 
@@ -248,7 +267,7 @@ impl AgentSession {
                 }
                 None => {
                     let parent_file = st.session.session_file().map(|p| p.display().to_string());
-                    st.session.new_session(None, parent_file);
+                    st.start_new_session(parent_file)?;
                 }
             }
             drop(st);
@@ -273,7 +292,7 @@ impl AgentSession {
                 }
                 None => {
                     let parent_file = st.session.session_file().map(|p| p.display().to_string());
-                    st.session.new_session(None, parent_file);
+                    st.start_new_session(parent_file)?;
                 }
             }
         }
@@ -285,10 +304,7 @@ impl AgentSession {
     pub async fn new_session(&self, parent_session: Option<String>) -> Result<(), String> {
         self.abort();
         let _op = self.inner.op_lock.lock().await;
-        {
-            let mut st = self.state();
-            st.session.new_session(None, parent_session);
-        }
+        self.state().start_new_session(parent_session)?;
         self.after_session_replaced(false);
         Ok(())
     }
@@ -306,9 +322,10 @@ impl AgentSession {
     /// After the session manager changed: rebuild messages, optionally restore the model
     /// and thinking level recorded in the session, clear queues.
     fn after_session_replaced(&self, restore_model: bool) {
-        self.inner.queues.drain_all();
-        {
+        let dropped = self.inner.queues.drain_all();
+        let queue_changed = {
             let mut st = self.state();
+            let had_texts = !st.queued_steering.is_empty() || !st.queued_follow_up.is_empty();
             st.queued_steering.clear();
             st.queued_follow_up.clear();
             st.pending_bash.clear();
@@ -330,8 +347,13 @@ impl AgentSession {
                     };
                 }
             }
+            had_texts || !dropped.is_empty()
+        };
+        // pi reports the queues only when they change (a fork or `/new` with nothing
+        // queued emits no `queue_update`).
+        if queue_changed {
+            self.emit_queue_update();
         }
-        self.emit_queue_update();
         self.emit(SessionEvent::SessionReplaced);
     }
 }

@@ -65,14 +65,30 @@ impl AgentSession {
     /// Sends a prompt and waits until the agent (and any retry or recovery) is done.
     /// While streaming, the prompt is queued per `options.streaming_behavior`.
     pub async fn prompt(&self, text: &str, options: PromptOptions) -> Result<(), String> {
+        self.prompt_with_acceptance(text, options, || {}).await
+    }
+
+    /// [`AgentSession::prompt`], calling `accepted` the moment the prompt is accepted: queued
+    /// while streaming, or past the checks pi makes before sending (model, key, a due
+    /// compaction) with the session already marked as streaming. RPC mode answers `prompt`
+    /// then, as pi does, while the run goes on. An `Err` is always returned before
+    /// acceptance; failures of the run itself arrive as events.
+    pub async fn prompt_with_acceptance(
+        &self,
+        text: &str,
+        options: PromptOptions,
+        accepted: impl FnOnce() + Send,
+    ) -> Result<(), String> {
         if self.is_streaming() {
             return match options.streaming_behavior {
                 Some(StreamingBehavior::Steer) => {
                     self.steer(text, options.images);
+                    accepted();
                     Ok(())
                 }
                 Some(StreamingBehavior::FollowUp) => {
                     self.follow_up(text, options.images);
+                    accepted();
                     Ok(())
                 }
                 None => Err(ALREADY_STREAMING.to_string()),
@@ -90,6 +106,14 @@ impl AgentSession {
             let mut st = self.state();
             st.overflow_recovery_attempted = false;
         }
+        // An abort that stopped the compaction above was meant for it, not for this prompt.
+        if cancel.is_cancelled() {
+            self.new_cancel();
+        }
+        // Marked before `accepted` runs so whoever is told "accepted" already sees a
+        // streaming session (a second prompt without a behaviour is then refused).
+        self.state().streaming = true;
+        accepted();
         let message = user_message(text, &options.images);
         self.run_until_settled(Some(vec![message])).await;
         Ok(())
@@ -103,6 +127,7 @@ impl AgentSession {
         }
         let _op = self.inner.op_lock.lock().await;
         self.check_model_ready()?;
+        self.new_cancel();
         self.run_until_settled(None).await;
         Ok(())
     }
@@ -145,11 +170,18 @@ impl AgentSession {
     }
 
     /// Runs the agent, then keeps going while pi would: retries, overflow recovery, and
-    /// queued messages after a threshold compaction.
+    /// queued messages after a threshold compaction. The first run uses the caller's fresh
+    /// cancellation token, so an abort that arrives right after the prompt was accepted
+    /// still stops it.
     async fn run_until_settled(&self, prompts: Option<Vec<AgentMessage>>) {
         let mut prompts = prompts;
+        let mut first = true;
         loop {
-            let cancel = self.new_cancel();
+            let cancel = if std::mem::take(&mut first) {
+                lock(&self.inner.cancel).clone()
+            } else {
+                self.new_cancel()
+            };
             let added = self.run_agent(prompts.take(), &cancel).await;
             let last = added.iter().rev().find_map(|m| match m {
                 AgentMessage::Assistant(a) => Some(a.clone()),

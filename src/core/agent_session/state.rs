@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{AgentSession, State};
-use crate::ai::message::StopReason;
+use crate::ai::message::{StopReason, js_number};
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::compaction::estimate_context_tokens;
 use crate::core::system_prompt::{SystemPromptInput, build_system_prompt, today};
@@ -18,12 +18,15 @@ use crate::session::entry::SessionEntry;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStatus {
+    // pi leaves out what is undefined (no model; an in-memory session has no file).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<Model>,
     pub thinking_level: ThinkingLevel,
     pub is_streaming: bool,
     pub is_compacting: bool,
     pub steering_mode: &'static str,
     pub follow_up_mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub session_file: Option<String>,
     pub session_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,13 +54,23 @@ pub struct ContextUsage {
     /// `None` right after a compaction, until the next answer reports usage.
     pub tokens: Option<u64>,
     pub context_window: u64,
+    #[serde(serialize_with = "js_number_or_null")]
     pub percent: Option<f64>,
+}
+
+/// An optional number as JavaScript writes it (`30`, not `30.0`; `null` when absent).
+fn js_number_or_null<S: serde::Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) => js_number(v, s),
+        None => s.serialize_none(),
+    }
 }
 
 /// Message counts, tokens and cost of the session (RPC `get_session_stats`, `/session`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStats {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub session_file: Option<String>,
     pub session_id: String,
     pub user_messages: usize,
@@ -66,6 +79,7 @@ pub struct SessionStats {
     pub tool_results: usize,
     pub total_messages: usize,
     pub tokens: TokenTotals,
+    #[serde(serialize_with = "js_number")]
     pub cost: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_usage: Option<ContextUsage>,
@@ -204,15 +218,21 @@ impl AgentSession {
         self.state().context_usage()
     }
 
-    /// Text of the last assistant message, if any (RPC `get_last_assistant_text`, `/copy`).
+    /// Text of the last assistant message (RPC `get_last_assistant_text`, `/copy`), as pi
+    /// finds it: the last assistant message that is not an empty aborted one, its text
+    /// blocks joined and trimmed; `None` when that is empty (e.g. only tool calls).
     pub fn last_assistant_text(&self) -> Option<String> {
         let st = self.state();
-        st.messages.iter().rev().find_map(|m| match m {
-            AgentMessage::Assistant(a) if !a.stop_reason.is_failure() || !a.text().is_empty() => {
-                let text = a.text();
-                (!text.is_empty()).then_some(text)
+        let last = st.messages.iter().rev().find_map(|m| match m {
+            AgentMessage::Assistant(a)
+                if !(a.stop_reason == StopReason::Aborted && a.content.is_empty()) =>
+            {
+                Some(a)
             }
             _ => None,
-        })
+        })?;
+        let text = last.text();
+        let text = text.trim();
+        (!text.is_empty()).then(|| text.to_string())
     }
 }

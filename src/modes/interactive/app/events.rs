@@ -119,7 +119,9 @@ impl App {
                 };
             }
             SessionEvent::Notice { message } => self.notice(format!("Warning: {message}")),
-            SessionEvent::ModelChanged | SessionEvent::ThinkingLevelChanged { .. } => {}
+            SessionEvent::ModelChanged
+            | SessionEvent::ThinkingLevelChanged { .. }
+            | SessionEvent::SessionInfoChanged { .. } => {}
             SessionEvent::ContextRebuilt | SessionEvent::SessionReplaced => {
                 self.refresh_usage();
                 self.rebuild_transcript();

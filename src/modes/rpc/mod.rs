@@ -1,0 +1,255 @@
+//! RPC mode (`pi --mode rpc`): pi's JSON-lines protocol on stdin/stdout, so a program can
+//! drive the agent headless — every command of pi 0.73 with its exact response shapes,
+//! plus pi-rs's tree extensions (`get_tree`, `navigate_tree`, `set_label`, `get_entry`).
+//! The protocol is described for users in `docs/rpc.md`.
+//!
+//! Layout: `framing` (LF-only records in, one writer thread out), `protocol` (commands and
+//! responses on the wire), `output` (events and responses in one order), `commands` (what
+//! each command does), `tree` (the tree extensions), `extension_ui` (the dialog
+//! sub-protocol, ready for extensions).
+//!
+//! Lines are read as they come. `abort`, `abort_bash` and `abort_retry` act at once;
+//! every command (those included) then runs in arrival order, long work in the
+//! background. When stdin ends (or SIGTERM, SIGHUP or SIGINT arrives), everything running
+//! is aborted, running shell commands are killed, what was aborted is recorded, and the
+//! mode returns exit code 0 (143, 129, 130).
+
+mod commands;
+pub mod extension_ui;
+pub mod framing;
+pub mod output;
+pub mod protocol;
+mod tree;
+
+use std::future::Future;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::io::AsyncRead;
+use tokio::sync::mpsc;
+
+use crate::core::agent_session::AgentSession;
+use commands::Rpc;
+use extension_ui::ExtensionUi;
+use framing::{LineReader, StdinReader, spawn_writer};
+use output::RpcOutput;
+use protocol::{Incoming, Request, parse_line};
+
+/// How long shutdown waits for aborted work to be written to the session file.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Runs RPC mode on the process's stdin and stdout until stdin ends (exit code 0) or a
+/// SIGTERM, SIGHUP or SIGINT arrives (143, 129, 130). Returns the exit code.
+pub async fn run_rpc(session: AgentSession) -> i32 {
+    let stdin = match StdinReader::spawn() {
+        Ok(stdin) => stdin,
+        Err(e) => {
+            eprintln!("Error: cannot start the RPC input thread: {e}");
+            return 1;
+        }
+    };
+    run_rpc_with(session, stdin, std::io::stdout(), termination_signal()).await
+}
+
+/// The exit code for the first termination signal. Never completes where signals cannot
+/// be watched.
+async fn termination_signal() -> i32 {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+            signal(SignalKind::interrupt()),
+        ) {
+            return tokio::select! {
+                _ = term.recv() => 143,
+                _ = hup.recv() => 129,
+                _ = int.recv() => 130,
+            };
+        }
+    }
+    std::future::pending().await
+}
+
+/// Runs RPC mode on the given input and output until the input ends (exit code 0) or
+/// `stop` completes (its exit code). Either way the same orderly shutdown follows.
+pub async fn run_rpc_with<R, W, S>(session: AgentSession, input: R, output: W, stop: S) -> i32
+where
+    R: AsyncRead + Unpin,
+    W: Write + Send + 'static,
+    S: Future<Output = i32>,
+{
+    let (writer, _writer_thread) = match spawn_writer(output) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("Error: cannot start the RPC output thread: {e}");
+            return 1;
+        }
+    };
+    let output = RpcOutput::new(session.subscribe(), writer);
+    let pump = tokio::spawn({
+        let output = output.clone();
+        async move { output.pump_events().await }
+    });
+    let rpc = Arc::new(Rpc::new(session.clone(), output.clone()));
+    let ui = ExtensionUi::new(output.clone());
+    let (queue, mut queued) = mpsc::unbounded_channel::<Request>();
+    // Commands queued or running in the executor. When there are none, an instant
+    // command is answered right here: nothing sent before it is still to run, so the
+    // order holds, and the answer saves a hand-over between tasks.
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let executor = tokio::spawn({
+        let rpc = rpc.clone();
+        let in_flight = in_flight.clone();
+        async move {
+            while let Some(request) = queued.recv().await {
+                rpc.execute(request).await;
+                in_flight.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    });
+
+    let mut reader = LineReader::new(input);
+    let mut code = 0;
+    tokio::pin!(stop);
+    loop {
+        let line = tokio::select! {
+            biased;
+            signal_code = &mut stop => {
+                code = signal_code;
+                break;
+            }
+            line = reader.next_line() => line,
+        };
+        match line {
+            Ok(Some(line)) => match parse_line(&line) {
+                Incoming::Command(request) => {
+                    rpc.act_on_arrival(&request.command);
+                    if request.command.is_instant() && in_flight.load(Ordering::Acquire) == 0 {
+                        rpc.execute(request).await;
+                    } else {
+                        in_flight.fetch_add(1, Ordering::AcqRel);
+                        let _ = queue.send(request);
+                    }
+                }
+                Incoming::UiResponse(response) => ui.resolve(response),
+                Incoming::Invalid(response) => output.respond(response),
+            },
+            Ok(None) => break,
+            Err(e) => {
+                eprintln!("Error: reading RPC commands from stdin failed: {e}");
+                code = 1;
+                break;
+            }
+        }
+    }
+
+    // End of input: stop what runs, let the commands already read finish (a prompt among
+    // them starts and is stopped at once, as in pi), then stop again.
+    session.abort();
+    session.abort_bash();
+    drop(queue);
+    if tokio::time::timeout(SHUTDOWN_GRACE, executor)
+        .await
+        .is_err()
+    {
+        eprintln!("Warning: commands still waiting at shutdown were dropped");
+    }
+    session.abort();
+    session.abort_bash();
+    crate::tools::shell::kill_all_running();
+    rpc.tasks().close();
+    if tokio::time::timeout(SHUTDOWN_GRACE, rpc.tasks().wait())
+        .await
+        .is_err()
+    {
+        eprintln!("Warning: some work did not stop within {SHUTDOWN_GRACE:?} of the end of input");
+    }
+    pump.abort();
+    output.flush().await;
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::model::ThinkingLevel;
+    use crate::ai::models::ModelRegistry;
+    use crate::core::agent_session::AgentSessionOptions;
+    use crate::core::paths::AgentPaths;
+    use crate::core::settings::Settings;
+    use crate::session::SessionManager;
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn session_without_model() -> AgentSession {
+        let dir = std::env::temp_dir();
+        AgentSession::new(AgentSessionOptions {
+            cwd: dir.clone(),
+            paths: AgentPaths::new(dir.join("pi-rs-rpc-test-agent-dir-unused")),
+            settings: Settings::in_memory(serde_json::json!({})),
+            registry: ModelRegistry::builtin_only(),
+            session: SessionManager::in_memory(&dir),
+            model: None,
+            thinking: ThinkingLevel::Off,
+            scoped_models: Vec::new(),
+            tool_names: Vec::new(),
+            extra_tools: Vec::new(),
+            resources: Default::default(),
+            hooks: None,
+        })
+    }
+
+    #[tokio::test]
+    async fn commands_are_answered_in_order_until_the_input_ends() {
+        let input = concat!(
+            "{\"id\":1,\"type\":\"get_last_assistant_text\"}\n",
+            "{\"id\":2,\"type\":\"prompt\",\"message\":\"hi\"}\r\n",
+            "{\"id\":3,\"type\":\"set_session_name\",\"name\":\"n\"}\n",
+            "{\"id\":4,\"type\":\"get_fork_messages\"}"
+        );
+        let out = Captured::default();
+        let code = run_rpc_with(
+            session_without_model(),
+            input.as_bytes(),
+            out.clone(),
+            std::future::pending(),
+        )
+        .await;
+        assert_eq!(code, 0);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        insta::assert_snapshot!(text, @r#"
+        {"id":1,"type":"response","command":"get_last_assistant_text","success":true,"data":{"text":null}}
+        {"id":2,"type":"response","command":"prompt","success":false,"error":"No model selected. Use /model or --model to choose one, or set an API key (see docs/providers.md)."}
+        {"type":"session_info_changed","name":"n"}
+        {"id":3,"type":"response","command":"set_session_name","success":true}
+        {"id":4,"type":"response","command":"get_fork_messages","success":true,"data":{"messages":[]}}
+        "#);
+    }
+
+    #[tokio::test]
+    async fn the_stop_future_ends_the_mode_with_its_exit_code() {
+        let (_client, server) = tokio::io::duplex(64);
+        let code = run_rpc_with(
+            session_without_model(),
+            server,
+            Captured::default(),
+            async { 143 },
+        )
+        .await;
+        assert_eq!(code, 143);
+    }
+}
