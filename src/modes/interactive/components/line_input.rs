@@ -95,10 +95,9 @@ impl LineInput {
         }
         match key.code {
             KeyCode::Char(c)
-                if !key
-                    .modifiers
-                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SUPER)
-                    && !c.is_control() =>
+                if !key.modifiers.intersects(
+                    KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SUPER,
+                ) && !c.is_control() =>
             {
                 let mut buf = [0u8; 4];
                 self.insert_str(c.encode_utf8(&mut buf));
@@ -320,7 +319,10 @@ mod tests {
         assert_eq!(plain(&[line], 20), "> the quick brown fo");
         for width in 0..30 {
             plain(&[input.render(width, true)], width);
-            plain(&[LineInput::with_value("中文字符中文字符中文字符").render(width, true)], width);
+            plain(
+                &[LineInput::with_value("中文字符中文字符中文字符").render(width, true)],
+                width,
+            );
         }
     }
 }

@@ -200,7 +200,14 @@ impl Job {
             }
         };
         let current_total = current.len();
-        self.list(&current, true, Scope::Current, 0, current_total, &mut sessions_found)?;
+        self.list(
+            &current,
+            true,
+            Scope::Current,
+            0,
+            current_total,
+            &mut sessions_found,
+        )?;
         self.send(LoadEvent::Listed(Scope::Current))?;
         let current_count = sessions_found.len();
 
@@ -261,8 +268,10 @@ impl Job {
         while done < files.len() {
             let size = if done == 0 { FIRST_BATCH } else { BATCH };
             let chunk = &files[done..(done + size).min(files.len())];
-            let sessions: Vec<SessionInfo> =
-                par_map(chunk, |p| session_info(p)).into_iter().flatten().collect();
+            let sessions: Vec<SessionInfo> = par_map(chunk, |p| session_info(p))
+                .into_iter()
+                .flatten()
+                .collect();
             done += chunk.len();
             found.extend(sessions.iter().map(|s| s.path.clone()));
             if !sessions.is_empty() {
@@ -300,7 +309,7 @@ fn session_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
             (mtime, e.path())
         })
         .collect();
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
     Ok(files.into_iter().map(|(_, p)| p).collect())
 }
 
@@ -316,7 +325,8 @@ fn other_session_files(root: &Path, current_dir: &Path) -> io::Result<Vec<PathBu
     let mut files: Vec<(SystemTime, PathBuf)> = Vec::new();
     for dir in dirs.filter_map(Result::ok) {
         let path = dir.path();
-        if !dir.file_type().is_ok_and(|t| t.is_dir()) || path.components().collect::<PathBuf>() == skip
+        if !dir.file_type().is_ok_and(|t| t.is_dir())
+            || path.components().collect::<PathBuf>() == skip
         {
             continue;
         }
@@ -327,7 +337,7 @@ fn other_session_files(root: &Path, current_dir: &Path) -> io::Result<Vec<PathBu
             files.push((mtime, file));
         }
     }
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
     Ok(files.into_iter().map(|(_, p)| p).collect())
 }
 

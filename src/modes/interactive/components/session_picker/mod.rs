@@ -16,9 +16,9 @@
 mod loader;
 mod render;
 pub mod search;
-pub mod threads;
 #[cfg(test)]
 mod tests;
+pub mod threads;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -283,7 +283,11 @@ impl SessionPicker {
             LoadEvent::SearchText(texts) => self.add_texts(texts),
             LoadEvent::Failed { scope, message } => {
                 self.load_mut(scope).listed = true;
-                self.set_status(format!("Failed to load sessions: {message}"), true, LOAD_ERROR_MS);
+                self.set_status(
+                    format!("Failed to load sessions: {message}"),
+                    true,
+                    LOAD_ERROR_MS,
+                );
             }
             LoadEvent::Finished => {
                 self.finished = true;
@@ -320,7 +324,7 @@ impl SessionPicker {
             });
         }
         self.entries
-            .sort_by(|a, b| b.info.modified.cmp(&a.info.modified));
+            .sort_by_key(|e| std::cmp::Reverse(e.info.modified));
         self.reindex();
         self.refilter(keep.as_deref());
     }
@@ -444,7 +448,9 @@ impl SessionPicker {
                 .iter()
                 .position(|r| normalized(&self.entries[r.entry].info.path) == path)
         });
-        self.selected = kept.unwrap_or(self.selected).min(self.rows.len().saturating_sub(1));
+        self.selected = kept
+            .unwrap_or(self.selected)
+            .min(self.rows.len().saturating_sub(1));
     }
 
     fn set_query_changed(&mut self) {
@@ -626,7 +632,7 @@ impl SessionPicker {
                 if let Some(i) = self.by_path.get(&key).copied() {
                     let had_text = self.entries[i].doc.is_full();
                     self.entries.remove(i);
-                    self.texts_loaded -= usize::from(had_text);
+                    self.texts_loaded = self.texts_loaded.saturating_sub(usize::from(had_text));
                     self.reindex();
                 }
                 self.refilter(None);

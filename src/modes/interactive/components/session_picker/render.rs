@@ -136,7 +136,10 @@ impl SessionPicker {
             let sep = || Span::styled(" · ", muted);
             let mut hint1 = ui.key_hint(Action::Tab, "scope");
             hint1.push(sep());
-            hint1.push(Span::styled(r#"re:<pattern> regex · "phrase" exact"#, muted));
+            hint1.push(Span::styled(
+                r#"re:<pattern> regex · "phrase" exact"#,
+                muted,
+            ));
             let path_state = if self.show_path { "(on)" } else { "(off)" };
             let mut parts = vec![
                 ui.key_hint(Action::SessionToggleSort, "sort"),
@@ -192,6 +195,15 @@ impl SessionPicker {
             return "  Loading sessions...".into();
         }
         let all = self.scope == Scope::All;
+        if !self.parsed.is_empty() {
+            // pi shows the "no sessions" texts here too, which reads as if the folder
+            // were empty.
+            return if all {
+                "  No sessions match the search".into()
+            } else {
+                "  No sessions in current folder match the search. Press Tab to search all.".into()
+            };
+        }
         if self.named_only {
             let key = ui.key(Action::SessionToggleNamedFilter);
             if all {
@@ -219,9 +231,8 @@ impl SessionPicker {
             .saturating_sub(max_visible / 2)
             .min(n.saturating_sub(max_visible));
         let end = (start + max_visible).min(n);
-        let mut out: Vec<Line<'static>> = (start..end)
-            .map(|i| self.row_line(i, width, ui))
-            .collect();
+        let mut out: Vec<Line<'static>> =
+            (start..end).map(|i| self.row_line(i, width, ui)).collect();
         if start > 0 || end < n {
             let text = format!("  ({}/{})", self.selected + 1, n);
             out.push(Line::from(Span::styled(

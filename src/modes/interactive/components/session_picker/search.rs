@@ -158,7 +158,7 @@ impl Query {
         if let Some(pattern) = trimmed.strip_prefix("re:") {
             let pattern = pattern.trim();
             if pattern.is_empty() {
-                return Query::Invalid("empty regex".into());
+                return Query::Invalid("regex is empty".into());
             }
             return match RegexBuilder::new(pattern)
                 .case_insensitive(true)
@@ -166,7 +166,7 @@ impl Query {
                 .build()
             {
                 Ok(re) => Query::Regex(re),
-                Err(e) => Query::Invalid(first_line(&e.to_string())),
+                Err(e) => Query::Invalid(regex_problem(&e.to_string())),
             };
         }
         if trimmed.matches('"').count() % 2 == 1 {
@@ -231,12 +231,15 @@ impl Query {
     }
 }
 
-fn first_line(text: &str) -> String {
-    text.lines()
+/// The regex crate's error ends with the actual problem (`error: unclosed group`) after
+/// a drawing of the pattern; keep only that.
+fn regex_problem(text: &str) -> String {
+    let last = text
+        .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("invalid regex")
-        .to_string()
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("invalid regex");
+    format!("regex {}", last.strip_prefix("error: ").unwrap_or(last))
 }
 
 /// pi's fuzzy score of a normalized `query` against normalized `text` (lower is better),
@@ -332,7 +335,16 @@ mod tests {
             "fix the parser bug in src/lib.rs",
             "gpt-4o",
         ];
-        for query in ["ses", "sgp", "parser", "p/l", "gpt4", "4gpt", "zzz", "named beta session"] {
+        for query in [
+            "ses",
+            "sgp",
+            "parser",
+            "p/l",
+            "gpt4",
+            "4gpt",
+            "zzz",
+            "named beta session",
+        ] {
             for text in texts {
                 assert_eq!(
                     fuzzy_score(query, text),
@@ -358,8 +370,11 @@ mod tests {
             r#"[Fuzzy("foo"), Fuzzy("\"unclosed"), Fuzzy("bar")]"#
         );
         assert!(Query::parse("   ").is_empty());
-        assert_eq!(Query::parse("re:").error(), Some("empty regex"));
-        assert!(Query::parse("re:(unclosed").error().is_some());
+        assert_eq!(Query::parse("re:").error(), Some("regex is empty"));
+        assert_eq!(
+            Query::parse("re:(unclosed").error(),
+            Some("regex unclosed group")
+        );
         assert!(Query::parse("re:^abc").error().is_none());
     }
 

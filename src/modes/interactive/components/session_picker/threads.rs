@@ -147,7 +147,11 @@ mod tests {
 
     #[test]
     fn parent_loops_do_not_hide_sessions() {
-        let sessions = [info("x", Some("y")), info("y", Some("x")), info("z", Some("z"))];
+        let sessions = [
+            info("x", Some("y")),
+            info("y", Some("x")),
+            info("z", Some("z")),
+        ];
         insta::assert_snapshot!(drawn(&sessions), @r"
         z
         x
