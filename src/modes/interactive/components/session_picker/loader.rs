@@ -146,6 +146,15 @@ impl Loader {
         any
     }
 
+    /// Stops the thread and waits for it (it finishes the batch it is reading first).
+    /// Dropping the loader stops it without waiting.
+    pub fn stop(mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+
     /// Whether the `Finished` event has been received.
     pub fn is_finished(&self) -> bool {
         self.finished
