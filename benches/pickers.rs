@@ -1,5 +1,5 @@
 //! Session picker speed on a big store: 1,000 synthetic sessions of 5 to 124 turns
-//! (about 290 MB, see `session::synth`) in the current folder's session directory.
+//! (about 270 MB, see `session::synth`) in the current folder's session directory.
 //!
 //! ```sh
 //! cargo bench --bench pickers

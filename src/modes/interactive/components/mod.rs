@@ -15,6 +15,8 @@ pub mod header;
 pub mod hotkeys;
 pub mod line_input;
 pub mod model_selector;
+#[cfg(test)]
+mod picker_widths;
 pub mod select_list;
 pub mod session_info;
 pub mod session_picker;
