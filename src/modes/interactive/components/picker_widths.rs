@@ -43,7 +43,7 @@ fn session(text: &str, i: usize) -> SessionInfo {
         path: PathBuf::from(format!("/home/u/.pi/agent/sessions/--p--/{text}{i}.jsonl")),
         id: format!("id-{i}").into(),
         cwd: format!("/home/u/{text}"),
-        name: (i % 2 == 0).then(|| text.to_string()),
+        name: i.is_multiple_of(2).then(|| text.to_string()),
         parent_session_path: (i > 0)
             .then(|| format!("/home/u/.pi/agent/sessions/--p--/{text}{}.jsonl", i - 1)),
         created: time,
