@@ -13,6 +13,7 @@
 //! covers what is loaded and refines as message text comes in, and the selection stays on
 //! the same session while rows are added around it.
 
+mod keys;
 mod loader;
 mod render;
 pub mod search;
@@ -24,15 +25,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use crossterm::event::KeyEvent;
 
 pub use loader::{
     DeleteMethod, LoadEvent, Loader, LoaderConfig, SessionText, delete_session_file,
     delete_with_trash_command, rename_session_file,
 };
 
-use super::line_input::{InputChange, LineInput};
-use crate::modes::interactive::keys::{Action, Keybindings};
+use super::line_input::LineInput;
 use crate::session::listing::SessionInfo;
 use search::{Query, SearchDoc};
 
@@ -458,163 +457,6 @@ impl SessionPicker {
         self.query_generation += 1;
         self.selected = 0;
         self.refilter(None);
-    }
-
-    /// Inserts pasted text into the search box (or the rename field).
-    pub fn paste(&mut self, text: &str) -> PickerOutcome {
-        match &mut self.mode {
-            Mode::List => {
-                self.query.insert_str(text);
-                self.set_query_changed();
-            }
-            Mode::Rename { input, .. } => input.insert_str(text),
-            Mode::ConfirmDelete(_) => return PickerOutcome::Ignored,
-        }
-        PickerOutcome::Handled
-    }
-
-    pub fn handle_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> PickerOutcome {
-        match &mut self.mode {
-            Mode::ConfirmDelete(path) => {
-                match keys.action_for(key, &[Action::SelectConfirm, Action::SelectCancel]) {
-                    Some(Action::SelectConfirm) => {
-                        let path = path.clone();
-                        self.mode = Mode::List;
-                        PickerOutcome::Delete { path }
-                    }
-                    Some(_) => {
-                        self.mode = Mode::List;
-                        PickerOutcome::Handled
-                    }
-                    // Everything else waits for an answer.
-                    None => PickerOutcome::Ignored,
-                }
-            }
-            Mode::Rename { path, input } => {
-                match keys.action_for(key, &[Action::SelectCancel, Action::SelectConfirm]) {
-                    Some(Action::SelectCancel) => {
-                        self.mode = Mode::List;
-                        PickerOutcome::Handled
-                    }
-                    Some(_) => {
-                        let name = input.value().trim().to_string();
-                        if name.is_empty() {
-                            return PickerOutcome::Ignored;
-                        }
-                        let path = path.clone();
-                        self.mode = Mode::List;
-                        PickerOutcome::Rename { path, name }
-                    }
-                    None => match input.handle_key(key, keys) {
-                        InputChange::Ignored => PickerOutcome::Ignored,
-                        _ => PickerOutcome::Handled,
-                    },
-                }
-            }
-            Mode::List => self.handle_list_key(key, keys),
-        }
-    }
-
-    fn handle_list_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> PickerOutcome {
-        const LIST_ACTIONS: &[Action] = &[
-            Action::Tab,
-            Action::SessionToggleSort,
-            Action::SessionToggleNamedFilter,
-            Action::SessionTogglePath,
-            Action::SessionDelete,
-            Action::SessionRename,
-            Action::SessionDeleteNoninvasive,
-            Action::SelectUp,
-            Action::SelectDown,
-            Action::SelectPageUp,
-            Action::SelectPageDown,
-            Action::SelectConfirm,
-            Action::SelectCancel,
-        ];
-        let last = self.rows.len().saturating_sub(1);
-        match keys.action_for(key, LIST_ACTIONS) {
-            Some(Action::Tab) => {
-                self.scope = match self.scope {
-                    Scope::Current => Scope::All,
-                    Scope::All => Scope::Current,
-                };
-                self.refilter(None);
-            }
-            Some(Action::SessionToggleSort) => {
-                self.sort = self.sort.next();
-                self.refilter(None);
-            }
-            Some(Action::SessionToggleNamedFilter) => {
-                self.named_only = !self.named_only;
-                self.refilter(None);
-            }
-            Some(Action::SessionTogglePath) => self.show_path = !self.show_path,
-            Some(Action::SessionDelete) => self.start_delete(),
-            Some(Action::SessionRename) => {
-                if !self.can_rename {
-                    return PickerOutcome::Ignored;
-                }
-                let Some(session) = self.selected_session() else {
-                    return PickerOutcome::Ignored;
-                };
-                self.mode = Mode::Rename {
-                    path: session.path.clone(),
-                    input: LineInput::with_value(session.name.as_deref().unwrap_or("")),
-                };
-            }
-            Some(Action::SessionDeleteNoninvasive) => {
-                if self.query.is_empty() {
-                    self.start_delete();
-                } else {
-                    // With text in the box it is an ordinary Backspace.
-                    let backspace = KeyEvent::new(
-                        crossterm::event::KeyCode::Backspace,
-                        crossterm::event::KeyModifiers::NONE,
-                    );
-                    if self.query.handle_key(&backspace, keys) == InputChange::Edited {
-                        self.set_query_changed();
-                    }
-                }
-            }
-            Some(Action::SelectUp) => self.selected = self.selected.saturating_sub(1),
-            Some(Action::SelectDown) => self.selected = (self.selected + 1).min(last),
-            Some(Action::SelectPageUp) => self.selected = self.selected.saturating_sub(MAX_VISIBLE),
-            Some(Action::SelectPageDown) => self.selected = (self.selected + MAX_VISIBLE).min(last),
-            Some(Action::SelectConfirm) => {
-                return match self.selected_session() {
-                    Some(s) => PickerOutcome::Selected(s.path.clone()),
-                    None => PickerOutcome::Ignored,
-                };
-            }
-            Some(Action::SelectCancel) => return PickerOutcome::Cancelled,
-            _ => {
-                return match self.query.handle_key(key, keys) {
-                    InputChange::Edited => {
-                        self.set_query_changed();
-                        PickerOutcome::Handled
-                    }
-                    InputChange::Moved => PickerOutcome::Handled,
-                    InputChange::Ignored => PickerOutcome::Ignored,
-                };
-            }
-        }
-        PickerOutcome::Handled
-    }
-
-    fn start_delete(&mut self) {
-        let Some(session) = self.selected_session() else {
-            return;
-        };
-        let path = session.path.clone();
-        if self.is_current(&path) {
-            self.set_status(
-                "Cannot delete the currently active session".into(),
-                true,
-                ERROR_MS,
-            );
-            return;
-        }
-        self.mode = Mode::ConfirmDelete(path);
     }
 
     fn is_current(&self, path: &Path) -> bool {
