@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime};
 
 use super::search::{MAX_SEARCH_TEXT_BYTES, normalize};
 use super::{Scope, SessionPicker};
-use crate::session::listing::{SessionInfo, load_search_text, session_info};
+use crate::session::listing::{SessionInfo, load_search_text_capped, session_info};
 
 /// Sessions in the first batch: enough to fill the first screen.
 const FIRST_BATCH: usize = 24;
@@ -245,10 +245,12 @@ impl Job {
         let (mine, theirs) = sessions_found.split_at(current_count);
         for chunk in mine.chunks(TEXT_BATCH).chain(theirs.chunks(TEXT_BATCH)) {
             let texts = par_map(chunk, |path| {
-                load_search_text(path).ok().map(|text| SessionText {
-                    path: path.clone(),
-                    text: normalize(&text, MAX_SEARCH_TEXT_BYTES),
-                })
+                load_search_text_capped(path, MAX_SEARCH_TEXT_BYTES)
+                    .ok()
+                    .map(|text| SessionText {
+                        path: path.clone(),
+                        text: normalize(&text, MAX_SEARCH_TEXT_BYTES),
+                    })
             });
             let texts: Vec<SessionText> = texts.into_iter().flatten().collect();
             if !texts.is_empty() {
