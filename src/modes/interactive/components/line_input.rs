@@ -187,9 +187,16 @@ impl LineInput {
     /// `> text` in at most `width` columns, the cursor shown as an inverted cell when
     /// `focused`. Long text scrolls sideways (like pi's input) so the cursor stays visible.
     pub fn render(&self, width: usize, focused: bool) -> Line<'static> {
+        self.render_with_cursor(width, focused).0
+    }
+
+    /// [`LineInput::render`] plus the column of the cursor cell, where the app puts the
+    /// terminal cursor so input methods (CJK IMEs) open at the right place.
+    pub fn render_with_cursor(&self, width: usize, focused: bool) -> (Line<'static>, usize) {
         let prompt_width = str_width(PROMPT);
         if width <= prompt_width {
-            return Line::from(PROMPT.chars().take(width).collect::<String>());
+            let prompt: String = PROMPT.chars().take(width).collect();
+            return (Line::from(prompt), width.saturating_sub(1));
         }
         let available = width - prompt_width;
         let graphemes: Vec<(usize, &str)> = self.value.grapheme_indices(true).collect();
@@ -219,6 +226,7 @@ impl LineInput {
         let mut text = String::new();
         let mut col = 0;
         let mut used = 0;
+        let mut cursor_at = None;
         for (i, (_, g)) in graphemes.iter().enumerate() {
             let w = widths[i];
             let at = col;
@@ -228,6 +236,9 @@ impl LineInput {
             }
             if used + w > scroll_width {
                 break;
+            }
+            if i == cursor_index {
+                cursor_at = Some(prompt_width + used);
             }
             used += w;
             if focused && i == cursor_index {
@@ -241,7 +252,8 @@ impl LineInput {
         if end_cell == 1 && used < available {
             spans.push(Span::styled(" ", reversed()));
         }
-        Line::from(spans)
+        let cursor = cursor_at.unwrap_or(prompt_width + used).min(width - 1);
+        (Line::from(spans), cursor)
     }
 }
 
@@ -310,13 +322,15 @@ mod tests {
     fn long_text_scrolls_to_keep_the_cursor_visible() {
         let keys = Keybindings::defaults();
         let mut input = typed("the quick brown fox jumps over the lazy dog");
-        let line = input.render(20, true);
+        let (line, cursor) = input.render_with_cursor(20, true);
         assert_eq!(plain(&[line], 20), "> over the lazy dog");
+        assert_eq!(cursor, 19);
         for _ in 0..40 {
             input.handle_key(&key(KeyCode::Left), &keys);
         }
-        let line = input.render(20, true);
+        let (line, cursor) = input.render_with_cursor(20, true);
         assert_eq!(plain(&[line], 20), "> the quick brown fo");
+        assert_eq!(cursor, 5);
         for width in 0..30 {
             plain(&[input.render(width, true)], width);
             plain(

@@ -241,6 +241,17 @@ impl ModelSelector {
     /// The selector in at most `width` columns and (when `height` > 0) about `height`
     /// rows: fewer models are shown to fit, never fewer than one.
     pub fn render(&self, width: usize, height: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        self.render_with_cursor(width, height, ui).0
+    }
+
+    /// [`ModelSelector::render`] plus where the terminal cursor belongs in the search box
+    /// (column, row), for input methods.
+    pub fn render_with_cursor(
+        &self,
+        width: usize,
+        height: usize,
+        ui: &Ui<'_>,
+    ) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
         let width = width.max(1);
         let muted = ui.fg(ThemeToken::Muted);
         let accent = ui.fg(ThemeToken::Accent);
@@ -264,7 +275,12 @@ impl ModelSelector {
             out.push(cut(Line::from(hint)));
         }
         out.push(Line::default());
-        out.push(self.query.render(width, true));
+        let (search, column) = self.query.render_with_cursor(width, true);
+        let cursor = (
+            u16::try_from(column).unwrap_or(u16::MAX),
+            u16::try_from(out.len()).unwrap_or(u16::MAX),
+        );
+        out.push(search);
         out.push(Line::default());
 
         let max_visible = if height == 0 {
@@ -327,7 +343,7 @@ impl ModelSelector {
         }
         out.push(Line::default());
         out.push(rule(width, ui.fg(ThemeToken::Border)));
-        out
+        (out, Some(cursor))
     }
 
     fn row(&self, model: &Model, selected: bool, ui: &Ui<'_>) -> Line<'static> {

@@ -175,6 +175,9 @@ fn a_scope_opens_on_the_scoped_models_and_tab_shows_all() {
 
         ────────────────────────────────────────────────────────────────────────────────
         ");
+    let t = theme();
+    let cursor = selector.render_with_cursor(80, 0, &Ui::new(&t, &keys)).1;
+    assert_eq!(cursor, Some((2, 5)), "in the search box, for IMEs");
     selector.handle_key(&key(KeyCode::Tab), &keys);
     assert_eq!(selector.scope(), ModelScope::All);
     assert_eq!(

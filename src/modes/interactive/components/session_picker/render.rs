@@ -22,15 +22,29 @@ impl SessionPicker {
     /// may use (0: no limit); fewer rows of sessions are shown to fit, never fewer than
     /// one.
     pub fn render(&self, width: usize, height: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        self.render_with_cursor(width, height, ui).0
+    }
+
+    /// [`SessionPicker::render`] plus where the terminal cursor belongs (column, row):
+    /// in the search box or the rename field, for input methods.
+    pub fn render_with_cursor(
+        &self,
+        width: usize,
+        height: usize,
+        ui: &Ui<'_>,
+    ) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
         let width = width.max(1);
         let border = rule(width, ui.fg(ThemeToken::Accent));
         let mut out = vec![Line::default(), border.clone(), Line::default()];
+        let cursor;
         match &self.mode {
             Mode::Rename { input, .. } => {
                 let bold = Style::default().add_modifier(Modifier::BOLD);
                 out.extend(styled_text("Rename Session", bold, width, 1));
                 out.push(Line::default());
-                out.push(input.render(width, true));
+                let (line, column) = input.render_with_cursor(width, true);
+                cursor = Some((column, out.len()));
+                out.push(line);
                 out.push(Line::default());
                 let hint = format!(
                     "{} to save · {} to cancel",
@@ -42,7 +56,9 @@ impl SessionPicker {
             Mode::List | Mode::ConfirmDelete(_) => {
                 out.extend(self.header_lines(width, ui));
                 out.push(Line::default());
-                out.push(self.search_line(width, ui));
+                let (line, column) = self.search_line(width, ui);
+                cursor = Some((column, out.len()));
+                out.push(line);
                 out.push(Line::default());
                 let budget = if height == 0 {
                     MAX_VISIBLE
@@ -54,7 +70,13 @@ impl SessionPicker {
         }
         out.push(Line::default());
         out.push(border);
-        out
+        let cursor = cursor.map(|(column, row)| {
+            (
+                u16::try_from(column).unwrap_or(u16::MAX),
+                u16::try_from(row).unwrap_or(u16::MAX),
+            )
+        });
+        (out, cursor)
     }
 
     fn header_lines(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
@@ -166,7 +188,7 @@ impl SessionPicker {
     }
 
     /// The search box, with how much message text is still loading while a search runs.
-    fn search_line(&self, width: usize, ui: &Ui<'_>) -> Line<'static> {
+    fn search_line(&self, width: usize, ui: &Ui<'_>) -> (Line<'static>, usize) {
         let pending = !self.finished && self.texts_loaded < self.entries.len();
         if pending && !self.parsed.is_empty() {
             let note = format!(
@@ -176,15 +198,15 @@ impl SessionPicker {
             );
             let note_width = str_width(&note);
             if width >= note_width + 2 + 20 {
-                let input = self.query.render(width - note_width - 2, true);
+                let (input, column) = self.query.render_with_cursor(width - note_width - 2, true);
                 let gap = width - line_width(&input) - note_width;
                 let mut spans = input.spans;
                 spans.push(Span::raw(" ".repeat(gap)));
                 spans.push(Span::styled(note, ui.fg(ThemeToken::Dim)));
-                return Line::from(spans);
+                return (Line::from(spans), column);
             }
         }
-        self.query.render(width, true)
+        self.query.render_with_cursor(width, true)
     }
 
     fn empty_text(&self, ui: &Ui<'_>) -> String {

@@ -253,15 +253,33 @@ impl SettingsSelector {
     /// The list (or an open submenu) between two rules, in at most `width` columns.
     /// With `height` > 0, fewer settings are shown to fit.
     pub fn render(&self, width: usize, height: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        self.render_with_cursor(width, height, ui).0
+    }
+
+    /// [`SettingsSelector::render`] plus where the terminal cursor belongs in the search
+    /// box (column, row; none while a submenu is open), for input methods.
+    pub fn render_with_cursor(
+        &self,
+        width: usize,
+        height: usize,
+        ui: &Ui<'_>,
+    ) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
         let width = width.max(1);
         let border = rule(width, ui.fg(ThemeToken::Border));
         let mut out = vec![border.clone()];
-        match &self.submenu {
-            Some(menu) => out.extend(self.render_submenu(menu, width, ui)),
-            None => out.extend(self.render_list(width, height, ui)),
-        }
+        let cursor = match &self.submenu {
+            Some(menu) => {
+                out.extend(self.render_submenu(menu, width, ui));
+                None
+            }
+            None => {
+                out.extend(self.render_list(width, height, ui));
+                let (_, column) = self.query.render_with_cursor(width, true);
+                Some((u16::try_from(column).unwrap_or(u16::MAX), 1))
+            }
+        };
         out.push(border);
-        out
+        (out, cursor)
     }
 
     fn render_list(&self, width: usize, height: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {

@@ -140,6 +140,10 @@ fn typing_filters_by_name() {
           Type to search · enter/space to change · escape/ctrl+c to close
         ──────────────────────────────────────────────────────────────────────
         ");
+    let t = theme();
+    let keys = Keybindings::defaults();
+    let ui = Ui::new(&t, &keys);
+    assert_eq!(selector.render_with_cursor(70, 0, &ui).1, Some((5, 1)));
     press(&mut selector, &[KeyCode::Char('z'), KeyCode::Char('z')]);
     insta::assert_snapshot!(view(&selector, 70, 0), @r"
         ──────────────────────────────────────────────────────────────────────

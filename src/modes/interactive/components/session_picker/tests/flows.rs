@@ -222,6 +222,7 @@ fn rename_asks_for_the_name_inside_the_picker_and_only_in_resume() {
 
         ────────────────────────────────────────────────────────────
         ");
+    assert_eq!(cursor(&picker), Some((20, 5)), "after the name");
     press(&mut picker, &[ctrl('u')]);
     assert_eq!(
         press(&mut picker, &[key(KeyCode::Enter)]),

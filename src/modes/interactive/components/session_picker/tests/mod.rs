@@ -128,6 +128,13 @@ fn view(picker: &SessionPicker, store: &Store, width: usize) -> String {
     plain(&picker.render(width, 40, &ui), width)
 }
 
+/// Where the terminal cursor goes (column, row), at 120×40.
+fn cursor(picker: &SessionPicker) -> Option<(u16, u16)> {
+    let t = theme();
+    let keys = Keybindings::defaults();
+    picker.render_with_cursor(120, 40, &Ui::new(&t, &keys)).1
+}
+
 /// The picker part of a pi capture: from the top through the second rule.
 fn pi_capture(name: &str) -> String {
     let text = fs::read_to_string(fixture("resume-listing").join(name)).unwrap();

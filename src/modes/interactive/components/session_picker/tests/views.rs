@@ -11,6 +11,7 @@ fn rows_order_and_hints_match_pis_captures_key_by_key() {
     store.copy("resume-listing", "--tmp-proj-resume--");
     let mut picker = store.picker(SessionPicker::new());
     assert_eq!(view(&picker, &store, 120), pi_capture("pi-resume-view.txt"));
+    assert_eq!(cursor(&picker), Some((2, 7)), "in the search box, for IMEs");
     press(&mut picker, &[ctrl('s')]);
     assert_eq!(
         view(&picker, &store, 120),
