@@ -307,10 +307,13 @@ impl SessionPicker {
             if let Some(&i) = self.by_path.get(&key) {
                 let entry = &mut self.entries[i];
                 entry.current_folder |= current_folder;
-                if !entry.doc.is_full() {
-                    entry.doc = SearchDoc::preview(&info);
-                }
                 entry.info = info;
+                if entry.doc.is_full() {
+                    // Keep the loaded text; the name may have changed.
+                    entry.doc.renamed(&entry.info);
+                } else {
+                    entry.doc = SearchDoc::preview(&entry.info);
+                }
                 entry.score = None;
                 continue;
             }
