@@ -133,7 +133,7 @@ async fn a_branch_summary_we_wrote_opens_in_pi_with_the_same_context() {
         paths: AgentPaths::new(home.agent()),
         settings: Settings::load(&home.agent(), &home.project()),
         registry,
-        session: SessionManager::create(&home.project(), home.agent().join("sessions/p")).unwrap(),
+        session: SessionManager::create(home.project(), home.agent().join("sessions/p")).unwrap(),
         model,
         thinking: ThinkingLevel::Off,
         scoped_models: Vec::new(),

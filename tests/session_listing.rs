@@ -8,7 +8,9 @@ mod support;
 use std::fs;
 use std::path::Path;
 
-use pi::session::listing::{SessionInfo, list, list_all, load_search_text};
+use pi::session::listing::{
+    SessionInfo, list, list_all, load_search_text, load_search_text_capped,
+};
 use pi::session::manager::SessionManager;
 use pi::session::paths::default_session_dir;
 use support::session::*;
@@ -117,5 +119,36 @@ fn search_text_holds_every_user_and_assistant_text() {
     assert_eq!(
         load_search_text(s.session_file().unwrap()).unwrap(),
         "find the needle looking found it"
+    );
+}
+
+#[test]
+fn capped_search_text_matches_the_full_text_and_stops_early_when_asked() {
+    for scenario in ["basic-tools", "fork", "resume-listing", "legacy"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/corpus")
+            .join(scenario);
+        for file in fs::read_dir(dir).unwrap() {
+            let path = file.unwrap().path();
+            if path.file_name().unwrap() == "requests.jsonl" {
+                continue;
+            }
+            let full = load_search_text(&path).unwrap();
+            assert_eq!(
+                load_search_text_capped(&path, usize::MAX).unwrap(),
+                full,
+                "{}",
+                path.display()
+            );
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = SessionManager::create("/p", dir.path()).unwrap();
+    s.append_message(user("first prompt")).unwrap();
+    s.append_message(assistant("first answer")).unwrap();
+    s.append_message(user("second prompt")).unwrap();
+    assert_eq!(
+        load_search_text_capped(s.session_file().unwrap(), 5).unwrap(),
+        "first prompt"
     );
 }

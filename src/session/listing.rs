@@ -247,6 +247,42 @@ fn message_text(line: &[u8]) -> Option<String> {
     })
 }
 
+/// [`load_search_text`] that stops reading once `max_bytes` of text are collected, and
+/// reads the file line by line instead of whole, so a multi-gigabyte session costs
+/// neither the time nor the memory of reading it all. The result may end past
+/// `max_bytes` by at most one message.
+pub fn load_search_text_capped(path: &Path, max_bytes: usize) -> Result<String> {
+    use std::io::BufRead;
+    let file = fs::File::open(path).map_err(|e| SessionError::io(IoOp::Read, path, e))?;
+    let mut reader = io::BufReader::with_capacity(1 << 16, file);
+    let mut line = Vec::new();
+    let mut out = String::new();
+    while out.len() < max_bytes {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| SessionError::io(IoOp::Read, path, e))?;
+        if read == 0 {
+            break;
+        }
+        let raw = line.strip_suffix(b"\n").unwrap_or(&line);
+        let LineScan::Object(head) = scan_line(raw) else {
+            continue;
+        };
+        if head.kind.as_deref() == Some("message")
+            && is_conversation_message(&head)
+            && let Some(text) = message_text(raw)
+            && !text.is_empty()
+        {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&text);
+        }
+    }
+    Ok(out)
+}
+
 /// Everything a picker's search looks at: the text of every user and assistant message of
 /// the session, joined with spaces (pi's `allMessagesText`).
 pub fn load_search_text(path: &Path) -> Result<String> {

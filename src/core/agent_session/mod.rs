@@ -46,7 +46,7 @@ pub use compaction::compaction_result_json;
 pub use models::{CycledModel, Direction};
 pub use navigation::{ForkResult, NavigateOptions, NavigateResult};
 pub use prompt::{ALREADY_STREAMING, PromptOptions, StreamingBehavior};
-pub use state::{ContextUsage, SessionStats, SessionStatus};
+pub use state::{ContextUsage, SessionStats, SessionStatus, TokenTotals};
 
 /// The default thinking level when switching to a reasoning model without a preference
 /// (pi writes `medium` in that case; see the corpus).

@@ -12,9 +12,18 @@ pub mod bash_execution;
 pub mod custom_message;
 pub mod footer;
 pub mod header;
+pub mod hotkeys;
+pub mod line_input;
+pub mod model_selector;
+#[cfg(test)]
+mod picker_widths;
 pub mod select_list;
+pub mod session_info;
+pub mod session_picker;
+pub mod settings_selector;
 pub mod status;
 pub mod summaries;
+pub mod thinking_selector;
 pub mod tool_execution;
 pub mod transcript;
 pub mod user_message;

@@ -1,0 +1,276 @@
+//! The entries of `/settings`: their labels, descriptions, `settings.json` keys and
+//! values, and the current values the list starts from.
+
+use serde_json::Value;
+
+use crate::ai::model::ThinkingLevel;
+use crate::core::settings::{QueueMode, Settings};
+
+/// One entry of the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SettingId {
+    AutoCompact,
+    ShowImages,
+    AutoResizeImages,
+    BlockImages,
+    SkillCommands,
+    HardwareCursor,
+    EditorPadding,
+    AutocompleteMaxVisible,
+    ClearOnShrink,
+    SteeringMode,
+    FollowUpMode,
+    HideThinking,
+    CollapseChangelog,
+    QuietStartup,
+    DoubleEscapeAction,
+    TreeFilterMode,
+    ThinkingLevel,
+    Theme,
+}
+
+impl SettingId {
+    /// Every entry, in pi's order.
+    pub const ALL: [SettingId; 18] = [
+        SettingId::AutoCompact,
+        SettingId::ShowImages,
+        SettingId::AutoResizeImages,
+        SettingId::BlockImages,
+        SettingId::SkillCommands,
+        SettingId::HardwareCursor,
+        SettingId::EditorPadding,
+        SettingId::AutocompleteMaxVisible,
+        SettingId::ClearOnShrink,
+        SettingId::SteeringMode,
+        SettingId::FollowUpMode,
+        SettingId::HideThinking,
+        SettingId::CollapseChangelog,
+        SettingId::QuietStartup,
+        SettingId::DoubleEscapeAction,
+        SettingId::TreeFilterMode,
+        SettingId::ThinkingLevel,
+        SettingId::Theme,
+    ];
+
+    /// The name in the list (pi's labels).
+    pub fn label(self) -> &'static str {
+        match self {
+            SettingId::AutoCompact => "Auto-compact",
+            SettingId::ShowImages => "Show images",
+            SettingId::AutoResizeImages => "Auto-resize images",
+            SettingId::BlockImages => "Block images",
+            SettingId::SkillCommands => "Skill commands",
+            SettingId::HardwareCursor => "Show hardware cursor",
+            SettingId::EditorPadding => "Editor padding",
+            SettingId::AutocompleteMaxVisible => "Autocomplete max items",
+            SettingId::ClearOnShrink => "Clear on shrink",
+            SettingId::SteeringMode => "Steering mode",
+            SettingId::FollowUpMode => "Follow-up mode",
+            SettingId::HideThinking => "Hide thinking",
+            SettingId::CollapseChangelog => "Collapse changelog",
+            SettingId::QuietStartup => "Quiet startup",
+            SettingId::DoubleEscapeAction => "Double-escape action",
+            SettingId::TreeFilterMode => "Tree filter mode",
+            SettingId::ThinkingLevel => "Thinking level",
+            SettingId::Theme => "Theme",
+        }
+    }
+
+    /// What the setting does, shown under the list.
+    pub fn description(self) -> &'static str {
+        match self {
+            SettingId::AutoCompact => {
+                "Summarize older messages automatically when the context window fills up"
+            }
+            SettingId::ShowImages => "Draw images inline, in terminals that can",
+            SettingId::AutoResizeImages => {
+                "Scale images down to at most 2000×2000 before they are sent to the model"
+            }
+            SettingId::BlockImages => "Never send images to the model",
+            SettingId::SkillCommands => "Offer every skill as a /skill:name command",
+            SettingId::HardwareCursor => {
+                "Show the terminal's own cursor in the editor (it is placed for IME input either way)"
+            }
+            SettingId::EditorPadding => "Empty columns left and right of the prompt editor (0-3)",
+            SettingId::AutocompleteMaxVisible => "Rows in the autocomplete list (3-20)",
+            SettingId::ClearOnShrink => {
+                "Clear rows left behind when the screen content gets shorter (may flicker)"
+            }
+            SettingId::SteeringMode => {
+                "Messages sent with Enter while the agent works: 'one-at-a-time' delivers one and waits for the reply, 'all' delivers them together"
+            }
+            SettingId::FollowUpMode => {
+                "Follow-up messages queued with Alt+Enter, delivered when the agent stops: 'one-at-a-time' or 'all' together"
+            }
+            SettingId::HideThinking => "Hide the model's thinking blocks in replies",
+            SettingId::CollapseChangelog => "Show a shorter changelog after an update",
+            SettingId::QuietStartup => "Print less when starting",
+            SettingId::DoubleEscapeAction => "What Escape twice on an empty editor opens",
+            SettingId::TreeFilterMode => "Which entries /tree shows when it opens",
+            SettingId::ThinkingLevel => "How much a reasoning model thinks before answering",
+            SettingId::Theme => "Colours of the interface",
+        }
+    }
+
+    /// The key path in `settings.json`.
+    pub fn key(self) -> &'static [&'static str] {
+        match self {
+            SettingId::AutoCompact => &["compaction", "enabled"],
+            SettingId::ShowImages => &["terminal", "showImages"],
+            SettingId::AutoResizeImages => &["images", "autoResize"],
+            SettingId::BlockImages => &["images", "blockImages"],
+            SettingId::SkillCommands => &["enableSkillCommands"],
+            SettingId::HardwareCursor => &["showHardwareCursor"],
+            SettingId::EditorPadding => &["editorPaddingX"],
+            SettingId::AutocompleteMaxVisible => &["autocompleteMaxVisible"],
+            SettingId::ClearOnShrink => &["terminal", "clearOnShrink"],
+            SettingId::SteeringMode => &["steeringMode"],
+            SettingId::FollowUpMode => &["followUpMode"],
+            SettingId::HideThinking => &["hideThinkingBlock"],
+            SettingId::CollapseChangelog => &["collapseChangelog"],
+            SettingId::QuietStartup => &["quietStartup"],
+            SettingId::DoubleEscapeAction => &["doubleEscapeAction"],
+            SettingId::TreeFilterMode => &["treeFilterMode"],
+            SettingId::ThinkingLevel => &["defaultThinkingLevel"],
+            SettingId::Theme => &["theme"],
+        }
+    }
+
+    /// The values Enter/Space cycles through (`None`: chosen from a list).
+    pub(super) fn choices(self) -> Option<&'static [&'static str]> {
+        const BOOL: &[&str] = &["true", "false"];
+        match self {
+            SettingId::AutoCompact
+            | SettingId::ShowImages
+            | SettingId::AutoResizeImages
+            | SettingId::BlockImages
+            | SettingId::SkillCommands
+            | SettingId::HardwareCursor
+            | SettingId::ClearOnShrink
+            | SettingId::HideThinking
+            | SettingId::CollapseChangelog
+            | SettingId::QuietStartup => Some(BOOL),
+            SettingId::EditorPadding => Some(&["0", "1", "2", "3"]),
+            SettingId::AutocompleteMaxVisible => Some(&["3", "5", "7", "10", "15", "20"]),
+            SettingId::SteeringMode | SettingId::FollowUpMode => Some(&["one-at-a-time", "all"]),
+            SettingId::DoubleEscapeAction => Some(&["tree", "fork", "none"]),
+            SettingId::TreeFilterMode => {
+                Some(&["default", "no-tools", "user-only", "labeled-only", "all"])
+            }
+            SettingId::ThinkingLevel | SettingId::Theme => None,
+        }
+    }
+
+    /// The value as it goes into `settings.json`.
+    pub(super) fn json(self, value: &str) -> Value {
+        match self.choices() {
+            Some(["true", "false"]) => Value::Bool(value == "true"),
+            _ if matches!(
+                self,
+                SettingId::EditorPadding | SettingId::AutocompleteMaxVisible
+            ) =>
+            {
+                value
+                    .parse::<u64>()
+                    .map_or_else(|_| value.into(), Value::from)
+            }
+            _ => value.into(),
+        }
+    }
+}
+
+/// The current values the list starts from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsValues {
+    pub auto_compact: bool,
+    /// `None` when the terminal cannot show images (the entry is left out, as in pi).
+    pub show_images: Option<bool>,
+    pub auto_resize_images: bool,
+    pub block_images: bool,
+    pub skill_commands: bool,
+    pub hardware_cursor: bool,
+    pub editor_padding: u64,
+    pub autocomplete_max_visible: u64,
+    pub clear_on_shrink: bool,
+    pub steering_mode: QueueMode,
+    pub follow_up_mode: QueueMode,
+    pub hide_thinking: bool,
+    pub collapse_changelog: bool,
+    pub quiet_startup: bool,
+    pub double_escape_action: String,
+    pub tree_filter_mode: String,
+    pub thinking_level: ThinkingLevel,
+    /// Levels the current model supports.
+    pub thinking_levels: Vec<ThinkingLevel>,
+    pub theme: String,
+    /// Built-in and custom theme names.
+    pub themes: Vec<String>,
+}
+
+impl SettingsValues {
+    /// Values from the merged settings files. The app then sets what the session knows
+    /// better: the thinking level and the levels the model supports, the theme list, and
+    /// whether the terminal shows images.
+    pub fn from_settings(settings: &Settings) -> SettingsValues {
+        SettingsValues {
+            auto_compact: settings.compaction_enabled(),
+            show_images: Some(settings.show_images()),
+            auto_resize_images: settings.image_auto_resize(),
+            block_images: settings.block_images(),
+            skill_commands: settings.enable_skill_commands(),
+            hardware_cursor: settings.show_hardware_cursor(),
+            editor_padding: settings.editor_padding_x(),
+            autocomplete_max_visible: settings.autocomplete_max_visible(),
+            clear_on_shrink: settings.clear_on_shrink(),
+            steering_mode: settings.steering_mode(),
+            follow_up_mode: settings.follow_up_mode(),
+            hide_thinking: settings.hide_thinking_block(),
+            collapse_changelog: settings.collapse_changelog(),
+            quiet_startup: settings.quiet_startup(),
+            double_escape_action: settings.double_escape_action().to_string(),
+            tree_filter_mode: settings.tree_filter_mode().to_string(),
+            thinking_level: settings.default_thinking_level().unwrap_or_default(),
+            thinking_levels: ThinkingLevel::ALL.to_vec(),
+            theme: settings.theme().unwrap_or("dark").to_string(),
+            themes: crate::modes::interactive::theme::builtin_theme_names()
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    pub(super) fn value(&self, id: SettingId) -> Option<String> {
+        let flag = |b: bool| b.to_string();
+        Some(match id {
+            SettingId::AutoCompact => flag(self.auto_compact),
+            SettingId::ShowImages => flag(self.show_images?),
+            SettingId::AutoResizeImages => flag(self.auto_resize_images),
+            SettingId::BlockImages => flag(self.block_images),
+            SettingId::SkillCommands => flag(self.skill_commands),
+            SettingId::HardwareCursor => flag(self.hardware_cursor),
+            SettingId::EditorPadding => self.editor_padding.to_string(),
+            SettingId::AutocompleteMaxVisible => self.autocomplete_max_visible.to_string(),
+            SettingId::ClearOnShrink => flag(self.clear_on_shrink),
+            SettingId::SteeringMode => self.steering_mode.as_str().to_string(),
+            SettingId::FollowUpMode => self.follow_up_mode.as_str().to_string(),
+            SettingId::HideThinking => flag(self.hide_thinking),
+            SettingId::CollapseChangelog => flag(self.collapse_changelog),
+            SettingId::QuietStartup => flag(self.quiet_startup),
+            SettingId::DoubleEscapeAction => self.double_escape_action.clone(),
+            SettingId::TreeFilterMode => self.tree_filter_mode.clone(),
+            SettingId::ThinkingLevel => self.thinking_level.as_str().to_string(),
+            SettingId::Theme => self.theme.clone(),
+        })
+    }
+}
+
+/// Short descriptions of the thinking levels.
+pub fn thinking_level_description(level: ThinkingLevel) -> &'static str {
+    match level {
+        ThinkingLevel::Off => "No reasoning",
+        ThinkingLevel::Minimal => "A glance before answering (about 1k tokens)",
+        ThinkingLevel::Low => "Light reasoning (about 2k tokens)",
+        ThinkingLevel::Medium => "Moderate reasoning (about 8k tokens)",
+        ThinkingLevel::High => "Deep reasoning (about 16k tokens)",
+        ThinkingLevel::Xhigh => "As deep as the model goes (about 32k tokens)",
+    }
+}
