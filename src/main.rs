@@ -108,8 +108,20 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
     pi::core::timing::mark("arguments");
     let settings = Settings::load(&paths.agent_dir, &cwd);
     let session_dir = startup::session_dir_for(&args, &settings, &paths, &cwd);
-    let Some(source) = startup::resolve_session_source(&args, &session_dir, &paths, None)? else {
-        return Ok(0);
+    // `--resume` in the interactive UI shows its own picker; everything else is decided
+    // (and asked, where pi asks) before the UI starts.
+    let tui_resume = print_mode.is_none()
+        && args.cli.resume
+        && args.cli.fork.is_none()
+        && args.cli.session.is_none()
+        && !args.cli.no_session;
+    let source = if tui_resume {
+        startup::SessionSource::Create
+    } else {
+        match startup::resolve_session_source(&args, &session_dir, &paths, None)? {
+            Some(source) => source,
+            None => return Ok(0),
+        }
     };
     let files = process_file_args(&args.file_args, &cwd, settings.image_auto_resize())
         .map_err(StartupError)?;
@@ -141,18 +153,37 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
         pi::core::timing::mark("placeholder session");
         let loader_args = args.clone();
         let loader_cwd = cwd;
-        let loader: pi::modes::interactive::app::SessionLoader = Box::new(move || {
-            let manager = startup::open_session_source(&source, &loader_cwd, &session_dir)
-                .map_err(|e| e.0)?;
-            let built = startup::build_session(&loader_args, &loader_cwd, paths, settings, manager)
-                .map_err(|e| e.0)?;
-            Ok((built.session, built.warnings))
-        });
+        let picker_dir = session_dir.clone();
+        let make_loader =
+            move |source: startup::SessionSource| -> pi::modes::interactive::app::SessionLoader {
+                Box::new(move || {
+                    let manager = startup::open_session_source(&source, &loader_cwd, &session_dir)
+                        .map_err(|e| e.0)?;
+                    let built =
+                        startup::build_session(&loader_args, &loader_cwd, paths, settings, manager)
+                            .map_err(|e| e.0)?;
+                    Ok((built.session, built.warnings))
+                })
+            };
+        let (loader, resume) = if tui_resume {
+            let open: pi::modes::interactive::app::SessionOpener =
+                Box::new(move |path| make_loader(startup::SessionSource::Open(path)));
+            (
+                None,
+                Some(pi::modes::interactive::app::ResumeAtStartup {
+                    session_dir: picker_dir,
+                    open,
+                }),
+            )
+        } else {
+            (Some(make_loader(source)), None)
+        };
         let options = pi::modes::interactive::app::InteractiveOptions {
             initial_prompts: prompts.into_iter().map(|p| (p.text, p.images)).collect(),
             warnings: Vec::new(),
             verbose: args.cli.verbose,
-            loader: Some(loader),
+            loader,
+            resume,
         };
         let code = rt.block_on(pi::modes::interactive::app::run_interactive(
             placeholder.session,

@@ -170,3 +170,71 @@ fn resizing_while_streaming_keeps_one_copy_of_everything() {
     assert_eq!(screen.matches("mock-model").count(), 1, "{screen}");
     let _ = env.server.requests();
 }
+
+#[test]
+fn resume_lists_the_sessions_and_opens_the_chosen_one() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [
+        {"text": "alpha answer"}, {"text": "beta answer"}, {"text": "gamma answer"},
+        {"text": "continued in beta"}
+    ]}));
+    for prompt in [
+        "Session alpha prompt",
+        "Session beta prompt",
+        "Session gamma prompt",
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pi"))
+            .current_dir(env.cwd())
+            .env("HOME", env.dir.path().join("home"))
+            .env_remove("PI_CODING_AGENT_DIR")
+            .args(["--provider", "mock", "--model", "mock-model", "-p", prompt])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        // Distinct modification times order the list.
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let t = env.start("--resume", 110, 30);
+    let screen = t.wait_for("Session alpha prompt", WAIT);
+    assert!(screen.contains("Session beta prompt"), "{screen}");
+    assert!(screen.contains("Session gamma prompt"), "{screen}");
+    // Newest first: gamma, beta, alpha. Pick beta.
+    t.keys(&["Down"]);
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("beta answer", WAIT);
+    assert!(!screen.contains("gamma answer"), "{screen}");
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.type_text("and now?");
+    t.keys(&["Enter"]);
+    t.wait_for("continued in beta", WAIT);
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+    // The new turn went into beta's file; no new session file was created.
+    assert_eq!(env.session_files().len(), 3);
+    let beta = env
+        .session_files()
+        .into_iter()
+        .find(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .contains("Session beta prompt")
+        })
+        .unwrap();
+    assert!(
+        std::fs::read_to_string(beta)
+            .unwrap()
+            .contains("continued in beta")
+    );
+}
+
+#[test]
+fn resume_cancelled_says_no_session_selected() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": []}));
+    let t = env.start("--resume", 100, 20);
+    t.wait_for("Resume Session", WAIT);
+    t.keys(&["Escape"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+    assert!(t.screen().contains("No session selected"), "{}", t.screen());
+}

@@ -258,6 +258,15 @@ impl AgentSession {
         self.state().tools.clone()
     }
 
+    /// The models Ctrl+P cycles through (`--models` / `enabledModels`), if scoped.
+    pub fn scoped_models(&self) -> Vec<Model> {
+        self.state()
+            .scoped_models
+            .iter()
+            .map(|s| s.model.clone())
+            .collect()
+    }
+
     pub fn is_streaming(&self) -> bool {
         self.state().streaming
     }

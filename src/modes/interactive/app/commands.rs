@@ -9,8 +9,14 @@ use crate::modes::interactive::components::transcript::ChatItem;
 
 use super::AppMsg;
 use super::input::KeyCommand;
-use super::overlay::{InputPurpose, Overlay, SelectPurpose};
+use super::overlay::{InputPurpose, Overlay, OverlayOutcome, SelectPurpose};
 use super::state::App;
+use crate::modes::interactive::components::session_picker::{
+    Loader, LoaderConfig, SessionPicker, delete_session_file, rename_session_file,
+};
+use crate::modes::interactive::components::settings_selector::{
+    SettingId, SettingsSelector, SettingsValues,
+};
 
 /// Built-in slash commands (name, description), as pi lists them.
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
@@ -291,54 +297,17 @@ impl App {
     }
 
     fn show_session_info(&mut self) {
-        let stats = self.session.stats();
-        let status = self.session.status();
-        let mut lines = vec![
-            "Session Info".to_string(),
-            format!(
-                "Name: {}",
-                status.session_name.unwrap_or_else(|| "(none)".into())
-            ),
-            format!(
-                "File: {}",
-                stats
-                    .session_file
-                    .clone()
-                    .unwrap_or_else(|| "In-memory".into())
-            ),
-            format!("ID: {}", stats.session_id),
-            String::new(),
-            "Messages".to_string(),
-            format!("User: {}", stats.user_messages),
-            format!("Assistant: {}", stats.assistant_messages),
-            format!("Tool Calls: {}", stats.tool_calls),
-            format!("Tool Results: {}", stats.tool_results),
-            format!("Total: {}", stats.total_messages),
-            String::new(),
-            "Tokens".to_string(),
-            format!("Input: {}", stats.tokens.input),
-            format!("Output: {}", stats.tokens.output),
-        ];
-        if stats.tokens.cache_read > 0 {
-            lines.push(format!("Cache Read: {}", stats.tokens.cache_read));
-        }
-        if stats.tokens.cache_write > 0 {
-            lines.push(format!("Cache Write: {}", stats.tokens.cache_write));
-        }
-        lines.push(format!("Total: {}", stats.tokens.total));
-        lines.push(String::new());
-        lines.push(format!("Cost: ${:.4}", stats.cost));
-        self.overlay = Some(Overlay::info("/session", lines));
+        let view = crate::modes::interactive::components::session_info::SessionInfoView {
+            name: self.session.status().session_name,
+            stats: self.session.stats(),
+        };
+        self.overlay = Some(Overlay::View(Box::new(view)));
     }
 
     fn show_hotkeys(&mut self) {
-        use crate::modes::interactive::keys::Action;
-        let lines = Action::ALL
-            .iter()
-            .filter(|a| !self.keys.key_text(**a).is_empty())
-            .map(|a| format!("{:<22} {}", self.keys.key_text(*a), a.description()))
-            .collect();
-        self.overlay = Some(Overlay::info("Keyboard shortcuts", lines));
+        self.overlay = Some(Overlay::View(Box::new(
+            crate::modes::interactive::components::hotkeys::HotkeysView,
+        )));
     }
 
     fn copy_last_answer(&mut self) {
@@ -354,36 +323,25 @@ impl App {
 
     pub fn open_model_selector(&mut self) {
         self.session.with_registry(|r| r.reload());
+        let error = self
+            .session
+            .with_registry(|r| r.error().map(str::to_string));
         let current = self.session.model();
         let models = self.session.with_registry(|r| r.available());
         if models.is_empty() {
             self.notice("No models available: set an API key (/login) or configure models.json");
             return;
         }
-        let mut items = Vec::new();
-        let mut selected = 0;
-        for (i, m) in models.iter().enumerate() {
-            if current
+        let scoped = self.session.scoped_models();
+        let selector = crate::modes::interactive::components::model_selector::ModelSelector::new(
+            models,
+            current
                 .as_ref()
-                .is_some_and(|c| c.provider == m.provider && c.id == m.id)
-            {
-                selected = i;
-            }
-            items.push(item(
-                &m.full_id(),
-                &m.full_id(),
-                Some(format!(
-                    "{}{}",
-                    crate::cli::list_models::format_token_count(m.context_window),
-                    if m.reasoning { " · thinking" } else { "" }
-                )),
-            ));
-        }
-        let mut overlay = Overlay::select("Select model", items, SelectPurpose::Model);
-        if let Overlay::Select { list, .. } = &mut overlay {
-            list.set_selected(selected);
-        }
-        self.overlay = Some(overlay);
+                .map(|m| (m.provider.as_str(), m.id.as_str())),
+        )
+        .with_scoped(scoped)
+        .with_error(error);
+        self.overlay = Some(Overlay::Models(Box::new(selector)));
     }
 
     fn open_fork_selector(&mut self) {
@@ -412,27 +370,38 @@ impl App {
             self.notice("This session is not saved; there is nothing to resume from");
             return;
         };
-        let sessions = crate::session::listing::list(&dir).unwrap_or_default();
-        if sessions.is_empty() {
-            self.notice("No sessions found");
-            return;
-        }
-        let items = sessions
-            .iter()
-            .map(|s| {
-                let title = s.name.clone().unwrap_or_else(|| s.first_message.clone());
-                item(
-                    &s.path.display().to_string(),
-                    &title.replace('\n', " "),
-                    Some(format!("{} messages", s.message_count)),
-                )
-            })
-            .collect();
-        self.overlay = Some(Overlay::select(
-            "Resume Session (Current Folder)",
-            items,
-            SelectPurpose::ResumeSession,
-        ));
+        let current = self
+            .session
+            .with_session(|m| m.session_file().map(|p| p.to_path_buf()));
+        self.open_session_picker(dir, current, true, false);
+    }
+
+    /// Shows the session picker, listing sessions in the background.
+    pub fn open_session_picker(
+        &mut self,
+        current_dir: std::path::PathBuf,
+        current_session: Option<std::path::PathBuf>,
+        allow_rename: bool,
+        at_startup: bool,
+    ) {
+        let picker = SessionPicker::new()
+            .with_rename(allow_rename)
+            .with_current_session(current_session);
+        let tx = self.tx.clone();
+        let loader = Loader::start_with_waker(
+            LoaderConfig {
+                current_dir,
+                sessions_root: Some(self.session.paths().sessions_root()),
+            },
+            move || {
+                let _ = tx.send(AppMsg::Redraw);
+            },
+        );
+        self.overlay = Some(Overlay::Sessions {
+            picker: Box::new(picker),
+            loader: Some(loader),
+            at_startup,
+        });
     }
 
     pub fn open_tree(&mut self) {
@@ -440,11 +409,176 @@ impl App {
     }
 
     fn open_settings(&mut self) {
-        let path = self.session.paths().settings();
-        self.notice(format!(
-            "Settings are in {} (see docs/settings.md)",
-            path.display()
-        ));
+        let mut values = self
+            .session
+            .with_settings(|s| SettingsValues::from_settings(s));
+        values.thinking_level = self.session.thinking_level();
+        values.thinking_levels = self.session.available_thinking_levels();
+        values.theme = self.theme.name().to_string();
+        let mut themes: Vec<String> = crate::modes::interactive::theme::builtin_theme_names()
+            .map(str::to_string)
+            .collect();
+        let custom =
+            crate::modes::interactive::theme::discover_themes(&self.session.paths().themes())
+                .unwrap_or_default();
+        for file in custom {
+            if !themes.contains(&file.name) {
+                themes.push(file.name);
+            }
+        }
+        values.themes = themes;
+        values.show_images = None;
+        self.overlay = Some(Overlay::Settings(Box::new(SettingsSelector::new(&values))));
+    }
+
+    /// Results of the pickers and the settings list.
+    pub fn on_picker_outcome(&mut self, outcome: OverlayOutcome) -> KeyCommand {
+        match outcome {
+            OverlayOutcome::SessionChosen(path) => {
+                let at_startup = matches!(
+                    self.overlay,
+                    Some(Overlay::Sessions {
+                        at_startup: true,
+                        ..
+                    })
+                );
+                self.overlay = None;
+                if at_startup {
+                    return KeyCommand::OpenStartupSession(path);
+                }
+                let session = self.session.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = session.switch_session(&path).await {
+                        let _ = tx.send(AppMsg::Error(e));
+                    }
+                });
+            }
+            OverlayOutcome::StartupCancelled => {
+                self.overlay = None;
+                self.quit_message = Some("No session selected".into());
+                self.quit = true;
+            }
+            OverlayOutcome::RenameSession { path, name } => {
+                let is_current = self
+                    .session
+                    .with_session(|m| m.session_file().is_some_and(|f| f == path));
+                let result = if is_current {
+                    self.session.set_session_name(&name).map(|()| name.clone())
+                } else {
+                    rename_session_file(&path, &name).map(|()| name.clone())
+                };
+                self.footer_cache = None;
+                if let Some(Overlay::Sessions { picker, .. }) = self.overlay.as_mut() {
+                    picker.renamed(&path, result);
+                }
+            }
+            OverlayOutcome::DeleteSession(path) => {
+                let result = delete_session_file(&path);
+                if let Some(Overlay::Sessions { picker, .. }) = self.overlay.as_mut() {
+                    picker.deleted(&path, result);
+                }
+            }
+            OverlayOutcome::ModelChosen { provider, id } => {
+                self.overlay = None;
+                let model = self
+                    .session
+                    .with_registry(|r| r.find(&provider, &id).cloned());
+                match model.map(|m| self.session.set_model(m)) {
+                    Some(Ok(())) => self.flash(format!("Model: {provider}/{id}")),
+                    Some(Err(e)) => self.notice(e),
+                    None => self.notice(format!("Model {provider}/{id} is no longer available")),
+                }
+                self.footer_cache = None;
+            }
+            OverlayOutcome::ThinkingChosen(level) => {
+                self.overlay = None;
+                if let Err(e) = self.session.set_thinking_level(level) {
+                    self.notice(e);
+                }
+                self.footer_cache = None;
+            }
+            OverlayOutcome::SettingChanged {
+                setting,
+                key,
+                value,
+            } => self.apply_setting(setting, key, value),
+            OverlayOutcome::PreviewTheme(name) => self.use_theme(&name),
+            OverlayOutcome::Keep
+            | OverlayOutcome::Cancelled
+            | OverlayOutcome::Selected(..)
+            | OverlayOutcome::Entered(..) => {}
+        }
+        KeyCommand::None
+    }
+
+    /// Saves a changed setting and applies it to the running session at once.
+    fn apply_setting(&mut self, setting: SettingId, key: &[&str], value: serde_json::Value) {
+        if let Err(e) = self
+            .session
+            .with_settings(|s| s.set_global(key, value.clone()))
+        {
+            self.notice(e.to_string());
+        }
+        let flag = value.as_bool().unwrap_or(false);
+        let number = value.as_u64().unwrap_or(0) as usize;
+        let text = value.as_str().unwrap_or_default().to_string();
+        match setting {
+            SettingId::AutoCompact => self.session.set_auto_compaction(flag),
+            SettingId::HideThinking => {
+                self.hide_thinking = flag;
+                self.transcript.set_hide_thinking(flag);
+                self.full_redraw = true;
+            }
+            SettingId::ThinkingLevel => {
+                if let Some(level) = crate::ai::model::ThinkingLevel::parse(&text) {
+                    let _ = self.session.set_thinking_level(level);
+                }
+            }
+            SettingId::Theme => self.use_theme(&text),
+            SettingId::SteeringMode | SettingId::FollowUpMode => {
+                let mode = if text == "all" {
+                    crate::agent::DeliveryMode::All
+                } else {
+                    crate::agent::DeliveryMode::OneAtATime
+                };
+                let queues = self.session.queues();
+                if setting == SettingId::SteeringMode {
+                    queues.set_modes(mode, queues.follow_up_mode());
+                } else {
+                    queues.set_modes(queues.steering_mode(), mode);
+                }
+            }
+            SettingId::HardwareCursor => self.show_hardware_cursor = flag,
+            SettingId::EditorPadding => self.editor.set_padding_x(number),
+            SettingId::AutocompleteMaxVisible => self.editor.set_autocomplete_max_visible(number),
+            SettingId::QuietStartup => self.header.expanded = !flag,
+            SettingId::ShowImages
+            | SettingId::AutoResizeImages
+            | SettingId::BlockImages
+            | SettingId::SkillCommands
+            | SettingId::ClearOnShrink
+            | SettingId::CollapseChangelog
+            | SettingId::DoubleEscapeAction
+            | SettingId::TreeFilterMode => {}
+        }
+        self.footer_cache = None;
+    }
+
+    /// Switches the colours (a preview while choosing, or the saved choice).
+    fn use_theme(&mut self, name: &str) {
+        let mode = crate::modes::interactive::theme::ColorMode::detect(|k| std::env::var(k).ok());
+        match crate::modes::interactive::theme::Theme::load_named(
+            name,
+            &self.session.paths().themes(),
+            mode,
+        ) {
+            Ok(theme) => {
+                self.theme = theme;
+                self.full_redraw = true;
+            }
+            Err(e) => self.notice(e.to_string()),
+        }
     }
 
     /// `/export [file]`: the whole session tree as one HTML page.

@@ -22,6 +22,8 @@ pub enum KeyCommand {
     Suspend,
     ExternalEditor,
     DoubleEscape,
+    /// `--resume`: the user chose the session to open.
+    OpenStartupSession(std::path::PathBuf),
 }
 
 const APP_ACTIONS: &[Action] = &[
@@ -69,6 +71,7 @@ impl App {
                     self.overlay = None;
                     return self.on_entered(purpose, text);
                 }
+                other => return self.on_picker_outcome(other),
             }
             return KeyCommand::None;
         }

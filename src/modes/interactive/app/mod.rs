@@ -62,6 +62,15 @@ pub struct Loaded {
 /// placeholder session first and switches over when this returns.
 pub type SessionLoader = Box<dyn FnOnce() -> Result<(AgentSession, Vec<String>), String> + Send>;
 
+/// `--resume`: makes the loader for the session file the user picks.
+pub type SessionOpener = Box<dyn FnOnce(std::path::PathBuf) -> SessionLoader + Send>;
+
+/// `--resume` at startup: where to list sessions and how to open the chosen one.
+pub struct ResumeAtStartup {
+    pub session_dir: std::path::PathBuf,
+    pub open: SessionOpener,
+}
+
 /// What the interactive mode starts with.
 #[derive(Default)]
 pub struct InteractiveOptions {
@@ -71,6 +80,8 @@ pub struct InteractiveOptions {
     pub verbose: bool,
     /// Loads the real session; until it returns the UI works on the placeholder.
     pub loader: Option<SessionLoader>,
+    /// Show the session picker first (`--resume`) and load what the user picks.
+    pub resume: Option<ResumeAtStartup>,
 }
 
 /// Frames are drawn at most this often.
@@ -106,20 +117,11 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     }
     let mut options = options;
     if let Some(loader) = options.loader.take() {
+        start_loading(&mut app, loader);
+    } else if let Some(resume) = options.resume.take() {
         app.loading = true;
-        app.status = Status::Message("Loading session...".into());
-        let load_tx = tx.clone();
-        tokio::task::spawn_blocking(move || {
-            let result = loader().map(|(session, warnings)| {
-                let usage = state::usage_totals(&session);
-                Loaded {
-                    session,
-                    warnings,
-                    usage,
-                }
-            });
-            let _ = load_tx.send(AppMsg::Loaded(result));
-        });
+        app.startup_open = Some(resume.open);
+        app.open_session_picker(resume.session_dir, None, false, true);
     }
 
     // Walking the project for @-completion can take a while in big repositories.
@@ -231,7 +233,28 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     let _ = app.renderer.finish_session(&mut stdout);
     let _ = stdout.flush();
     drop(guard);
+    if let Some(message) = app.quit_message.take() {
+        println!("{message}");
+    }
     0
+}
+
+/// Opens the real session on a blocking thread; the result arrives as `AppMsg::Loaded`.
+fn start_loading(app: &mut App, loader: SessionLoader) {
+    app.loading = true;
+    app.status = Status::Message("Loading session...".into());
+    let load_tx = app.tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let result = loader().map(|(session, warnings)| {
+            let usage = state::usage_totals(&session);
+            Loaded {
+                session,
+                warnings,
+                usage,
+            }
+        });
+        let _ = load_tx.send(AppMsg::Loaded(result));
+    });
 }
 
 fn send_initial(app: &mut App, text: String, images: Vec<crate::ai::message::ImageContent>) {
@@ -269,6 +292,11 @@ fn handle_command(app: &mut App, command: KeyCommand, guard: &TerminalGuard) {
             app.dirty = true;
         }
         KeyCommand::ExternalEditor => external_editor(app),
+        KeyCommand::OpenStartupSession(path) => {
+            if let Some(open) = app.startup_open.take() {
+                start_loading(app, open(path));
+            }
+        }
     }
 }
 
@@ -453,8 +481,10 @@ fn new_app(
         loading: false,
         queued_submits: Vec::new(),
         history_budget: HISTORY_BUDGET,
+        quit_message: None,
+        startup_open: None,
     };
-    if options.loader.is_none() {
+    if options.loader.is_none() && options.resume.is_none() {
         app.refresh_usage();
         app.rebuild_transcript();
     }

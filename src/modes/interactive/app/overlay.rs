@@ -8,9 +8,16 @@ use crossterm::event::KeyEvent;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
+use crate::ai::model::ThinkingLevel;
 use crate::modes::interactive::autocomplete::CompletionItem;
+use crate::modes::interactive::components::model_selector::{ModelSelector, ModelSelectorOutcome};
 use crate::modes::interactive::components::select_list::{SelectList, SelectOutcome};
-use crate::modes::interactive::components::{Ui, rule, styled_text};
+use crate::modes::interactive::components::session_picker::{Loader, PickerOutcome, SessionPicker};
+use crate::modes::interactive::components::settings_selector::{
+    SettingId, SettingsOutcome, SettingsSelector,
+};
+use crate::modes::interactive::components::thinking_selector::{ThinkingOutcome, ThinkingSelector};
+use crate::modes::interactive::components::{Component, Ui, rule, styled_text};
 use crate::modes::interactive::editor::{Editor, EditorAction};
 use crate::modes::interactive::keys::{Action, Keybindings};
 use crate::modes::interactive::text::truncate_line;
@@ -53,6 +60,18 @@ pub enum Overlay {
         title: String,
         lines: Vec<String>,
     },
+    /// A read-only view (`/hotkeys`, `/session`); any key closes it.
+    View(Box<dyn Component + Send>),
+    /// The session picker (`/resume`, `--resume`) and its background listing.
+    Sessions {
+        picker: Box<SessionPicker>,
+        loader: Option<Loader>,
+        /// Opened by `--resume` at startup: cancelling it quits.
+        at_startup: bool,
+    },
+    Models(Box<ModelSelector>),
+    Settings(Box<SettingsSelector>),
+    Thinking(ThinkingSelector),
 }
 
 /// What a key did to a dialog.
@@ -61,6 +80,25 @@ pub enum OverlayOutcome {
     Cancelled,
     Selected(SelectPurpose, CompletionItem),
     Entered(InputPurpose, String),
+    SessionChosen(std::path::PathBuf),
+    /// The startup session picker was closed without a choice.
+    StartupCancelled,
+    RenameSession {
+        path: std::path::PathBuf,
+        name: String,
+    },
+    DeleteSession(std::path::PathBuf),
+    ModelChosen {
+        provider: String,
+        id: String,
+    },
+    SettingChanged {
+        setting: SettingId,
+        key: &'static [&'static str],
+        value: serde_json::Value,
+    },
+    PreviewTheme(String),
+    ThinkingChosen(ThinkingLevel),
 }
 
 impl Overlay {
@@ -114,22 +152,105 @@ impl Overlay {
                     EditorAction::Handled | EditorAction::Ignored => OverlayOutcome::Keep,
                 }
             }
-            Overlay::Info { .. } => OverlayOutcome::Cancelled,
+            Overlay::Info { .. } | Overlay::View(_) => OverlayOutcome::Cancelled,
+            Overlay::Sessions {
+                picker, at_startup, ..
+            } => match picker.handle_key(key, keys) {
+                PickerOutcome::Handled | PickerOutcome::Ignored => OverlayOutcome::Keep,
+                PickerOutcome::Selected(path) => OverlayOutcome::SessionChosen(path),
+                PickerOutcome::Cancelled if *at_startup => OverlayOutcome::StartupCancelled,
+                PickerOutcome::Cancelled => OverlayOutcome::Cancelled,
+                PickerOutcome::Rename { path, name } => {
+                    OverlayOutcome::RenameSession { path, name }
+                }
+                PickerOutcome::Delete { path } => OverlayOutcome::DeleteSession(path),
+            },
+            Overlay::Models(selector) => match selector.handle_key(key, keys) {
+                ModelSelectorOutcome::Handled | ModelSelectorOutcome::Ignored => {
+                    OverlayOutcome::Keep
+                }
+                ModelSelectorOutcome::Selected { provider, id } => {
+                    OverlayOutcome::ModelChosen { provider, id }
+                }
+                ModelSelectorOutcome::Cancelled => OverlayOutcome::Cancelled,
+            },
+            Overlay::Settings(selector) => match selector.handle_key(key, keys) {
+                SettingsOutcome::Handled | SettingsOutcome::Ignored => OverlayOutcome::Keep,
+                SettingsOutcome::Cancelled => OverlayOutcome::Cancelled,
+                SettingsOutcome::Changed {
+                    setting,
+                    key,
+                    value,
+                } => OverlayOutcome::SettingChanged {
+                    setting,
+                    key,
+                    value,
+                },
+                SettingsOutcome::PreviewTheme(name) => OverlayOutcome::PreviewTheme(name),
+            },
+            Overlay::Thinking(selector) => match selector.handle_key(key, keys) {
+                ThinkingOutcome::Handled | ThinkingOutcome::Ignored => OverlayOutcome::Keep,
+                ThinkingOutcome::Selected(level) => OverlayOutcome::ThinkingChosen(level),
+                ThinkingOutcome::Cancelled => OverlayOutcome::Cancelled,
+            },
         }
     }
 
+    /// Feeds the session picker what its background listing found (on every frame).
+    pub fn poll(&mut self) -> bool {
+        if let Overlay::Sessions {
+            picker,
+            loader: Some(loader),
+            ..
+        } = self
+        {
+            return loader.feed(picker);
+        }
+        false
+    }
+
     pub fn handle_paste(&mut self, text: &str) {
-        if let Overlay::Input { editor, .. } = self {
-            editor.handle_paste(text);
+        match self {
+            Overlay::Input { editor, .. } => editor.handle_paste(text),
+            Overlay::Models(selector) => selector.paste(text),
+            _ => {}
         }
     }
 
     /// The dialog's lines and, for inputs, the cursor (row, column) within them.
+    /// `height` is what pickers may use.
     pub fn render(
         &mut self,
         width: usize,
+        height: usize,
         ui: &Ui<'_>,
     ) -> (Vec<Line<'static>>, Option<(usize, usize)>) {
+        let to_cursor = |c: Option<(u16, u16)>| c.map(|(col, row)| (row as usize, col as usize));
+        match self {
+            Overlay::Sessions { picker, .. } => {
+                let (lines, cursor) = picker.render_with_cursor(width, height, ui);
+                return (lines, to_cursor(cursor));
+            }
+            Overlay::Models(selector) => {
+                let (lines, cursor) = selector.render_with_cursor(width, height, ui);
+                return (lines, to_cursor(cursor));
+            }
+            Overlay::Settings(selector) => {
+                let (lines, cursor) = selector.render_with_cursor(width, height, ui);
+                return (lines, to_cursor(cursor));
+            }
+            Overlay::Thinking(selector) => return (selector.render(width, ui), None),
+            Overlay::View(view) => {
+                let mut lines = view.render(width, ui);
+                lines.push(truncate_line(
+                    Line::from(Span::styled("  any key to close", ui.fg(ThemeToken::Muted))),
+                    width,
+                    Span::raw("…"),
+                ));
+                return (lines, None);
+            }
+            _ => {}
+        }
         let accent = ui.fg(ThemeToken::Accent).add_modifier(Modifier::BOLD);
         let border = ui.fg(ThemeToken::Border);
         let muted = ui.fg(ThemeToken::Muted);
@@ -138,6 +259,7 @@ impl Overlay {
             Overlay::Select { title, .. }
             | Overlay::Input { title, .. }
             | Overlay::Info { title, .. } => title.clone(),
+            _ => String::new(),
         };
         out.extend(styled_text(&title, accent, width, 1));
         let mut cursor = None;
@@ -177,6 +299,11 @@ impl Overlay {
                     Span::raw("…"),
                 ));
             }
+            Overlay::Sessions { .. }
+            | Overlay::Models(_)
+            | Overlay::Settings(_)
+            | Overlay::Thinking(_)
+            | Overlay::View(_) => {}
             Overlay::Info { lines, .. } => {
                 for line in lines {
                     out.extend(styled_text(line, ui.fg(ThemeToken::Text), width, 1));

@@ -98,6 +98,10 @@ pub struct App {
     pub queued_submits: Vec<String>,
     /// How long one frame may spend printing history.
     pub history_budget: std::time::Duration,
+    /// Printed after the terminal is restored (e.g. `No session selected`).
+    pub quit_message: Option<String>,
+    /// `--resume`: opens the session the startup picker chose.
+    pub startup_open: Option<super::SessionOpener>,
 }
 
 impl App {

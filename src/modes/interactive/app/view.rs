@@ -94,10 +94,12 @@ impl App {
         }
         out.push(Line::default());
         let cursor;
+        let picker_height = self.height().saturating_sub(6).clamp(8, 24);
         if let Some(overlay) = self.overlay.as_mut() {
+            overlay.poll();
             let ui = crate::modes::interactive::components::Ui::new(&self.theme, &self.keys)
                 .with_home(self.home.as_deref());
-            let (lines, c) = overlay.render(width, &ui);
+            let (lines, c) = overlay.render(width, picker_height, &ui);
             let base = out.len();
             cursor = c.map(|(r, col)| (base + r, col));
             out.extend(lines);
