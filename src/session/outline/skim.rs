@@ -1,0 +1,703 @@
+//! Reading an [`EntryOutline`] out of one raw line with the index's byte scanner.
+//!
+//! Lines reach this point already checked by the index (or written by us), so the reader
+//! never reports errors: whatever it could read before something unexpected is the
+//! outline. Long strings are skipped with `memchr` and only the prefix an outline keeps
+//! is decoded; a message whose outline is complete stops the reading of its line (a tool
+//! result's 20 KB of output are never looked at once its first 200 characters are read).
+
+use super::{
+    ARGS_JSON_UNITS, ArgNumber, AssistantOutline, ERROR_TEXT_UNITS, EntryOutline,
+    LONG_TEXT_UNITS, MESSAGE_TEXT_UNITS, MessageOutline, ToolArgsOutline, ToolCallOutline,
+    TurnEnding,
+};
+use crate::session::scan::{Bad, Scanner, key_is};
+use crate::session::tree::{EntryKind, MessageRole};
+
+/// Whether to keep reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Stop,
+}
+
+/// The outline of an entry line of the given kind.
+pub(super) fn outline_line(kind: EntryKind, line: &[u8]) -> EntryOutline {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let mut s = Scanner::new(line);
+    s.ws();
+    match kind {
+        EntryKind::Message(role) => {
+            let mut acc = MessageAcc::new(role);
+            if s.peek() == Some(b'{') {
+                // Errors leave what was read so far.
+                let _ = members(&mut s, |s, key| {
+                    if key_is(key, b"message") && s.peek() == Some(b'{') {
+                        acc.read(s)?;
+                        // Nothing after the message matters.
+                        return Ok(Flow::Stop);
+                    }
+                    s.skip_value()?;
+                    Ok(Flow::Go)
+                });
+            }
+            EntryOutline::Message(acc.finish())
+        }
+        EntryKind::Other => EntryOutline::Other,
+        _ => {
+            let mut out = empty_outline(kind);
+            if s.peek() == Some(b'{') {
+                let _ = members(&mut s, |s, key| {
+                    read_entry_field(s, key, &mut out)?;
+                    Ok(Flow::Go)
+                });
+            }
+            out
+        }
+    }
+}
+
+fn empty_outline(kind: EntryKind) -> EntryOutline {
+    match kind {
+        EntryKind::ThinkingLevelChange => EntryOutline::ThinkingLevelChange { level: None },
+        EntryKind::ModelChange => EntryOutline::ModelChange { model_id: None },
+        EntryKind::Compaction => EntryOutline::Compaction {
+            tokens_before: None,
+        },
+        EntryKind::BranchSummary => EntryOutline::BranchSummary {
+            summary: String::new(),
+        },
+        EntryKind::Custom => EntryOutline::Custom { custom_type: None },
+        EntryKind::CustomMessage => EntryOutline::CustomMessage {
+            custom_type: None,
+            text: String::new(),
+        },
+        EntryKind::Label => EntryOutline::Label { label: None },
+        EntryKind::SessionInfo => EntryOutline::SessionInfo { name: None },
+        EntryKind::Message(_) | EntryKind::Other => EntryOutline::Other,
+    }
+}
+
+/// Reads the member `key` of a non-message entry into `out` if it is one the outline
+/// keeps; skips it otherwise.
+fn read_entry_field(s: &mut Scanner<'_>, key: &[u8], out: &mut EntryOutline) -> Result<(), Bad> {
+    match out {
+        EntryOutline::ThinkingLevelChange { level } if key_is(key, b"thinkingLevel") => {
+            *level = opt_string(s, LONG_TEXT_UNITS)?;
+        }
+        EntryOutline::ModelChange { model_id } if key_is(key, b"modelId") => {
+            *model_id = opt_string(s, LONG_TEXT_UNITS)?;
+        }
+        EntryOutline::Compaction { tokens_before } if key_is(key, b"tokensBefore") => {
+            *tokens_before = opt_number(s)?;
+        }
+        EntryOutline::BranchSummary { summary } if key_is(key, b"summary") => {
+            *summary = opt_string(s, LONG_TEXT_UNITS)?.unwrap_or_default();
+        }
+        EntryOutline::Custom { custom_type } if key_is(key, b"customType") => {
+            *custom_type = opt_string(s, LONG_TEXT_UNITS)?;
+        }
+        EntryOutline::CustomMessage { custom_type, .. } if key_is(key, b"customType") => {
+            *custom_type = opt_string(s, LONG_TEXT_UNITS)?;
+        }
+        EntryOutline::CustomMessage { text, .. } if key_is(key, b"content") => {
+            let mut capped = Capped::new(LONG_TEXT_UNITS);
+            content_text(s, &mut capped)?;
+            *text = capped.text;
+        }
+        EntryOutline::Label { label } if key_is(key, b"label") => {
+            *label = opt_string(s, LONG_TEXT_UNITS)?;
+        }
+        EntryOutline::SessionInfo { name } if key_is(key, b"name") => {
+            *name = opt_string(s, LONG_TEXT_UNITS)?;
+        }
+        _ => s.skip_value()?,
+    }
+    Ok(())
+}
+
+/// The text of a content value (a string, or the text blocks of a block list joined),
+/// for entries whose content is read whole.
+fn content_text(s: &mut Scanner<'_>, out: &mut Capped) -> Result<(), Bad> {
+    match s.peek() {
+        Some(b'"') => {
+            let raw = raw_str(s)?;
+            out.extend(JsonChars::new(raw));
+        }
+        Some(b'[') => {
+            elements(s, |s| {
+                if s.peek() != Some(b'{') {
+                    s.skip_value()?;
+                    return Ok(Flow::Go);
+                }
+                let mut kind: Option<&[u8]> = None;
+                let mut text: Option<&[u8]> = None;
+                members(s, |s, key| {
+                    if key_is(key, b"type") && s.peek() == Some(b'"') {
+                        kind = Some(raw_str(s)?);
+                    } else if key_is(key, b"text") && s.peek() == Some(b'"') {
+                        text = Some(raw_str(s)?);
+                    } else {
+                        s.skip_value()?;
+                    }
+                    Ok(Flow::Go)
+                })?;
+                if kind == Some(b"text")
+                    && let Some(raw) = text
+                {
+                    out.extend(JsonChars::new(raw));
+                }
+                Ok(Flow::Go)
+            })?;
+        }
+        _ => s.skip_value()?,
+    }
+    Ok(())
+}
+
+/// What has been read of a `message` object.
+struct MessageAcc {
+    kind: MessageRole,
+    role: Option<String>,
+    text: Capped,
+    content_seen: bool,
+    has_text: bool,
+    stop_reason: Option<String>,
+    error_message: Option<String>,
+    tool_call_id: Option<Option<String>>,
+    tool_name: Option<Option<String>>,
+    command: Option<Option<String>>,
+    tool_calls: Vec<ToolCallOutline>,
+}
+
+impl MessageAcc {
+    fn new(kind: MessageRole) -> Self {
+        MessageAcc {
+            kind,
+            role: None,
+            text: Capped::new(MESSAGE_TEXT_UNITS),
+            content_seen: false,
+            has_text: false,
+            stop_reason: None,
+            error_message: None,
+            tool_call_id: None,
+            tool_name: None,
+            command: None,
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// Assistant turns are read whole: their tool calls and stop reason come after the
+    /// text.
+    fn reads_whole(&self) -> bool {
+        self.kind == MessageRole::Assistant
+    }
+
+    /// Whether the outline of this message is complete.
+    fn complete(&self) -> bool {
+        let content = self.content_seen || self.text.full;
+        match self.kind {
+            MessageRole::User | MessageRole::Custom => content,
+            MessageRole::ToolResult => {
+                content && self.tool_call_id.is_some() && self.tool_name.is_some()
+            }
+            MessageRole::BashExecution => self.command.is_some(),
+            MessageRole::Other => content && self.role.is_some(),
+            MessageRole::Assistant => false,
+        }
+    }
+
+    fn read(&mut self, s: &mut Scanner<'_>) -> Result<Flow, Bad> {
+        members(s, |s, key| {
+            if key_is(key, b"content") {
+                if self.content(s)? == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
+                self.content_seen = true;
+            } else if key_is(key, b"role") {
+                self.role = Some(opt_string(s, LONG_TEXT_UNITS)?.unwrap_or_default());
+            } else if key_is(key, b"stopReason") && self.reads_whole() {
+                self.stop_reason = opt_string(s, LONG_TEXT_UNITS)?;
+            } else if key_is(key, b"errorMessage") && self.reads_whole() {
+                self.error_message = opt_string(s, ERROR_TEXT_UNITS)?.filter(|e| !e.is_empty());
+            } else if key_is(key, b"toolCallId") {
+                self.tool_call_id = Some(opt_string(s, LONG_TEXT_UNITS)?);
+            } else if key_is(key, b"toolName") {
+                self.tool_name = Some(opt_string(s, LONG_TEXT_UNITS)?);
+            } else if key_is(key, b"command") {
+                self.command = Some(opt_string(s, LONG_TEXT_UNITS)?);
+            } else {
+                s.skip_value()?;
+            }
+            Ok(if self.complete() {
+                Flow::Stop
+            } else {
+                Flow::Go
+            })
+        })
+    }
+
+    /// Reads the string at the scanner into the message text. Once the text is full and
+    /// the outline complete, the rest of the line (a tool's long output) is left unread.
+    fn text_string(&mut self, s: &mut Scanner<'_>) -> Result<Flow, Bad> {
+        if self.reads_whole() {
+            let raw = raw_str(s)?;
+            self.text.extend(JsonChars::new(raw));
+            self.has_text |= has_non_space(raw);
+            return Ok(Flow::Go);
+        }
+        let after_quote = s.rest().get(1..).unwrap_or_default();
+        self.text.extend(JsonChars::new(after_quote));
+        if self.text.full && self.complete() {
+            return Ok(Flow::Stop);
+        }
+        s.skip_string()?;
+        Ok(Flow::Go)
+    }
+
+    /// Reads `content`; stops early once the text is full and nothing else is needed.
+    fn content(&mut self, s: &mut Scanner<'_>) -> Result<Flow, Bad> {
+        match s.peek() {
+            Some(b'"') => self.text_string(s),
+            Some(b'[') => elements(s, |s| {
+                if s.peek() == Some(b'{') {
+                    if self.block(s)? == Flow::Stop {
+                        return Ok(Flow::Stop);
+                    }
+                } else {
+                    s.skip_value()?;
+                }
+                // A full text completes the content; stop if nothing else is missing.
+                Ok(if self.text.full && self.complete() {
+                    Flow::Stop
+                } else {
+                    Flow::Go
+                })
+            }),
+            _ => {
+                s.skip_value()?;
+                Ok(Flow::Go)
+            }
+        }
+    }
+
+    /// One content block: text joins the message text, tool calls are kept (assistant).
+    fn block(&mut self, s: &mut Scanner<'_>) -> Result<Flow, Bad> {
+        let whole = self.reads_whole();
+        let mut kind: Option<&[u8]> = None;
+        let mut text: Option<&[u8]> = None;
+        let mut id = None;
+        let mut name = None;
+        let mut args = None;
+        let flow = members(s, |s, key| {
+            if key_is(key, b"type") && s.peek() == Some(b'"') {
+                kind = Some(raw_str(s)?);
+            } else if key_is(key, b"text") && s.peek() == Some(b'"') {
+                if !whole && kind == Some(b"text") {
+                    // The usual order (`type` first): read it straight into the text.
+                    return self.text_string(s);
+                }
+                text = Some(raw_str(s)?);
+            } else if whole && key_is(key, b"id") {
+                id = opt_string(s, LONG_TEXT_UNITS)?;
+            } else if whole && key_is(key, b"name") {
+                name = opt_string(s, LONG_TEXT_UNITS)?;
+            } else if whole && key_is(key, b"arguments") {
+                args = Some(tool_args(s)?);
+            } else {
+                s.skip_value()?;
+            }
+            Ok(Flow::Go)
+        })?;
+        match kind {
+            Some(b"text") => {
+                if let Some(raw) = text {
+                    self.text.extend(JsonChars::new(raw));
+                    if whole && !self.has_text {
+                        self.has_text = has_non_space(raw);
+                    }
+                }
+            }
+            Some(b"toolCall") if whole => self.tool_calls.push(ToolCallOutline {
+                id: id.unwrap_or_default(),
+                name: name.unwrap_or_default(),
+                args: args.unwrap_or_default(),
+            }),
+            _ => {}
+        }
+        Ok(flow)
+    }
+
+    fn finish(self) -> MessageOutline {
+        let text = self.text.text;
+        match self.kind {
+            MessageRole::User => MessageOutline::User { text },
+            MessageRole::Assistant => MessageOutline::Assistant(AssistantOutline {
+                text,
+                has_text: self.has_text,
+                ending: TurnEnding::from_stop_reason(self.stop_reason.as_deref()),
+                error_message: self.error_message,
+                tool_calls: self.tool_calls,
+            }),
+            MessageRole::ToolResult => MessageOutline::ToolResult {
+                tool_call_id: self.tool_call_id.flatten(),
+                tool_name: self.tool_name.flatten(),
+                text,
+            },
+            MessageRole::BashExecution => MessageOutline::BashExecution {
+                command: self.command.flatten().unwrap_or_default(),
+            },
+            MessageRole::Custom => MessageOutline::Other {
+                role: self.role.unwrap_or_else(|| "custom".into()),
+                text,
+            },
+            MessageRole::Other => MessageOutline::Other {
+                role: self.role.unwrap_or_default(),
+                text,
+            },
+        }
+    }
+}
+
+/// The arguments object of a tool call.
+fn tool_args(s: &mut Scanner<'_>) -> Result<ToolArgsOutline, Bad> {
+    let mut args = ToolArgsOutline::default();
+    let start = s.pos();
+    if s.peek() == Some(b'{') {
+        members(s, |s, key| {
+            if key_is(key, b"path") {
+                args.path = js_string(s)?;
+            } else if key_is(key, b"file_path") {
+                args.file_path = js_string(s)?;
+            } else if key_is(key, b"command") {
+                args.command = js_string(s)?;
+            } else if key_is(key, b"pattern") {
+                args.pattern = js_string(s)?;
+            } else if key_is(key, b"offset") {
+                args.offset = Some(arg_number(s)?);
+            } else if key_is(key, b"limit") {
+                args.limit = Some(arg_number(s)?);
+            } else {
+                s.skip_value()?;
+            }
+            Ok(Flow::Go)
+        })?;
+    } else {
+        s.skip_value()?;
+    }
+    // pi writes compact JSON, so the line's own text is `JSON.stringify(arguments)`.
+    let raw = s.since(start);
+    let head = String::from_utf8_lossy(&raw[..raw.len().min(1024)]);
+    let mut json = Capped::new(ARGS_JSON_UNITS);
+    json.extend(head.chars());
+    args.json_cut = json.overflowed;
+    args.json_head = json.text;
+    Ok(args)
+}
+
+fn arg_number(s: &mut Scanner<'_>) -> Result<ArgNumber, Bad> {
+    Ok(match opt_number(s)? {
+        Some(n) => ArgNumber::Number(n),
+        None => ArgNumber::NotNumber,
+    })
+}
+
+/// A number value (anything else is skipped and gives `None`).
+fn opt_number(s: &mut Scanner<'_>) -> Result<Option<f64>, Bad> {
+    if matches!(s.peek(), Some(b'-' | b'0'..=b'9')) {
+        let text = s.number()?;
+        Ok(std::str::from_utf8(text).ok().and_then(|t| t.parse().ok()))
+    } else {
+        s.skip_value()?;
+        Ok(None)
+    }
+}
+
+/// A string value cut at `cap` UTF-16 units (anything else is skipped and gives `None`).
+fn opt_string(s: &mut Scanner<'_>, cap: usize) -> Result<Option<String>, Bad> {
+    if s.peek() == Some(b'"') {
+        let raw = raw_str(s)?;
+        let mut out = Capped::new(cap);
+        out.extend(JsonChars::new(raw));
+        Ok(Some(out.text))
+    } else {
+        s.skip_value()?;
+        Ok(None)
+    }
+}
+
+/// JavaScript's `String(value)` when the value is truthy, `None` when it is falsy.
+fn js_string(s: &mut Scanner<'_>) -> Result<Option<String>, Bad> {
+    Ok(match s.peek() {
+        Some(b'"') => opt_string(s, LONG_TEXT_UNITS)?.filter(|v| !v.is_empty()),
+        Some(b'-' | b'0'..=b'9') => opt_number(s)?
+            .filter(|n| *n != 0.0 && !n.is_nan())
+            .map(js_number_text),
+        Some(b't') => {
+            s.skip_value()?;
+            Some("true".to_string())
+        }
+        Some(b'{') => {
+            s.skip_value()?;
+            Some("[object Object]".to_string())
+        }
+        Some(b'[') => {
+            // `String([...])` joins the items; arrays here are a model's mistake.
+            s.skip_value()?;
+            Some(String::new())
+        }
+        _ => {
+            s.skip_value()?;
+            None
+        }
+    })
+}
+
+/// How JavaScript prints a number (for the values tool arguments hold).
+pub(crate) fn js_number_text(n: f64) -> String {
+    if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e21 {
+        format!("{n:.0}")
+    } else {
+        n.to_string()
+    }
+}
+
+/// The raw bytes between the quotes of the string at the scanner, escapes undecoded.
+fn raw_str<'a>(s: &mut Scanner<'a>) -> Result<&'a [u8], Bad> {
+    let start = s.pos();
+    s.skip_string()?;
+    let quoted = s.since(start);
+    Ok(quoted
+        .get(1..quoted.len().saturating_sub(1))
+        .unwrap_or_default())
+}
+
+/// Walks the members of the object at the scanner; `member` consumes each value. Stops
+/// (leaving the scanner inside the object) when `member` says so.
+fn members<'a>(
+    s: &mut Scanner<'a>,
+    mut member: impl FnMut(&mut Scanner<'a>, &'a [u8]) -> Result<Flow, Bad>,
+) -> Result<Flow, Bad> {
+    s.expect(b'{')?;
+    s.ws();
+    if s.peek() == Some(b'}') {
+        s.expect(b'}')?;
+        return Ok(Flow::Go);
+    }
+    loop {
+        s.ws();
+        if s.peek() != Some(b'"') {
+            return Err(Bad);
+        }
+        let (key, _) = s.raw_string()?;
+        s.expect(b':')?;
+        s.ws();
+        if member(s, key)? == Flow::Stop {
+            return Ok(Flow::Stop);
+        }
+        s.ws();
+        match s.peek() {
+            Some(b',') => s.expect(b',')?,
+            Some(b'}') => {
+                s.expect(b'}')?;
+                return Ok(Flow::Go);
+            }
+            _ => return Err(Bad),
+        }
+    }
+}
+
+/// Walks the elements of the array at the scanner, like [`members`].
+fn elements<'a>(
+    s: &mut Scanner<'a>,
+    mut element: impl FnMut(&mut Scanner<'a>) -> Result<Flow, Bad>,
+) -> Result<Flow, Bad> {
+    s.expect(b'[')?;
+    s.ws();
+    if s.peek() == Some(b']') {
+        s.expect(b']')?;
+        return Ok(Flow::Go);
+    }
+    loop {
+        s.ws();
+        if element(s)? == Flow::Stop {
+            return Ok(Flow::Stop);
+        }
+        s.ws();
+        match s.peek() {
+            Some(b',') => s.expect(b',')?,
+            Some(b']') => {
+                s.expect(b']')?;
+                return Ok(Flow::Go);
+            }
+            _ => return Err(Bad),
+        }
+    }
+}
+
+/// Text cut at a number of UTF-16 code units, like JavaScript's `slice(0, cap)` (a
+/// character that would be split is left out).
+struct Capped {
+    text: String,
+    units: usize,
+    cap: usize,
+    /// Nothing more can be added.
+    full: bool,
+    /// Something was left out.
+    overflowed: bool,
+}
+
+impl Capped {
+    fn new(cap: usize) -> Self {
+        Capped {
+            text: String::new(),
+            units: 0,
+            cap,
+            full: cap == 0,
+            overflowed: false,
+        }
+    }
+
+    fn extend(&mut self, chars: impl Iterator<Item = char>) {
+        for c in chars {
+            if self.full {
+                self.overflowed = true;
+                return;
+            }
+            let units = c.len_utf16();
+            if self.units + units > self.cap {
+                self.full = true;
+                self.overflowed = true;
+                return;
+            }
+            self.units += units;
+            self.text.push(c);
+            self.full = self.units >= self.cap;
+        }
+    }
+}
+
+/// Whether a raw JSON string holds anything but whitespace (JavaScript's
+/// `s.trim().length > 0`).
+fn has_non_space(raw: &[u8]) -> bool {
+    JsonChars::new(raw).any(|c| !is_js_space(c))
+}
+
+/// The characters JavaScript's `trim` removes.
+pub(crate) fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n'
+            | '\u{b}'
+            | '\u{c}'
+            | '\r'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// The characters of a raw JSON string (between its quotes), decoded lazily: escapes are
+/// resolved, invalid UTF-8 and lone surrogates become U+FFFD.
+struct JsonChars<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> JsonChars<'a> {
+    fn new(b: &'a [u8]) -> Self {
+        JsonChars { b, i: 0 }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.b.get(self.i..self.i + 4)?;
+        if !digits.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        let value = std::str::from_utf8(digits)
+            .ok()
+            .and_then(|d| u32::from_str_radix(d, 16).ok())?;
+        self.i += 4;
+        Some(value)
+    }
+
+    /// After `\u`.
+    fn unicode_escape(&mut self) -> char {
+        let Some(high) = self.hex4() else {
+            return char::REPLACEMENT_CHARACTER;
+        };
+        if (0xD800..0xDC00).contains(&high) {
+            if self.b.get(self.i..self.i + 2) == Some(b"\\u") {
+                let before = self.i;
+                self.i += 2;
+                if let Some(low) = self.hex4()
+                    && (0xDC00..0xE000).contains(&low)
+                {
+                    let c = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                    return char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER);
+                }
+                self.i = before;
+            }
+            return char::REPLACEMENT_CHARACTER;
+        }
+        char::from_u32(high).unwrap_or(char::REPLACEMENT_CHARACTER)
+    }
+}
+
+impl Iterator for JsonChars<'_> {
+    type Item = char;
+
+    /// Ends at the end of the bytes or at an unescaped quote (the end of the string when
+    /// reading straight from a line).
+    fn next(&mut self) -> Option<char> {
+        let first = *self.b.get(self.i)?;
+        if first == b'"' {
+            return None;
+        }
+        if first == b'\\' {
+            let escape = *self.b.get(self.i + 1)?;
+            self.i += 2;
+            return Some(match escape {
+                b'n' => '\n',
+                b't' => '\t',
+                b'r' => '\r',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'u' => self.unicode_escape(),
+                other => char::from(other),
+            });
+        }
+        if first.is_ascii() {
+            self.i += 1;
+            return Some(char::from(first));
+        }
+        let width = match first {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        let decoded = self
+            .b
+            .get(self.i..self.i + width)
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .and_then(|s| s.chars().next());
+        match decoded {
+            Some(c) => {
+                self.i += width;
+                Some(c)
+            }
+            None => {
+                self.i += 1;
+                Some(char::REPLACEMENT_CHARACTER)
+            }
+        }
+    }
+}
