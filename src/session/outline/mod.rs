@@ -14,6 +14,8 @@
 
 mod skim;
 
+pub(crate) use skim::is_js_space;
+
 use crate::session::entry::EntryId;
 use crate::session::manager::SessionManager;
 

@@ -7,9 +7,8 @@
 //! result's 20 KB of output are never looked at once its first 200 characters are read).
 
 use super::{
-    ARGS_JSON_UNITS, ArgNumber, AssistantOutline, ERROR_TEXT_UNITS, EntryOutline,
-    LONG_TEXT_UNITS, MESSAGE_TEXT_UNITS, MessageOutline, ToolArgsOutline, ToolCallOutline,
-    TurnEnding,
+    ARGS_JSON_UNITS, ArgNumber, AssistantOutline, ERROR_TEXT_UNITS, EntryOutline, LONG_TEXT_UNITS,
+    MESSAGE_TEXT_UNITS, MessageOutline, ToolArgsOutline, ToolCallOutline, TurnEnding,
 };
 use crate::session::scan::{Bad, Scanner, key_is};
 use crate::session::tree::{EntryKind, MessageRole};
@@ -587,14 +586,8 @@ fn has_non_space(raw: &[u8]) -> bool {
 pub(crate) fn is_js_space(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n'
-            | '\u{b}'
-            | '\u{c}'
-            | '\r'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
                 | '\u{2028}'
                 | '\u{2029}'
                 | '\u{202f}'

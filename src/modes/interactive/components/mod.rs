@@ -15,9 +15,12 @@ pub mod header;
 pub mod select_list;
 pub mod status;
 pub mod summaries;
+pub mod summarize_dialog;
 pub mod tool_execution;
 pub mod transcript;
+pub mod tree_selector;
 pub mod user_message;
+pub mod user_message_selector;
 
 use std::cell::RefCell;
 use std::sync::Arc;
