@@ -142,3 +142,75 @@ impl SummarizeBranchDialog {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::interactive::test_support::{plain, theme};
+
+    fn press(dialog: &mut SummarizeBranchDialog, code: KeyCode) -> SummarizeOutcome {
+        dialog.handle_key(
+            &KeyEvent::new(code, KeyModifiers::NONE),
+            &Keybindings::defaults(),
+        )
+    }
+
+    #[test]
+    fn looks_like_pis_summarize_prompt() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let dialog = SummarizeBranchDialog::new();
+        // pi's summarize-prompt-view.txt (at 120 columns).
+        insta::assert_snapshot!(plain(&dialog.render(120, &Ui::new(&t, &keys)), 120), @r"
+            ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+             Summarize branch?
+
+             → No summary
+               Summarize
+               Summarize with custom prompt
+
+             ↑↓ navigate  enter select  escape/ctrl+c cancel
+
+            ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+        ");
+        for width in 1..30 {
+            plain(&dialog.render(width, &Ui::new(&t, &keys)), width);
+        }
+    }
+
+    #[test]
+    fn keys_choose_an_answer_or_go_back_to_the_tree() {
+        let mut dialog = SummarizeBranchDialog::new();
+        assert_eq!(press(&mut dialog, KeyCode::Up), SummarizeOutcome::None);
+        assert_eq!(
+            dialog.selected(),
+            SummaryChoice::NoSummary,
+            "no wrap-around"
+        );
+        assert_eq!(
+            press(&mut dialog, KeyCode::Enter),
+            SummarizeOutcome::NoSummary
+        );
+        press(&mut dialog, KeyCode::Down);
+        assert_eq!(
+            press(&mut dialog, KeyCode::Enter),
+            SummarizeOutcome::Summarize
+        );
+        press(&mut dialog, KeyCode::Char('j'));
+        press(&mut dialog, KeyCode::Char('j'));
+        assert_eq!(dialog.selected(), SummaryChoice::Custom);
+        assert_eq!(press(&mut dialog, KeyCode::Enter), SummarizeOutcome::Custom);
+        press(&mut dialog, KeyCode::Char('k'));
+        assert_eq!(dialog.selected(), SummaryChoice::Summarize);
+        assert_eq!(
+            press(&mut dialog, KeyCode::Esc),
+            SummarizeOutcome::BackToTree
+        );
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(
+            dialog.handle_key(&ctrl_c, &Keybindings::defaults()),
+            SummarizeOutcome::BackToTree
+        );
+    }
+}

@@ -175,3 +175,128 @@ impl UserMessageSelector {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::interactive::test_support::{plain, theme};
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    fn messages(n: usize) -> Vec<(String, String)> {
+        (1..=n)
+            .map(|i| (format!("id{i}"), format!("Interactive prompt {i}")))
+            .collect()
+    }
+
+    fn press(sel: &mut UserMessageSelector, code: KeyCode) -> ForkOutcome {
+        sel.handle_key(
+            &KeyEvent::new(code, KeyModifiers::NONE),
+            &Keybindings::defaults(),
+        )
+    }
+
+    #[test]
+    fn lists_user_messages_with_the_newest_selected() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let ui = Ui::new(&t, &keys);
+        let mut sel = UserMessageSelector::from_pairs(messages(3));
+        insta::assert_snapshot!(plain(&sel.render(60, &ui), 60), @r"
+
+             Fork from Message
+             Select a user message to copy the active path up to that
+             point into a new session
+
+            ────────────────────────────────────────────────────────────
+
+              Interactive prompt 1
+              Message 1 of 3
+
+              Interactive prompt 2
+              Message 2 of 3
+
+            › Interactive prompt 3
+              Message 3 of 3
+
+
+            ────────────────────────────────────────────────────────────
+        ");
+        assert_eq!(press(&mut sel, KeyCode::Up), ForkOutcome::None);
+        assert_eq!(
+            press(&mut sel, KeyCode::Enter),
+            ForkOutcome::Selected(EntryId::from("id2"))
+        );
+        assert_eq!(press(&mut sel, KeyCode::Esc), ForkOutcome::Cancelled);
+    }
+
+    #[test]
+    fn long_lists_scroll_and_arrows_wrap() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let ui = Ui::new(&t, &keys);
+        let mut pairs = messages(14);
+        pairs[12].1 = "a long\nmulti-line prompt with 中文 that does not fit in the width".into();
+        let mut sel = UserMessageSelector::new(
+            pairs
+                .into_iter()
+                .map(|(id, text)| ForkMessage {
+                    id: EntryId(id),
+                    text,
+                })
+                .collect(),
+            Some(&EntryId::from("id13")),
+        );
+        insta::assert_snapshot!(plain(&sel.list(40, &ui), 40), @r"
+              Interactive prompt 5
+              Message 5 of 14
+
+              Interactive prompt 6
+              Message 6 of 14
+
+              Interactive prompt 7
+              Message 7 of 14
+
+              Interactive prompt 8
+              Message 8 of 14
+
+              Interactive prompt 9
+              Message 9 of 14
+
+              Interactive prompt 10
+              Message 10 of 14
+
+              Interactive prompt 11
+              Message 11 of 14
+
+              Interactive prompt 12
+              Message 12 of 14
+
+            › a long multi-line prompt with 中文 ...
+              Message 13 of 14
+
+              Interactive prompt 14
+              Message 14 of 14
+
+              (13/14)
+        ");
+        press(&mut sel, KeyCode::Down);
+        press(&mut sel, KeyCode::Down);
+        assert_eq!(sel.selected_id(), Some(&EntryId::from("id1")));
+        press(&mut sel, KeyCode::Up);
+        assert_eq!(sel.selected_id(), Some(&EntryId::from("id14")));
+        for width in 1..20 {
+            plain(&sel.render(width, &ui), width);
+        }
+    }
+
+    #[test]
+    fn an_empty_list_says_so_and_enter_does_nothing() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let mut sel = UserMessageSelector::from_pairs(Vec::new());
+        assert!(sel.is_empty());
+        insta::assert_snapshot!(plain(&sel.list(40, &Ui::new(&t, &keys)), 40), @"  No user messages found");
+        assert_eq!(press(&mut sel, KeyCode::Enter), ForkOutcome::None);
+        assert_eq!(press(&mut sel, KeyCode::Down), ForkOutcome::None);
+    }
+}

@@ -243,3 +243,152 @@ pub(super) fn with_selection(style: Style, selected: Option<Style>) -> Style {
         None => style,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::interactive::keys::Keybindings;
+    use crate::modes::interactive::test_support::theme;
+    use crate::session::outline::ToolArgsOutline;
+
+    fn show(name: &str, args: ToolArgsOutline) -> String {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let ui = Ui::new(&t, &keys).with_home(Some("/home/u"));
+        format_tool_call(
+            &ToolCallOutline {
+                id: "c".into(),
+                name: name.into(),
+                args,
+            },
+            &ui,
+        )
+    }
+
+    fn path(p: &str) -> ToolArgsOutline {
+        ToolArgsOutline {
+            path: Some(p.into()),
+            ..ToolArgsOutline::default()
+        }
+    }
+
+    #[test]
+    fn tool_calls_are_shown_in_pis_short_forms() {
+        let n = |v| Some(ArgNumber::Number(v));
+        let cases = [
+            show("read", path("/home/u/a.rs")),
+            show(
+                "read",
+                ToolArgsOutline {
+                    offset: n(5.0),
+                    ..path("a.rs")
+                },
+            ),
+            show(
+                "read",
+                ToolArgsOutline {
+                    limit: n(10.0),
+                    ..path("a.rs")
+                },
+            ),
+            show(
+                "read",
+                ToolArgsOutline {
+                    offset: Some(ArgNumber::NotNumber),
+                    limit: Some(ArgNumber::NotNumber),
+                    ..path("a.rs")
+                },
+            ),
+            show(
+                "read",
+                ToolArgsOutline {
+                    file_path: Some("/home/u/b.rs".into()),
+                    ..ToolArgsOutline::default()
+                },
+            ),
+            show("write", path("/home/username/x")),
+            show("edit", ToolArgsOutline::default()),
+            show(
+                "bash",
+                ToolArgsOutline {
+                    command: Some(format!("  {}", "x".repeat(50))),
+                    ..ToolArgsOutline::default()
+                },
+            ),
+            show(
+                "bash",
+                ToolArgsOutline {
+                    command: Some("y".repeat(50)),
+                    ..ToolArgsOutline::default()
+                },
+            ),
+            show(
+                "grep",
+                ToolArgsOutline {
+                    pattern: Some("fn main".into()),
+                    ..ToolArgsOutline::default()
+                },
+            ),
+            show(
+                "find",
+                ToolArgsOutline {
+                    pattern: Some("*.md".into()),
+                    ..path("/home/u/docs")
+                },
+            ),
+            show("ls", ToolArgsOutline::default()),
+            show(
+                "todo",
+                ToolArgsOutline {
+                    json_head: r#"{"items":[]}"#.into(),
+                    ..ToolArgsOutline::default()
+                },
+            ),
+        ];
+        insta::assert_snapshot!(cases.join("\n"), @r#"
+            [read: ~/a.rs]
+            [read: a.rs:5]
+            [read: a.rs:1-10]
+            [read: a.rs:1]
+            [read: ~/b.rs]
+            [write: /home/username/x]
+            [edit: ]
+            [bash: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...]
+            [bash: yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy]
+            [grep: /fn main/ in .]
+            [find: *.md in ~/docs]
+            [ls: .]
+            [todo: {"items":[]}]
+        "#);
+    }
+
+    #[test]
+    fn label_times_depend_on_how_long_ago_they_were_set() {
+        let now = DateTime::parse_from_rfc3339("2026-03-07T18:00:00-05:00").unwrap();
+        let cases: Vec<String> = [
+            "2026-03-07T14:05:00-05:00",
+            "2026-03-07T02:00:00Z",
+            "2026-01-02T09:30:00-05:00",
+            "2019-12-31T23:59:00-05:00",
+            "not a date",
+        ]
+        .iter()
+        .map(|t| format!("{t} → {:?}", format_label_time(t, &now)))
+        .collect();
+        insta::assert_snapshot!(cases.join("\n"), @r#"
+            2026-03-07T14:05:00-05:00 → Some("14:05")
+            2026-03-07T02:00:00Z → Some("3/6 21:00")
+            2026-01-02T09:30:00-05:00 → Some("1/2 09:30")
+            2019-12-31T23:59:00-05:00 → Some("19/12/31 23:59")
+            not a date → None
+        "#);
+    }
+
+    #[test]
+    fn one_line_flattens_and_removes_what_would_break_the_row() {
+        assert_eq!(
+            one_line("\t first\nsecond\u{1b}[31m red\u{7}  "),
+            "first second red"
+        );
+    }
+}

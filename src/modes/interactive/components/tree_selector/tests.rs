@@ -979,6 +979,20 @@ mod properties {
     use super::*;
     use proptest::prelude::*;
 
+    fn unicode_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            "[a-z ]{1,12}",
+            Just("中文字符".to_string()),
+            Just("🇺🇸🇯🇵".to_string()),
+            Just("👨\u{200d}👩\u{200d}👧".to_string()),
+            Just("\u{1b}[31m".to_string()),
+            Just("\t\n\r".to_string()),
+            Just("\u{7}\u{600}".to_string()),
+            any::<char>().prop_map(String::from),
+        ];
+        prop::collection::vec(piece, 0..12).prop_map(|v| v.concat())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -1006,6 +1020,54 @@ mod properties {
             prop_assert_eq!(&typed.view.rows, &fresh.view.rows);
             // Never wider than the screen.
             plain(&typed.render(width, &screen.ui()), width);
+        }
+
+        /// Whatever the text (wide characters, emoji, escape sequences, control
+        /// characters) and the tree shape, no row is wider than the screen and no escape
+        /// or control character reaches it.
+        #[test]
+        fn rows_never_overflow_or_carry_control_characters(
+            texts in prop::collection::vec(unicode_text(), 1..12),
+            forks in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+            width in 1usize..100,
+            rows in 1usize..12,
+        ) {
+            let mut s = SessionManager::in_memory("/home/user/p");
+            s.use_seeded_ids(9);
+            let mut ids = Vec::new();
+            for (n, text) in texts.iter().enumerate() {
+                if let Some(fork) = forks.get(n)
+                    && !ids.is_empty()
+                {
+                    s.branch(&ids[fork.index(ids.len())]).unwrap();
+                }
+                let message = match n % 4 {
+                    0 => user(text),
+                    1 => assistant(text, vec![call(&format!("c{n}"), "bash", json!({"command": text}))], StopReason::ToolUse),
+                    2 => result(&format!("c{}", n - 1), "bash", text),
+                    _ => assistant("", vec![], StopReason::Error),
+                };
+                ids.push(s.append_message(message).unwrap());
+                if n % 3 == 0 {
+                    s.append_label_change(ids.last().unwrap(), Some(text)).unwrap();
+                }
+            }
+            let screen = Screen::new();
+            let mut sel = selector(&s, rows);
+            for mode in FilterMode::CYCLE {
+                sel.set_filter(mode);
+                let lines = sel.render(width, &screen.ui());
+                plain(&lines, width);
+                for line in &lines {
+                    for span in &line.spans {
+                        prop_assert!(
+                            !span.content.chars().any(|c| c.is_control()),
+                            "{:?}",
+                            span.content
+                        );
+                    }
+                }
+            }
         }
     }
 }
