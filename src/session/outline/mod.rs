@@ -12,9 +12,10 @@
 //! type counts as absent). Nothing here formats rows: see
 //! `modes::interactive::components::tree_selector`.
 
+mod json;
 mod skim;
 
-pub(crate) use skim::is_js_space;
+pub(crate) use json::is_js_space;
 
 use crate::session::entry::EntryId;
 use crate::session::manager::SessionManager;

@@ -6,19 +6,13 @@
 //! is decoded; a message whose outline is complete stops the reading of its line (a tool
 //! result's 20 KB of output are never looked at once its first 200 characters are read).
 
+use super::json::{Capped, Flow, elements, has_non_space, js_number_text, members, raw_str};
 use super::{
     ARGS_JSON_UNITS, ArgNumber, AssistantOutline, ERROR_TEXT_UNITS, EntryOutline, LONG_TEXT_UNITS,
     MESSAGE_TEXT_UNITS, MessageOutline, ToolArgsOutline, ToolCallOutline, TurnEnding,
 };
 use crate::session::scan::{Bad, Scanner, key_is};
 use crate::session::tree::{EntryKind, MessageRole};
-
-/// Whether to keep reading.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flow {
-    Go,
-    Stop,
-}
 
 /// The outline of an entry line of the given kind.
 pub(super) fn outline_line(kind: EntryKind, line: &[u8]) -> EntryOutline {
@@ -121,7 +115,7 @@ fn content_text(s: &mut Scanner<'_>, out: &mut Capped) -> Result<(), Bad> {
     match s.peek() {
         Some(b'"') => {
             let raw = raw_str(s)?;
-            out.extend(JsonChars::new(raw));
+            out.extend_json(raw);
         }
         Some(b'[') => {
             elements(s, |s| {
@@ -144,7 +138,7 @@ fn content_text(s: &mut Scanner<'_>, out: &mut Capped) -> Result<(), Bad> {
                 if kind == Some(b"text")
                     && let Some(raw) = text
                 {
-                    out.extend(JsonChars::new(raw));
+                    out.extend_json(raw);
                 }
                 Ok(Flow::Go)
             })?;
@@ -213,7 +207,8 @@ impl MessageAcc {
                     return Ok(Flow::Stop);
                 }
                 self.content_seen = true;
-            } else if key_is(key, b"role") {
+            } else if key_is(key, b"role") && self.kind == MessageRole::Other {
+                // Known roles are known from the index already.
                 self.role = Some(opt_string(s, LONG_TEXT_UNITS)?.unwrap_or_default());
             } else if key_is(key, b"stopReason") && self.reads_whole() {
                 self.stop_reason = opt_string(s, LONG_TEXT_UNITS)?;
@@ -241,12 +236,12 @@ impl MessageAcc {
     fn text_string(&mut self, s: &mut Scanner<'_>) -> Result<Flow, Bad> {
         if self.reads_whole() {
             let raw = raw_str(s)?;
-            self.text.extend(JsonChars::new(raw));
+            self.text.extend_json(raw);
             self.has_text |= has_non_space(raw);
             return Ok(Flow::Go);
         }
         let after_quote = s.rest().get(1..).unwrap_or_default();
-        self.text.extend(JsonChars::new(after_quote));
+        self.text.extend_json(after_quote);
         if self.text.full && self.complete() {
             return Ok(Flow::Stop);
         }
@@ -311,7 +306,7 @@ impl MessageAcc {
         match kind {
             Some(b"text") => {
                 if let Some(raw) = text {
-                    self.text.extend(JsonChars::new(raw));
+                    self.text.extend_json(raw);
                     if whole && !self.has_text {
                         self.has_text = has_non_space(raw);
                     }
@@ -417,7 +412,7 @@ fn opt_string(s: &mut Scanner<'_>, cap: usize) -> Result<Option<String>, Bad> {
     if s.peek() == Some(b'"') {
         let raw = raw_str(s)?;
         let mut out = Capped::new(cap);
-        out.extend(JsonChars::new(raw));
+        out.extend_json(raw);
         Ok(Some(out.text))
     } else {
         s.skip_value()?;
@@ -450,247 +445,4 @@ fn js_string(s: &mut Scanner<'_>) -> Result<Option<String>, Bad> {
             None
         }
     })
-}
-
-/// How JavaScript prints a number (for the values tool arguments hold).
-pub(crate) fn js_number_text(n: f64) -> String {
-    if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e21 {
-        format!("{n:.0}")
-    } else {
-        n.to_string()
-    }
-}
-
-/// The raw bytes between the quotes of the string at the scanner, escapes undecoded.
-fn raw_str<'a>(s: &mut Scanner<'a>) -> Result<&'a [u8], Bad> {
-    let start = s.pos();
-    s.skip_string()?;
-    let quoted = s.since(start);
-    Ok(quoted
-        .get(1..quoted.len().saturating_sub(1))
-        .unwrap_or_default())
-}
-
-/// Walks the members of the object at the scanner; `member` consumes each value. Stops
-/// (leaving the scanner inside the object) when `member` says so.
-fn members<'a>(
-    s: &mut Scanner<'a>,
-    mut member: impl FnMut(&mut Scanner<'a>, &'a [u8]) -> Result<Flow, Bad>,
-) -> Result<Flow, Bad> {
-    s.expect(b'{')?;
-    s.ws();
-    if s.peek() == Some(b'}') {
-        s.expect(b'}')?;
-        return Ok(Flow::Go);
-    }
-    loop {
-        s.ws();
-        if s.peek() != Some(b'"') {
-            return Err(Bad);
-        }
-        let (key, _) = s.raw_string()?;
-        s.expect(b':')?;
-        s.ws();
-        if member(s, key)? == Flow::Stop {
-            return Ok(Flow::Stop);
-        }
-        s.ws();
-        match s.peek() {
-            Some(b',') => s.expect(b',')?,
-            Some(b'}') => {
-                s.expect(b'}')?;
-                return Ok(Flow::Go);
-            }
-            _ => return Err(Bad),
-        }
-    }
-}
-
-/// Walks the elements of the array at the scanner, like [`members`].
-fn elements<'a>(
-    s: &mut Scanner<'a>,
-    mut element: impl FnMut(&mut Scanner<'a>) -> Result<Flow, Bad>,
-) -> Result<Flow, Bad> {
-    s.expect(b'[')?;
-    s.ws();
-    if s.peek() == Some(b']') {
-        s.expect(b']')?;
-        return Ok(Flow::Go);
-    }
-    loop {
-        s.ws();
-        if element(s)? == Flow::Stop {
-            return Ok(Flow::Stop);
-        }
-        s.ws();
-        match s.peek() {
-            Some(b',') => s.expect(b',')?,
-            Some(b']') => {
-                s.expect(b']')?;
-                return Ok(Flow::Go);
-            }
-            _ => return Err(Bad),
-        }
-    }
-}
-
-/// Text cut at a number of UTF-16 code units, like JavaScript's `slice(0, cap)` (a
-/// character that would be split is left out).
-struct Capped {
-    text: String,
-    units: usize,
-    cap: usize,
-    /// Nothing more can be added.
-    full: bool,
-    /// Something was left out.
-    overflowed: bool,
-}
-
-impl Capped {
-    fn new(cap: usize) -> Self {
-        Capped {
-            text: String::new(),
-            units: 0,
-            cap,
-            full: cap == 0,
-            overflowed: false,
-        }
-    }
-
-    fn extend(&mut self, chars: impl Iterator<Item = char>) {
-        for c in chars {
-            if self.full {
-                self.overflowed = true;
-                return;
-            }
-            let units = c.len_utf16();
-            if self.units + units > self.cap {
-                self.full = true;
-                self.overflowed = true;
-                return;
-            }
-            self.units += units;
-            self.text.push(c);
-            self.full = self.units >= self.cap;
-        }
-    }
-}
-
-/// Whether a raw JSON string holds anything but whitespace (JavaScript's
-/// `s.trim().length > 0`).
-fn has_non_space(raw: &[u8]) -> bool {
-    JsonChars::new(raw).any(|c| !is_js_space(c))
-}
-
-/// The characters JavaScript's `trim` removes.
-pub(crate) fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
-/// The characters of a raw JSON string (between its quotes), decoded lazily: escapes are
-/// resolved, invalid UTF-8 and lone surrogates become U+FFFD.
-struct JsonChars<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl<'a> JsonChars<'a> {
-    fn new(b: &'a [u8]) -> Self {
-        JsonChars { b, i: 0 }
-    }
-
-    fn hex4(&mut self) -> Option<u32> {
-        let digits = self.b.get(self.i..self.i + 4)?;
-        if !digits.iter().all(u8::is_ascii_hexdigit) {
-            return None;
-        }
-        let value = std::str::from_utf8(digits)
-            .ok()
-            .and_then(|d| u32::from_str_radix(d, 16).ok())?;
-        self.i += 4;
-        Some(value)
-    }
-
-    /// After `\u`.
-    fn unicode_escape(&mut self) -> char {
-        let Some(high) = self.hex4() else {
-            return char::REPLACEMENT_CHARACTER;
-        };
-        if (0xD800..0xDC00).contains(&high) {
-            if self.b.get(self.i..self.i + 2) == Some(b"\\u") {
-                let before = self.i;
-                self.i += 2;
-                if let Some(low) = self.hex4()
-                    && (0xDC00..0xE000).contains(&low)
-                {
-                    let c = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                    return char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER);
-                }
-                self.i = before;
-            }
-            return char::REPLACEMENT_CHARACTER;
-        }
-        char::from_u32(high).unwrap_or(char::REPLACEMENT_CHARACTER)
-    }
-}
-
-impl Iterator for JsonChars<'_> {
-    type Item = char;
-
-    /// Ends at the end of the bytes or at an unescaped quote (the end of the string when
-    /// reading straight from a line).
-    fn next(&mut self) -> Option<char> {
-        let first = *self.b.get(self.i)?;
-        if first == b'"' {
-            return None;
-        }
-        if first == b'\\' {
-            let escape = *self.b.get(self.i + 1)?;
-            self.i += 2;
-            return Some(match escape {
-                b'n' => '\n',
-                b't' => '\t',
-                b'r' => '\r',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'u' => self.unicode_escape(),
-                other => char::from(other),
-            });
-        }
-        if first.is_ascii() {
-            self.i += 1;
-            return Some(char::from(first));
-        }
-        let width = match first {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            _ => 1,
-        };
-        let decoded = self
-            .b
-            .get(self.i..self.i + width)
-            .and_then(|bytes| std::str::from_utf8(bytes).ok())
-            .and_then(|s| s.chars().next());
-        match decoded {
-            Some(c) => {
-                self.i += width;
-                Some(c)
-            }
-            None => {
-                self.i += 1;
-                Some(char::REPLACEMENT_CHARACTER)
-            }
-        }
-    }
 }

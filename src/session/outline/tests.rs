@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::skim::{is_js_space, js_number_text, outline_line};
+use super::json::{is_js_space, js_number_text};
+use super::skim::outline_line;
 use super::*;
 use crate::session::tree::{EntryKind, MessageRole};
 

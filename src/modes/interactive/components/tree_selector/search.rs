@@ -64,7 +64,7 @@ impl EntrySet {
 
 /// The lower-cased searchable text of every entry, without labels (labels can change
 /// while the selector is open; they are checked separately).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct SearchText {
     text: String,
     /// `text[starts[i]..starts[i + 1]]` belongs to entry `i`.
@@ -187,7 +187,7 @@ pub(super) fn query_words(query: &str) -> Vec<String> {
 }
 
 /// Search state kept while the selector is open.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Search {
     text: Option<SearchText>,
     /// Results of the queries typed so far (each narrower than the one before).

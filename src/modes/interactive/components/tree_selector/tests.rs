@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::text::Line;
 use serde_json::json;
 
 use super::*;
@@ -14,6 +15,7 @@ use crate::ai::message::{
     UserBlock, UserContent, UserMessage,
 };
 use crate::messages::{AgentMessage, BashExecutionMessage};
+use crate::modes::interactive::components::Ui;
 use crate::modes::interactive::test_support::{plain, styled, theme};
 use crate::modes::interactive::theme::Theme;
 use crate::session::SessionManager;
@@ -921,6 +923,31 @@ fn wide_characters_are_cut_at_the_width() {
         › • as...
           (2/2)
     ");
+}
+
+#[test]
+fn deeply_nested_forks_are_cut_at_the_right_edge() {
+    // Forty forks, each inside the previous one's second branch.
+    let mut s = SessionManager::in_memory("/p");
+    s.use_seeded_ids(11);
+    let mut at = s.append_message(user("start")).unwrap();
+    for k in 0..40 {
+        s.append_message(user(&format!("left {k}"))).unwrap();
+        s.branch(&at).unwrap();
+        at = s.append_message(user(&format!("right {k}"))).unwrap();
+    }
+    let screen = Screen::new();
+    let sel = selector(&s, 4);
+    insta::assert_snapshot!(screen.list(&sel, 40), @r"
+          │  │  │  │  │  │  │  │  │  │  │  │ ...
+          │  │  │  │  │  │  │  │  │  │  │  │ ...
+        › │  │  │  │  │  │  │  │  │  │  │  │ ...
+          │  │  │  │  │  │  │  │  │  │  │  │ ...
+          (41/81)
+    ");
+    let wide = screen.list(&sel, 400);
+    assert!(wide.contains("├─ • user: right 39"), "{wide}");
+    assert!(wide.contains("└─ user: left 39"), "{wide}");
 }
 
 #[test]
