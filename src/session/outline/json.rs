@@ -139,28 +139,32 @@ impl Capped {
     }
 
     /// Adds the characters of raw JSON string bytes (up to their end or an unescaped
-    /// quote). Runs of plain ASCII, most of any text, are copied in one go.
+    /// quote). Stretches without escapes, most of any text, are copied in one go.
     pub fn extend_json(&mut self, raw: &[u8]) {
         if self.text.capacity() == 0 {
             self.text.reserve(raw.len().min(self.cap));
         }
         let mut chars = JsonChars::new(raw);
         loop {
-            let rest = chars.b.get(chars.i..).unwrap_or_default();
-            let room = self.cap - self.units;
-            let run = rest
-                .iter()
-                .take(room)
-                .take_while(|&&b| b < 0x80 && b != b'"' && b != b'\\')
-                .count();
-            if run > 0 {
-                // Plain ASCII: valid UTF-8, one UTF-16 unit per byte.
-                self.text
-                    .push_str(std::str::from_utf8(&rest[..run]).unwrap_or_default());
-                self.units += run;
+            let rest = raw.get(chars.i..).unwrap_or_default();
+            // A UTF-16 unit takes at least one byte, so `room` bytes never overflow.
+            let window = &rest[..rest.len().min(self.cap - self.units)];
+            let plain = &window[..memchr::memchr2(b'"', b'\\', window).unwrap_or(window.len())];
+            let valid = match std::str::from_utf8(plain) {
+                Ok(text) => text,
+                Err(e) => std::str::from_utf8(&plain[..e.valid_up_to()]).unwrap_or_default(),
+            };
+            if !valid.is_empty() {
+                self.units += if valid.is_ascii() {
+                    valid.len()
+                } else {
+                    valid.chars().map(char::len_utf16).sum()
+                };
+                self.text.push_str(valid);
                 self.full = self.units >= self.cap;
-                chars.i += run;
+                chars.i += valid.len();
             }
+            // An escape, the closing quote, a character cut by the window or bad UTF-8.
             match chars.next() {
                 Some(c) => {
                     if !self.push(c) {
