@@ -83,21 +83,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::metadata(&path)?.len() as f64 / 1e6
     );
 
+    let mut tree_times = Vec::new();
+    let mut outline_times = Vec::new();
     let mut snapshot_times = Vec::new();
     let mut open_times = Vec::new();
     for _ in 0..RUNS {
+        let (tree, t) = cpu(|| session.tree());
+        tree_times.push(t);
+        let (outlines, t) = cpu(|| session.outlines());
+        outline_times.push(t);
+        drop((tree, outlines));
         let (snapshot, snap) = cpu(|| TreeSnapshot::from_session(&session));
-        let (_, rest) = cpu(|| {
+        // The selector is freed outside the measurement: that happens when it closes.
+        let (opened, rest) = cpu(|| {
             let sel = TreeSelector::new(snapshot, options.clone());
-            sel.render(WIDTH, &ui)
+            let lines = sel.render(WIDTH, &ui);
+            (sel, lines)
         });
+        drop(opened);
         snapshot_times.push(snap);
         open_times.push(snap + rest);
     }
     println!(
-        "open (snapshot + selector + first frame): median {} (snapshot {})",
+        "open (snapshot + selector + first frame): median {} (snapshot {}: tree {}, outlines {})",
         ms(median(open_times)),
-        ms(median(snapshot_times))
+        ms(median(snapshot_times)),
+        ms(median(tree_times)),
+        ms(median(outline_times)),
     );
 
     let base = TreeSelector::new(TreeSnapshot::from_session(&session), options);
@@ -113,10 +125,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..RUNS {
         let mut sel = base.clone();
         for (n, (_, k)) in script.iter().enumerate() {
-            let (_, t) = cpu(|| {
+            let (lines, t) = cpu(|| {
                 sel.handle_key(k, &keys);
                 sel.render(WIDTH, &ui)
             });
+            drop(lines);
             per_key[n].push(t);
         }
     }

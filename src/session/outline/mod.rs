@@ -95,6 +95,8 @@ pub struct AssistantOutline {
     /// Whether any text block holds more than whitespace (a turn without is a pure
     /// tool-call turn, which tree views hide).
     pub has_text: bool,
+    /// How the turn ended and its error, read only for a turn whose row cannot show text
+    /// (no text in its first characters); [`TurnEnding::Normal`] and `None` otherwise.
     pub ending: TurnEnding,
     pub error_message: Option<String>,
     pub tool_calls: Vec<ToolCallOutline>,

@@ -6,7 +6,9 @@
 //! is decoded; a message whose outline is complete stops the reading of its line (a tool
 //! result's 20 KB of output are never looked at once its first 200 characters are read).
 
-use super::json::{Capped, Flow, elements, has_non_space, js_number_text, members, raw_str};
+use super::json::{
+    Capped, Flow, elements, has_non_space, is_js_space, js_number_text, members, raw_str,
+};
 use super::{
     ARGS_JSON_UNITS, ArgNumber, AssistantOutline, ERROR_TEXT_UNITS, EntryOutline, LONG_TEXT_UNITS,
     MESSAGE_TEXT_UNITS, MessageOutline, ToolArgsOutline, ToolCallOutline, TurnEnding,
@@ -196,8 +198,15 @@ impl MessageAcc {
             }
             MessageRole::BashExecution => self.command.is_some(),
             MessageRole::Other => content && self.role.is_some(),
-            MessageRole::Assistant => false,
+            // A turn that shows text needs nothing after its content (pi's line order puts
+            // the usage, stop reason and error after it).
+            MessageRole::Assistant => self.content_seen && self.shows_text(),
         }
+    }
+
+    /// Whether the turn's row shows its text (not its ending or error).
+    fn shows_text(&self) -> bool {
+        self.has_text && self.text.text.chars().any(|c| !is_js_space(c))
     }
 
     fn read(&mut self, s: &mut Scanner<'_>) -> Result<Flow, Bad> {
@@ -323,14 +332,18 @@ impl MessageAcc {
     }
 
     fn finish(self) -> MessageOutline {
+        let shows_text = self.shows_text();
         let text = self.text.text;
         match self.kind {
             MessageRole::User => MessageOutline::User { text },
             MessageRole::Assistant => MessageOutline::Assistant(AssistantOutline {
                 text,
                 has_text: self.has_text,
-                ending: TurnEnding::from_stop_reason(self.stop_reason.as_deref()),
-                error_message: self.error_message,
+                ending: match shows_text {
+                    true => TurnEnding::Normal,
+                    false => TurnEnding::from_stop_reason(self.stop_reason.as_deref()),
+                },
+                error_message: self.error_message.filter(|_| !shows_text),
                 tool_calls: self.tool_calls,
             }),
             MessageRole::ToolResult => MessageOutline::ToolResult {

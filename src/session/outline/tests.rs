@@ -126,12 +126,19 @@ fn oracle_message(m: &Value) -> MessageOutline {
                 Some("aborted") => TurnEnding::Aborted,
                 Some(_) => TurnEnding::Failed,
             };
+            let has_text = has_text_content(content);
+            // The ending and error only matter (and are only read) when no text shows.
+            let shows_text = has_text && text.chars().any(|c| !is_js_space(c));
             MessageOutline::Assistant(AssistantOutline {
                 text,
-                has_text: has_text_content(content),
-                ending,
+                has_text,
+                ending: if shows_text {
+                    TurnEnding::Normal
+                } else {
+                    ending
+                },
                 error_message: str_field(m, "errorMessage", ERROR_TEXT_UNITS)
-                    .filter(|e| !e.is_empty()),
+                    .filter(|e| !e.is_empty() && !shows_text),
                 tool_calls,
             })
         }
