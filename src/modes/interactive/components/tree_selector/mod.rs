@@ -493,12 +493,10 @@ impl TreeSelector {
             Action::TreeFilterAll => self.set_filter(self.filter.toggled(FilterMode::All)),
             Action::TreeFilterCycleBackward => self.set_filter(self.filter.cycled(false)),
             Action::TreeFilterCycleForward => self.set_filter(self.filter.cycled(true)),
-            Action::DeleteCharBackward => {
-                if !self.query.is_empty() {
-                    let mut query = std::mem::take(&mut self.query);
-                    query.pop();
-                    self.set_query(query);
-                }
+            Action::DeleteCharBackward if !self.query.is_empty() => {
+                let mut query = std::mem::take(&mut self.query);
+                query.pop();
+                self.set_query(query);
             }
             Action::TreeEditLabel => {
                 if let Some(&i) = self.view.rows.get(self.selected) {

@@ -27,7 +27,7 @@ impl EntrySet {
         let mut set = EntrySet {
             bits: vec![u64::MAX; n.div_ceil(64)],
         };
-        if n % 64 != 0
+        if !n.is_multiple_of(64)
             && let Some(last) = set.bits.last_mut()
         {
             *last = (1u64 << (n % 64)) - 1;
@@ -215,7 +215,7 @@ impl Search {
             self.history.truncate(base.map_or(0, |b| b + 1));
             let full = EntrySet::full(n);
             let candidates = base.map_or(&full, |b| &self.history[b].1);
-            let finders: Vec<Finder<'_>> = words.iter().map(|w| Finder::new(w)).collect();
+            let finders: Vec<Finder<'_>> = words.iter().map(Finder::new).collect();
             let mut found = EntrySet::empty(n);
             for i in candidates.iter() {
                 let body = text.of(i);
