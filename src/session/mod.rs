@@ -12,6 +12,7 @@ pub mod listing;
 mod load;
 pub mod manager;
 mod migrate;
+pub mod outline;
 pub mod paths;
 pub mod render;
 mod scan;

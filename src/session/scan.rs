@@ -63,7 +63,7 @@ impl Head<'_> {
 /// Whether a raw key is `lit`. Keys are compared byte by byte at a fixed length, which the
 /// compiler turns into a couple of integer compares instead of a `memcmp` call per arm.
 #[inline(always)]
-fn key_is<const N: usize>(key: &[u8], lit: &[u8; N]) -> bool {
+pub(super) fn key_is<const N: usize>(key: &[u8], lit: &[u8; N]) -> bool {
     key.len() == N && key.iter().zip(lit).all(|(a, b)| a == b)
 }
 
@@ -98,21 +98,41 @@ pub(crate) fn scan_line(line: &[u8]) -> LineScan<'_> {
 
 /// The line is not valid JSON.
 #[derive(Debug)]
-struct Bad;
+pub(super) struct Bad;
 
-struct Scanner<'a> {
+/// The byte-level reader behind [`scan_line`]; `outline` reuses it to skim message lines.
+pub(super) struct Scanner<'a> {
     b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Scanner<'a> {
+    pub(super) fn new(b: &'a [u8]) -> Self {
+        Scanner { b, i: 0 }
+    }
+
+    /// The current byte offset.
+    pub(super) fn pos(&self) -> usize {
+        self.i
+    }
+
+    /// The bytes from the current offset to the end of the line.
+    pub(super) fn rest(&self) -> &'a [u8] {
+        self.b.get(self.i..).unwrap_or_default()
+    }
+
+    /// The bytes from `start` up to the current offset.
+    pub(super) fn since(&self, start: usize) -> &'a [u8] {
+        self.b.get(start..self.i).unwrap_or_default()
+    }
+
     #[inline]
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
 
     #[inline]
-    fn ws(&mut self) {
+    pub(super) fn ws(&mut self) {
         while let Some(c) = self.peek() {
             if c == b' ' || c == b'\t' || c == b'\r' || c == b'\n' {
                 self.i += 1;
@@ -123,7 +143,7 @@ impl<'a> Scanner<'a> {
     }
 
     #[inline]
-    fn expect(&mut self, c: u8) -> Result<(), Bad> {
+    pub(super) fn expect(&mut self, c: u8) -> Result<(), Bad> {
         self.ws();
         if self.peek() == Some(c) {
             self.i += 1;
@@ -136,7 +156,7 @@ impl<'a> Scanner<'a> {
     /// Skips a string whose opening quote is at `self.i`; returns the raw bytes between the
     /// quotes and whether they contain escapes.
     #[inline]
-    fn raw_string(&mut self) -> Result<(&'a [u8], bool), Bad> {
+    pub(super) fn raw_string(&mut self) -> Result<(&'a [u8], bool), Bad> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         let start = self.i + 1;
         let mut pos = start;
@@ -162,7 +182,7 @@ impl<'a> Scanner<'a> {
     /// quote is escaped when an odd run of backslashes precedes it. Escaped newlines are
     /// everywhere in tool output, so this is much faster than stopping at each backslash.
     #[inline]
-    fn skip_string(&mut self) -> Result<(), Bad> {
+    pub(super) fn skip_string(&mut self) -> Result<(), Bad> {
         let start = self.i + 1;
         let mut pos = start;
         loop {
@@ -183,7 +203,7 @@ impl<'a> Scanner<'a> {
 
     /// Reads a string value and decodes it (escapes and invalid UTF-8 handled like pi,
     /// which reads files as UTF-8 with replacement characters).
-    fn string_value(&mut self) -> Result<Cow<'a, str>, Bad> {
+    pub(super) fn string_value(&mut self) -> Result<Cow<'a, str>, Bad> {
         let quote_start = self.i;
         let (raw, escaped) = self.raw_string()?;
         if !escaped {
@@ -221,7 +241,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Skips a number and returns its text.
-    fn number(&mut self) -> Result<&'a [u8], Bad> {
+    pub(super) fn number(&mut self) -> Result<&'a [u8], Bad> {
         let start = self.i;
         let mut digits = false;
         while let Some(c) = self.peek() {
@@ -241,7 +261,7 @@ impl<'a> Scanner<'a> {
 
     /// Skips one complete JSON value of any shape, checking its structure. Iterative, with
     /// one bit per nesting level on a stack (1 = object, 0 = array).
-    fn skip_value(&mut self) -> Result<(), Bad> {
+    pub(super) fn skip_value(&mut self) -> Result<(), Bad> {
         let mut stack: u128 = 0;
         let mut depth: u32 = 0;
         'value: loop {

@@ -23,10 +23,13 @@ pub mod session_picker;
 pub mod settings_selector;
 pub mod status;
 pub mod summaries;
+pub mod summarize_dialog;
 pub mod thinking_selector;
 pub mod tool_execution;
 pub mod transcript;
+pub mod tree_selector;
 pub mod user_message;
+pub mod user_message_selector;
 
 use std::cell::RefCell;
 use std::sync::Arc;
