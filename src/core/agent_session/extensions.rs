@@ -92,7 +92,8 @@ impl AgentSession {
             .unwrap_or_default()
     }
 
-    /// Sends `session_start` and waits for the extensions' answers.
+    /// Sends `session_start`, waits for the extensions' answers and applies what they did
+    /// meanwhile.
     pub async fn start_extensions(&self, reason: SessionStartReason) {
         self.start_extensions_after(reason, None).await;
     }
@@ -109,6 +110,9 @@ impl AgentSession {
             );
         }
         host.session_start(reason, previous).await;
+        // What the handlers did (a `nextTurn` message, an entry) is in place before the
+        // first prompt, as it is in pi, where those calls take effect at once.
+        self.flush_extension_actions().await;
     }
 
     /// On exit: `session_shutdown` (reason `quit`), then the extensions are stopped, and

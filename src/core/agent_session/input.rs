@@ -82,7 +82,9 @@ impl AgentSession {
             return Some((text.to_string(), images));
         };
         let shown = (!images.is_empty()).then_some(images.as_slice());
-        match host.input(text, shown, source).await {
+        let outcome = host.input(text, shown, source).await;
+        self.flush_extension_actions().await;
+        match outcome {
             InputOutcome::Handled => None,
             InputOutcome::Continue => Some((text.to_string(), images)),
             InputOutcome::Transform {
