@@ -581,7 +581,7 @@ mod compaction {
         ])
         .unwrap();
         let settings = Settings::load(&p.agent_dir(), &p.cwd());
-        let manager = SessionManager::create(&p.cwd(), p.dir.path().join("sessions")).unwrap();
+        let manager = SessionManager::create(p.cwd(), p.dir.path().join("sessions")).unwrap();
         let loading = ResourceLoading::Full(ExtensionStartup {
             mode: HostMode::Print,
             has_ui: false,

@@ -40,7 +40,7 @@ enum Replacement {
     /// An empty session.
     New(Option<String>),
     /// Another file.
-    Open(SessionManager),
+    Open(Box<SessionManager>),
 }
 
 impl AgentSession {
@@ -120,7 +120,7 @@ impl AgentSession {
         let _op = self.inner.op_lock.lock().await;
         let manager = SessionManager::open(path, None).map_err(|e| e.to_string())?;
         self.replace_session(
-            Replacement::Open(manager),
+            Replacement::Open(Box::new(manager)),
             ShutdownReason::Resume,
             SessionStartReason::Resume,
             Some(path),
@@ -155,7 +155,7 @@ impl AgentSession {
                 Replacement::New(parent) => {
                     st.session.new_session(None, parent);
                 }
-                Replacement::Open(manager) => st.session = manager,
+                Replacement::Open(manager) => st.session = *manager,
             }
         }
         self.after_session_replaced(restore_model);
