@@ -3,5 +3,6 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod mock_llm;
+pub mod pi_project;
 pub mod session;
 pub mod tmux;

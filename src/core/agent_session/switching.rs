@@ -158,8 +158,18 @@ impl AgentSession {
                 Replacement::Open(manager) => st.session = *manager,
             }
         }
+        let before = (self.model(), self.thinking_level());
         self.after_session_replaced(restore_model);
         self.extensions_switched(start, previous).await;
+        if restore_model {
+            // pi has no event for this (its resumed session starts with the model); we
+            // tell extensions after `session_start` when the model or level changed.
+            let (model, level) = (self.model(), self.thinking_level());
+            if let Some(model) = &model {
+                self.notify_model_select(model, before.0.as_ref(), ModelSelectSource::Restore);
+            }
+            self.notify_thinking_level_select(level, before.1);
+        }
         Ok(())
     }
 
@@ -168,10 +178,6 @@ impl AgentSession {
     /// prepared for the old session.
     fn after_session_replaced(&self, restore_model: bool) {
         self.inner.queues.drain_all();
-        let (previous_model, previous_level) = {
-            let st = self.state();
-            (st.model.clone(), st.thinking)
-        };
         {
             let mut st = self.state();
             st.queued_steering.clear();
@@ -197,20 +203,6 @@ impl AgentSession {
                     };
                 }
             }
-        }
-        if restore_model {
-            let (model, level) = {
-                let st = self.state();
-                (st.model.clone(), st.thinking)
-            };
-            if let Some(model) = &model {
-                self.notify_model_select(
-                    model,
-                    previous_model.as_ref(),
-                    ModelSelectSource::Restore,
-                );
-            }
-            self.notify_thinking_level_select(level, previous_level);
         }
         self.emit_queue_update();
         self.emit(SessionEvent::SessionReplaced);
