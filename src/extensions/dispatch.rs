@@ -620,6 +620,10 @@ impl ExtensionHost {
             }
             return;
         }
+        // Encoding an `agent_end` serializes the whole run: only for someone who listens.
+        if !self.has_subscribers(name) {
+            return;
+        }
         let mut encoder = crate::core::events::EventJsonEncoder::new();
         if let Some(json) = encoder.encode(&event.clone().into()) {
             self.notify_json(name, || json);
