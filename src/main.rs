@@ -5,10 +5,21 @@ use std::process::ExitCode;
 
 use pi::cli::args::{self, Args, OutputMode};
 use pi::cli::files::{build_initial_message, process_file_args};
+use pi::cli::resources::{ExtensionStartup, ResourceLoading};
 use pi::cli::startup::{self, StartupError};
+use pi::core::agent_session::AgentSession;
 use pi::core::paths::AgentPaths;
 use pi::core::settings::Settings;
+use pi::extensions::{HostMode, SessionStartReason};
 use pi::modes::print::{PrintOutput, PrintPrompt, run_print};
+
+/// Whether the interactive UI answers extension dialogs yet. Until it takes
+/// `AgentSession::take_ui_requests()`, extensions are told `hasUI: false` there, so the
+/// host answers their dialogs "cancelled" instead of leaving them open forever.
+const TUI_ANSWERS_EXTENSION_UI: bool = false;
+
+/// How long exiting waits for extensions to handle `session_shutdown` and stop.
+const SHUTDOWN_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// pi's package-manager subcommands, which do not apply to pi-rs.
 const PACKAGE_COMMANDS: [&str; 6] = ["install", "remove", "uninstall", "update", "list", "config"];
@@ -149,19 +160,41 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
             paths.clone(),
             settings.clone(),
             pi::session::SessionManager::in_memory(&cwd),
+            &ResourceLoading::Minimal,
         )?;
         pi::core::timing::mark("placeholder session");
         let loader_args = args.clone();
         let loader_cwd = cwd;
         let picker_dir = session_dir.clone();
+        let runtime = rt.handle().clone();
+        // The app owns the loaded session; a copy is kept to stop its extensions on exit.
+        let loaded: std::sync::Arc<std::sync::Mutex<Option<AgentSession>>> = Default::default();
+        let loaded_for_loader = loaded.clone();
         let make_loader =
             move |source: startup::SessionSource| -> pi::modes::interactive::app::SessionLoader {
                 Box::new(move || {
                     let manager = startup::open_session_source(&source, &loader_cwd, &session_dir)
                         .map_err(|e| e.0)?;
-                    let built =
-                        startup::build_session(&loader_args, &loader_cwd, paths, settings, manager)
-                            .map_err(|e| e.0)?;
+                    let loading = ResourceLoading::Full(ExtensionStartup {
+                        mode: HostMode::Interactive,
+                        has_ui: TUI_ANSWERS_EXTENSION_UI,
+                        runtime: runtime.clone(),
+                    });
+                    let built = startup::build_session(
+                        &loader_args,
+                        &loader_cwd,
+                        paths,
+                        settings,
+                        manager,
+                        &loading,
+                    )
+                    .map_err(|e| e.0)?;
+                    // The loader runs on a blocking thread, where waiting on the runtime
+                    // is fine.
+                    runtime.block_on(built.session.start_extensions(SessionStartReason::Startup));
+                    if let Ok(mut slot) = loaded_for_loader.lock() {
+                        *slot = Some(built.session.clone());
+                    }
                     Ok((built.session, built.warnings))
                 })
             };
@@ -189,12 +222,26 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
             placeholder.session,
             options,
         ));
+        let session = loaded.lock().ok().and_then(|mut s| s.take());
+        if let Some(session) = session {
+            rt.block_on(async {
+                let _ = tokio::time::timeout(SHUTDOWN_LIMIT, session.shutdown()).await;
+            });
+        }
         return Ok(code as u8);
     };
 
     let manager = startup::open_session_source(&source, &cwd, &session_dir)?;
     pi::core::timing::mark("session file opened");
-    let built = startup::build_session(&args, &cwd, paths, settings, manager)?;
+    let loading = ResourceLoading::Full(ExtensionStartup {
+        mode: match output {
+            PrintOutput::Json => HostMode::Json,
+            PrintOutput::Text => HostMode::Print,
+        },
+        has_ui: false,
+        runtime: rt.handle().clone(),
+    });
+    let built = startup::build_session(&args, &cwd, paths, settings, manager, &loading)?;
     pi::core::timing::mark("agent session built");
     for w in &built.warnings {
         eprintln!("Warning: {w}");
@@ -218,7 +265,13 @@ fn run_rpc_mode(args: &Args, cwd: &std::path::Path, paths: AgentPaths) -> Result
     else {
         return Ok(0);
     };
-    let built = startup::build_session(args, cwd, paths, settings, manager)?;
+    let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
+    let loading = ResourceLoading::Full(ExtensionStartup {
+        mode: HostMode::Rpc,
+        has_ui: false,
+        runtime: rt.handle().clone(),
+    });
+    let built = startup::build_session(args, cwd, paths, settings, manager, &loading)?;
     for w in &built.warnings {
         eprintln!("Warning: {w}");
     }
@@ -230,7 +283,7 @@ add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json."
                 .into(),
         ));
     }
-    let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
+    rt.block_on(session.start_extensions(SessionStartReason::Startup));
     // RPC mode handles SIGTERM/SIGHUP/SIGINT itself: the same orderly shutdown as the end
     // of stdin, so an interrupted answer is still recorded.
     let code = rt.block_on(pi::modes::rpc::run_rpc(session));
@@ -242,7 +295,7 @@ add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json."
 
 /// SIGINT / SIGTERM / SIGHUP: stop the agent, kill running commands (they live in their
 /// own process groups and would survive us) and exit with the conventional code.
-async fn exit_on_signal(session: pi::core::agent_session::AgentSession) {
+async fn exit_on_signal(session: AgentSession) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -260,6 +313,9 @@ async fn exit_on_signal(session: pi::core::agent_session::AgentSession) {
         };
         session.abort();
         pi::tools::shell::kill_all_running();
+        // Extensions get their `session_shutdown` and are stopped (they live in their own
+        // process groups and would outlive us otherwise).
+        let _ = tokio::time::timeout(SHUTDOWN_LIMIT, session.shutdown()).await;
         std::process::exit(code);
     }
     #[cfg(not(unix))]

@@ -10,4 +10,6 @@ mod tests;
 
 pub use events::{AgentEvent, EventSink};
 pub use queue::{DeliveryMode, MessageQueues};
-pub use run::{AgentConfig, AgentHooks, ModelClient, TurnOptions, run, run_continue};
+pub use run::{
+    AgentConfig, AgentHooks, ModelClient, ToolCallVerdict, TurnOptions, run, run_continue,
+};

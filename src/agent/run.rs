@@ -45,6 +45,16 @@ pub trait ModelClient: Send + Sync {
     fn stream(&self, model: &Model, context: Context, options: TurnOptions) -> EventStream;
 }
 
+/// What a hook decided about a tool call before it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolCallVerdict {
+    /// Run it; with `Some`, with these arguments instead of the model's (pi's `tool_call`
+    /// handlers may change `event.input`, and the tool then sees the changed object).
+    Run(Option<Value>),
+    /// Do not run it; the model gets the reason as an error result.
+    Block(String),
+}
+
 /// Extension points around model calls and tool calls (used by extensions).
 #[async_trait]
 pub trait AgentHooks: Send + Sync {
@@ -55,6 +65,14 @@ pub trait AgentHooks: Send + Sync {
     /// Return `Some(reason)` to block the call; the model gets `reason` as an error result.
     async fn before_tool_call(&self, _call: &ToolCall) -> Option<String> {
         None
+    }
+    /// Decides whether a (validated) call runs and with which arguments. The default asks
+    /// [`AgentHooks::before_tool_call`], which can only block.
+    async fn check_tool_call(&self, call: &ToolCall) -> ToolCallVerdict {
+        match self.before_tool_call(call).await {
+            Some(reason) => ToolCallVerdict::Block(reason),
+            None => ToolCallVerdict::Run(None),
+        }
     }
     /// May replace a tool's result and error flag.
     async fn after_tool_call(
@@ -288,19 +306,23 @@ async fn prepare(call: &ToolCall, config: &AgentConfig) -> Prepared {
         Ok(args) => args,
         Err(err) => return Prepared::Immediate(error_output(err.message)),
     };
-    let call = ToolCall {
+    let mut call = ToolCall {
         arguments: args,
         ..call.clone()
     };
-    if let Some(hooks) = &config.hooks
-        && let Some(reason) = hooks.before_tool_call(&call).await
-    {
-        let reason = if reason.is_empty() {
-            "Tool execution was blocked".to_string()
-        } else {
-            reason
-        };
-        return Prepared::Immediate(error_output(reason));
+    if let Some(hooks) = &config.hooks {
+        match hooks.check_tool_call(&call).await {
+            ToolCallVerdict::Block(reason) => {
+                let reason = if reason.is_empty() {
+                    "Tool execution was blocked".to_string()
+                } else {
+                    reason
+                };
+                return Prepared::Immediate(error_output(reason));
+            }
+            ToolCallVerdict::Run(Some(arguments)) => call.arguments = arguments,
+            ToolCallVerdict::Run(None) => {}
+        }
     }
     Prepared::Run(tool.clone(), call)
 }

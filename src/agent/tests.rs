@@ -471,6 +471,63 @@ async fn invalid_arguments_get_pi_validation_error_and_the_tool_does_not_run() {
     assert!(log.lock().unwrap().is_empty());
 }
 
+/// Doubles every `sleep` call's `ms` and blocks `ms` of 0.
+struct Rewriter;
+
+#[async_trait]
+impl AgentHooks for Rewriter {
+    async fn check_tool_call(&self, call: &ToolCall) -> ToolCallVerdict {
+        match call.arguments["ms"].as_u64() {
+            Some(0) => ToolCallVerdict::Block("zero is not a duration".into()),
+            Some(ms) => ToolCallVerdict::Run(Some(json!({"ms": ms * 2}))),
+            None => ToolCallVerdict::Run(None),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_hook_can_change_tool_arguments_or_block_the_call() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let tool: Arc<dyn Tool> = Arc::new(Sleepy {
+        name: "sleep",
+        log: log.clone(),
+        mode: ExecutionMode::Parallel,
+    });
+    let mut reply = calls(&[("a", "sleep"), ("b", "sleep")]);
+    if let AssistantBlock::ToolCall(tc) = &mut reply.content[1] {
+        tc.arguments = json!({"ms": 0});
+    }
+    let client = Scripted::new(vec![reply, text("ok")]);
+    let mut cfg = config(client, vec![tool]);
+    cfg.hooks = Some(Arc::new(Rewriter));
+    let mut messages = Vec::new();
+    let mut sink = |_e: AgentEvent| {};
+    let added = run(
+        vec![user("go")],
+        &mut messages,
+        &cfg,
+        &MessageQueues::new(),
+        &mut sink,
+        &CancellationToken::new(),
+    )
+    .await;
+    let results: Vec<(String, bool)> = added
+        .iter()
+        .filter_map(|m| match m {
+            AgentMessage::ToolResult(r) => Some((r.text(), r.is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("slept 60".to_string(), false),
+            ("zero is not a duration".to_string(), true)
+        ]
+    );
+    assert_eq!(*log.lock().unwrap(), ["start a", "end a"]);
+}
+
 #[test]
 fn api_of_the_test_model_is_parsed() {
     assert_eq!(model().api, Api::OpenAiCompletions);

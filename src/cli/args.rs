@@ -167,6 +167,10 @@ pub struct Args {
     pub messages: Vec<String>,
     /// `--flag [value]` pi does not know (for extensions): name → value (`None` = boolean).
     pub unknown_flags: Vec<(String, Option<String>)>,
+    /// Names of unknown flags whose value was the next argument (`--plan notes`, not
+    /// `--plan=notes`): if the flag turns out to be a boolean, that argument was meant as
+    /// a message (pi drops it; startup warns).
+    pub detached_flag_values: Vec<String>,
     /// Non-fatal problems to print before starting.
     pub warnings: Vec<String>,
 }
@@ -231,6 +235,7 @@ where
 
     let mut kept: Vec<String> = Vec::new();
     let mut unknown_flags = Vec::new();
+    let mut detached_flag_values = Vec::new();
     let mut i = 0;
     while i < raw.len() {
         let arg = &raw[i];
@@ -262,6 +267,7 @@ where
                 match raw.get(i + 1) {
                     Some(next) if !next.starts_with('-') && !next.starts_with('@') => {
                         unknown_flags.push((rest.to_string(), Some(next.clone())));
+                        detached_flag_values.push(rest.to_string());
                         i += 1;
                     }
                     _ => unknown_flags.push((rest.to_string(), None)),
@@ -277,6 +283,7 @@ where
     let mut args = Args {
         cli,
         unknown_flags,
+        detached_flag_values,
         ..Args::default()
     };
     if let Some(mode) = &args.cli.mode {
@@ -339,6 +346,7 @@ mod tests {
             ]
         );
         assert_eq!(a.messages, ["hello"]);
+        assert_eq!(a.detached_flag_values, ["depth"]);
     }
 
     #[test]

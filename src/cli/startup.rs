@@ -2,7 +2,8 @@
 //! settings, which session file (`--no-session`, `--fork`, `--session`, `--resume`,
 //! `--continue`, or a new one), which model (`--model`, the `--models` scope, the one the
 //! session last used, the saved default, the first with a key), the thinking level, the
-//! tools and the system prompt's resources.
+//! tools, the system prompt's resources, and the prompt templates, skills and extensions
+//! (`resources.rs`).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use crate::ai::models::resolve::{
     ScopedModel, closest_matches, initial_model, resolve_cli_model, resolve_model_scope,
 };
 use crate::cli::args::Args;
+use crate::cli::resources::{self, ResourceLoading, SessionInfo};
 use crate::core::agent_session::{
     AgentSession, AgentSessionOptions, DEFAULT_THINKING_LEVEL, PromptResources,
 };
@@ -352,13 +354,17 @@ fn choose_model(
     })
 }
 
-/// Builds the session for the given (already validated) arguments.
+/// Builds the session for the given (already validated) arguments. With
+/// [`ResourceLoading::Full`] the extensions are started and attached (must not be called
+/// from inside an async task: it blocks on the runtime while they start); `session_start`
+/// is left to the mode, once it listens ([`AgentSession::start_extensions`]).
 pub fn build_session(
     args: &Args,
     cwd: &Path,
     paths: AgentPaths,
     settings: Settings,
     session: SessionManager,
+    loading: &ResourceLoading,
 ) -> Result<Startup, StartupError> {
     let mut warnings: Vec<String> = args.warnings.clone();
     warnings.extend(settings.problems().iter().map(|p| p.to_string()));
@@ -441,12 +447,43 @@ pub fn build_session(
     } else {
         default_tool_names().iter().map(|s| s.to_string()).collect()
     };
+    let extensions = match loading {
+        ResourceLoading::Full(startup) => resources::start_extensions(
+            args,
+            &settings,
+            cwd,
+            &paths.agent_dir,
+            SessionInfo {
+                file: session.session_file(),
+                id: session.session_id().to_string(),
+            },
+            startup,
+            &mut warnings,
+        ),
+        ResourceLoading::Minimal => None,
+    };
+    if matches!(loading, ResourceLoading::Full(_)) {
+        warnings.extend(resources::check_extension_flags(
+            args,
+            extensions.as_ref().map(|e| &e.host),
+        ));
+    }
+    let extension_tool_names: Vec<String> = extensions
+        .as_ref()
+        .map(|e| {
+            e.host
+                .agent_tools()
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
     if let Some(list) = args.tool_names() {
         tool_names = Vec::new();
         for name in list {
             if builtin_tool_names().contains(&name.as_str()) {
                 tool_names.push(name);
-            } else {
+            } else if !extension_tool_names.contains(&name) {
                 warnings.push(format!(
                     "Unknown tool \"{name}\" ignored. Built-in tools: {}",
                     builtin_tool_names().join(", ")
@@ -481,6 +518,17 @@ pub fn build_session(
     };
     warnings.extend(resource_warnings);
 
+    let (templates, skills) = match loading {
+        ResourceLoading::Full(_) => {
+            let templates = resources::prompt_templates(args, &settings, cwd, &paths.agent_dir);
+            let skills = resources::skills(args, &settings, cwd, &paths.agent_dir);
+            warnings.extend(templates.diagnostics.iter().map(ToString::to_string));
+            warnings.extend(skills.diagnostics.iter().map(ToString::to_string));
+            (templates.templates, skills.skills)
+        }
+        ResourceLoading::Minimal => (Vec::new(), Vec::new()),
+    };
+
     let session = AgentSession::new(AgentSessionOptions {
         cwd: cwd.to_path_buf(),
         paths,
@@ -500,6 +548,14 @@ pub fn build_session(
         },
         hooks: None,
     });
+    session.set_prompt_templates(templates);
+    session.set_skills(skills);
+    if let (Some(loaded), ResourceLoading::Full(startup)) = (extensions, loading) {
+        let tools = resources::extension_tools(args, &loaded.host);
+        // Spawning the session's action task needs the runtime.
+        let _runtime = startup.runtime.enter();
+        session.attach_extensions(loaded.host, loaded.channels, tools);
+    }
     Ok(Startup { session, warnings })
 }
 

@@ -95,6 +95,15 @@ pub enum SessionEvent {
         aborted: bool,
         error_message: Option<String>,
     },
+    /// An extension failed (crashed, timed out, answered with an error) or a resource it
+    /// relies on could not be used. pi's `extension_error`.
+    ExtensionError {
+        /// The extension's file (or the skill file, or `command:<name>`).
+        extension_path: String,
+        /// The event, tool or command it was handling (`process` when none).
+        event: String,
+        error: String,
+    },
 }
 
 impl From<AgentEvent> for SessionEvent {
@@ -199,6 +208,14 @@ impl EventJsonEncoder {
             | SessionEvent::ContextRebuilt
             | SessionEvent::SessionReplaced => return None,
             SessionEvent::BranchSummaryStart => json!({"type": "branch_summary_start"}),
+            SessionEvent::ExtensionError {
+                extension_path,
+                event,
+                error,
+            } => json!({
+                "type": "extension_error", "extensionPath": extension_path,
+                "event": event, "error": error,
+            }),
             SessionEvent::BranchSummaryEnd {
                 aborted,
                 error_message,

@@ -134,11 +134,16 @@ impl ExtensionHost {
         if !self.has_subscribers(EventName::SessionStart) {
             return;
         }
-        let options = &self.inner.options;
+        let (session_file, session_id) = self
+            .inner
+            .session
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default();
         let mut event = json!({
             "type": "session_start", "reason": reason,
-            "sessionFile": options.session_file.as_ref().map(|p| p.display().to_string()),
-            "sessionId": options.session_id,
+            "sessionFile": session_file.map(|p| p.display().to_string()),
+            "sessionId": session_id,
         });
         if let Some(previous) = previous_session_file {
             event["previousSessionFile"] = Value::from(previous.display().to_string());
@@ -613,6 +618,10 @@ impl ExtensionHost {
             {
                 self.notify_json(name, || json);
             }
+            return;
+        }
+        // Encoding an `agent_end` serializes the whole run: only for someone who listens.
+        if !self.has_subscribers(name) {
             return;
         }
         let mut encoder = crate::core::events::EventJsonEncoder::new();

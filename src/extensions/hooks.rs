@@ -1,15 +1,12 @@
 //! The agent loop's [`AgentHooks`] backed by extensions: `context` before each model
-//! call, `tool_call` before each tool runs, `tool_result` after.
-//!
-//! `AgentHooks::before_tool_call` can only block, so argument changes made in `tool_call`
-//! are not applied through this adapter; a session that wants them calls
-//! [`ExtensionHost::tool_call`] itself.
+//! call, `tool_call` before each tool runs (it may block the call or change its
+//! arguments), `tool_result` after.
 
 use async_trait::async_trait;
 
 use super::events::{ToolCallDecision, ToolResultEvent};
 use super::host::ExtensionHost;
-use crate::agent::AgentHooks;
+use crate::agent::{AgentHooks, ToolCallVerdict};
 use crate::ai::message::ToolCall;
 use crate::messages::AgentMessage;
 use crate::tools::ToolOutput;
@@ -47,6 +44,17 @@ impl AgentHooks for ExtensionHooks {
         {
             ToolCallDecision::Block { reason } => Some(reason),
             ToolCallDecision::Allow { .. } => None,
+        }
+    }
+
+    async fn check_tool_call(&self, call: &ToolCall) -> ToolCallVerdict {
+        match self
+            .host
+            .tool_call(&call.id, &call.name, &call.arguments)
+            .await
+        {
+            ToolCallDecision::Block { reason } => ToolCallVerdict::Block(reason),
+            ToolCallDecision::Allow { input } => ToolCallVerdict::Run(input),
         }
     }
 

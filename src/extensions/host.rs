@@ -183,6 +183,9 @@ pub(crate) struct HostInner {
     pub(crate) encoder: Mutex<EventJsonEncoder>,
     shut_down: AtomicBool,
     pub(crate) log: Arc<ExtensionLog>,
+    /// The session file and id `session_start` reports (they change with `/new`,
+    /// `/resume` and `/fork`).
+    pub(crate) session: Mutex<(Option<PathBuf>, Option<String>)>,
 }
 
 /// The running extensions of a session. Cheap to clone; all clones share the processes.
@@ -340,8 +343,10 @@ impl ExtensionHost {
         }
         assign_invocation_names(&mut commands);
 
+        let session = Mutex::new((options.session_file.clone(), options.session_id.clone()));
         let host = ExtensionHost {
             inner: Arc::new(HostInner {
+                session,
                 connections,
                 tools,
                 commands,
@@ -483,14 +488,28 @@ impl ExtensionHost {
         }
     }
 
-    /// Sends `session_shutdown` to its subscribers (waiting for their answers, within
-    /// their timeouts), closes every extension's stdin, and kills those that have not
-    /// exited after the grace period. Later calls do nothing.
-    pub async fn shutdown(&self, reason: ShutdownReason, target_session_file: Option<&Path>) {
+    /// The session the extensions work on from now on (after `/new`, `/resume`, `/fork`);
+    /// the next `session_start` reports it.
+    pub fn set_session(&self, session_file: Option<&Path>, session_id: Option<&str>) {
+        let mut current = self.inner.session.lock().unwrap_or_else(|e| e.into_inner());
+        *current = (
+            session_file.map(Path::to_path_buf),
+            session_id.map(str::to_string),
+        );
+    }
+
+    /// Sends `session_shutdown` to its subscribers and waits for their answers (within
+    /// their timeouts), without stopping the extensions: a session switch is followed by
+    /// a `session_start` to the same processes.
+    pub async fn session_shutdown(
+        &self,
+        reason: ShutdownReason,
+        target_session_file: Option<&Path>,
+    ) {
         if self
             .inner
             .shut_down
-            .swap(true, std::sync::atomic::Ordering::SeqCst)
+            .load(std::sync::atomic::Ordering::SeqCst)
         {
             return;
         }
@@ -500,6 +519,30 @@ impl ExtensionHost {
         }
         self.broadcast_awaited(EventName::SessionShutdown, &event.to_string())
             .await;
+    }
+
+    /// Whether [`ExtensionHost::shutdown`] ran.
+    pub fn is_shut_down(&self) -> bool {
+        self.inner
+            .shut_down
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Sends `session_shutdown` to its subscribers (waiting for their answers, within
+    /// their timeouts), closes every extension's stdin, and kills those that have not
+    /// exited after the grace period. Later calls do nothing.
+    pub async fn shutdown(&self, reason: ShutdownReason, target_session_file: Option<&Path>) {
+        if self.is_shut_down() {
+            return;
+        }
+        self.session_shutdown(reason, target_session_file).await;
+        if self
+            .inner
+            .shut_down
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
         let grace = self.inner.options.shutdown_grace;
         futures::future::join_all(self.inner.connections.iter().map(|c| c.close(grace))).await;
         self.inner.log.line("host", "all extensions shut down");

@@ -2,6 +2,11 @@
 //! prompts one after another, then print the final answer (text) — or print every event
 //! as one JSON line as it happens (json, preceded by the session header line).
 //!
+//! Extensions get `session_start` after the JSON header and `session_shutdown` at the end
+//! (also when a prompt fails); runs they start are waited for. Their failures are
+//! `extension_error` lines in JSON mode and `Extension error (…)` lines on stderr in text
+//! mode (pi's wording).
+//!
 //! Exit code 0 on success; 1 when a prompt could not be sent or the last answer ended in
 //! an error or was aborted (the error goes to stderr).
 
@@ -10,6 +15,7 @@ use std::io::Write;
 use crate::ai::message::{AssistantBlock, ImageContent, StopReason};
 use crate::core::agent_session::{AgentSession, PromptOptions};
 use crate::core::events::{EventJsonEncoder, SessionEvent};
+use crate::extensions::SessionStartReason;
 use crate::messages::AgentMessage;
 
 /// Text or JSON output.
@@ -47,22 +53,35 @@ pub async fn run_print(
     }
     let runner = session.clone();
     let mut task = tokio::spawn(async move {
+        runner.start_extensions(SessionStartReason::Startup).await;
+        let mut result = Ok::<(), String>(());
         for prompt in prompts {
-            runner
-                .prompt(
-                    &prompt.text,
-                    PromptOptions {
-                        images: prompt.images,
-                        ..PromptOptions::default()
-                    },
-                )
-                .await?;
+            let options = PromptOptions {
+                images: prompt.images,
+                ..PromptOptions::default()
+            };
+            if let Err(e) = runner.prompt(&prompt.text, options).await {
+                result = Err(e);
+                break;
+            }
         }
-        Ok::<(), String>(())
+        if result.is_ok() {
+            runner.wait_for_idle().await;
+        }
+        runner.shutdown().await;
+        result
     });
     let mut encoder = EventJsonEncoder::new();
     let handle = |event: SessionEvent, encoder: &mut EventJsonEncoder| match (&event, output) {
         (SessionEvent::Notice { message }, _) => eprintln!("Warning: {message}"),
+        (
+            SessionEvent::ExtensionError {
+                extension_path,
+                error,
+                ..
+            },
+            PrintOutput::Text,
+        ) => eprintln!("Extension error ({extension_path}): {error}"),
         (_, PrintOutput::Json) => {
             if let Some(v) = encoder.encode(&event) {
                 write_json_line(&mut stdout.lock(), &v);

@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod mock_llm;
+pub mod pi_project;
 pub mod reference_pi;
 pub mod rpc_client;
 pub mod session;

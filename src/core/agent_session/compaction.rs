@@ -1,6 +1,10 @@
 //! Compaction inside a session: `/compact [instructions]` and the automatic threshold and
 //! overflow paths share [`AgentSession::run_compaction`]. The full history stays in the
 //! file; a `compaction` entry is appended and the agent's messages are rebuilt from it.
+//!
+//! Extensions see `session_before_compact` first and may cancel or write the summary
+//! themselves (stored with `fromHook: true`, no model call); `session_compact` follows
+//! every stored compaction.
 
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -11,11 +15,13 @@ use super::client::{
 };
 use crate::ai::auth::missing_key_message;
 use crate::ai::retry::RetryPolicy;
+use crate::compaction::CompactionDetails;
 use crate::compaction::prompts::summary_reasoning;
 use crate::compaction::{
     CompactionError, CompactionResult, CompactionSettings, compact, prepare_compaction,
 };
 use crate::core::events::{CompactionReason, SessionEvent};
+use crate::extensions::{CompactDecision, EventName, ExtensionCompaction};
 use crate::session::entry::SessionEntry;
 
 /// pi's JSON of a compaction result (`compaction_end.result`, RPC `compact`).
@@ -82,10 +88,10 @@ impl AgentSession {
             CompactionReason::Overflow => "Context overflow recovery failed",
         };
         match outcome {
-            Ok(result) => {
+            Ok((result, result_json)) => {
                 self.emit(SessionEvent::CompactionEnd {
                     reason,
-                    result: Some(compaction_result_json(&result)),
+                    result: Some(result_json),
                     aborted: false,
                     will_retry,
                     error_message: None,
@@ -124,13 +130,16 @@ impl AgentSession {
         }
     }
 
+    /// The compaction itself; the result comes with its JSON (`compaction_end.result`),
+    /// which keeps an extension's own `details`.
     async fn compaction_inner(
         &self,
         instructions: Option<&str>,
         cancel: &CancellationToken,
-    ) -> Result<CompactionResult, Failure> {
+    ) -> Result<(CompactionResult, Value), Failure> {
         let client = self.summary_client().map_err(Failure::Plain)?;
-        let (preparation, reasoning) = {
+        let listening = self.extensions_listen(EventName::SessionBeforeCompact);
+        let (preparation, reasoning, branch) = {
             let st = self.state();
             let settings = CompactionSettings {
                 enabled: st.auto_compaction,
@@ -148,38 +157,86 @@ impl AgentSession {
                 return Err(Failure::Plain(err.to_string()));
             };
             let reasoning = summary_reasoning(client.model.reasoning, st.thinking);
-            (prep.into_owned(), reasoning)
+            // Only copied when an extension will look at it (it can be large).
+            let branch: Vec<SessionEntry> = if listening {
+                path.iter().map(|e| (*e).clone()).collect()
+            } else {
+                Vec::new()
+            };
+            (prep.into_owned(), reasoning, branch)
         };
-        let result = compact(
-            &preparation,
-            &client,
-            instructions,
-            reasoning,
-            cancel.clone(),
-        )
-        .await
-        .map_err(|e| match e {
-            CompactionError::Cancelled(_) => Failure::Cancelled,
-            other => Failure::Plain(other.to_string()),
-        })?;
+        let decision = match self.extension_host() {
+            Some(host) if listening => {
+                host.session_before_compact(&preparation, &branch, instructions, cancel)
+                    .await
+            }
+            _ => CompactDecision::Default,
+        };
+        let (result, details, from_hook) = match decision {
+            CompactDecision::Cancel => return Err(Failure::Cancelled),
+            CompactDecision::Custom(custom) => {
+                let ExtensionCompaction {
+                    summary,
+                    first_kept_entry_id,
+                    tokens_before,
+                    details,
+                } = custom;
+                let typed = details
+                    .clone()
+                    .and_then(|d| serde_json::from_value::<CompactionDetails>(d).ok())
+                    .unwrap_or_default();
+                let result = CompactionResult {
+                    summary,
+                    first_kept_entry_id,
+                    tokens_before,
+                    details: typed,
+                };
+                (result, details, true)
+            }
+            CompactDecision::Default => {
+                let result = compact(
+                    &preparation,
+                    &client,
+                    instructions,
+                    reasoning,
+                    cancel.clone(),
+                )
+                .await
+                .map_err(|e| match e {
+                    CompactionError::Cancelled(_) => Failure::Cancelled,
+                    other => Failure::Plain(other.to_string()),
+                })?;
+                let details = serde_json::to_value(&result.details).ok();
+                (result, details, false)
+            }
+        };
         if cancel.is_cancelled() {
             return Err(Failure::Cancelled);
         }
-        {
+        let entry = {
             let mut st = self.state();
-            let details = serde_json::to_value(&result.details).ok();
-            st.session
+            let id = st
+                .session
                 .append_compaction(
                     &result.summary,
                     &result.first_kept_entry_id,
                     result.tokens_before,
-                    details,
-                    Some(false),
+                    details.clone(),
+                    Some(from_hook),
                 )
                 .map_err(|e| Failure::Plain(e.to_string()))?;
-        }
+            match st.session.entry(&id) {
+                Some(SessionEntry::Compaction(c)) => Some(c.clone()),
+                _ => None,
+            }
+        };
         self.reload_messages();
-        Ok(result)
+        if let (Some(host), Some(entry)) = (self.extension_host(), entry) {
+            host.session_compact(&entry, from_hook);
+        }
+        let mut json = compaction_result_json(&result);
+        json["details"] = details.unwrap_or(Value::Null);
+        Ok((result, json))
     }
 }
 

@@ -13,13 +13,18 @@
 //! messages are rebuilt from `build_session_context()` after every navigation or
 //! compaction, never patched by hand.
 
+mod actions;
 mod bash;
 pub mod client;
 mod compaction;
+mod extensions;
+mod input;
 mod models;
 mod navigation;
 mod prompt;
+mod resources;
 mod state;
+mod switching;
 #[cfg(test)]
 mod tests;
 
@@ -43,10 +48,13 @@ use crate::tools::{Tool, ToolConfig};
 
 pub use bash::{BASH_ALREADY_RUNNING, BashOutcome};
 pub use compaction::compaction_result_json;
+pub use extensions::SESSION_SWITCH_CANCELLED;
 pub use models::{CycledModel, Direction};
-pub use navigation::{ForkResult, NavigateOptions, NavigateResult};
+pub use navigation::{NavigateOptions, NavigateResult};
 pub use prompt::{ALREADY_STREAMING, PromptOptions, StreamingBehavior};
+pub use resources::LoadedResources;
 pub use state::{ContextUsage, SessionStats, SessionStatus, TokenTotals};
+pub use switching::ForkResult;
 
 /// The default thinking level when switching to a reasoning model without a preference
 /// (pi writes `medium` in that case; see the corpus).
@@ -97,7 +105,8 @@ pub(crate) struct State {
     pub tool_config: ToolConfig,
     pub resources: PromptResources,
     pub system_prompt: String,
-    /// A replacement system prompt for the current run (extensions' `before_agent_start`).
+    /// A replacement system prompt from extensions' `before_agent_start`, used until the
+    /// next prompt (pi keeps it for retries and runs extensions trigger).
     pub system_prompt_override: Option<String>,
     pub hooks: Option<Arc<dyn AgentHooks>>,
     pub streaming: bool,
@@ -112,6 +121,13 @@ pub(crate) struct State {
     /// Texts of queued messages, for display (`queue_update`).
     pub queued_steering: Vec<String>,
     pub queued_follow_up: Vec<String>,
+    /// The running extensions, once attached.
+    pub extensions: Option<crate::extensions::ExtensionHost>,
+    /// `/name` prompt templates and `/skill:name` skills.
+    pub prompt_templates: Vec<crate::core::prompt_templates::PromptTemplate>,
+    pub skills: Vec<crate::core::skills::Skill>,
+    /// Extension messages sent with `deliverAs: "nextTurn"`, waiting for the next prompt.
+    pub pending_next_turn: Vec<crate::messages::CustomMessage>,
 }
 
 pub(crate) struct Inner {
@@ -126,6 +142,17 @@ pub(crate) struct Inner {
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub cwd: PathBuf,
     pub paths: AgentPaths,
+    /// Extension dialogs and notices, until a front end takes them.
+    pub ui_requests: Mutex<Option<mpsc::UnboundedReceiver<crate::extensions::UiRequest>>>,
+    /// Asks the extension action loop to apply everything already sent (see
+    /// `AgentSession::flush_extension_actions`).
+    pub action_flush: Mutex<Option<mpsc::UnboundedSender<tokio::sync::oneshot::Sender<()>>>>,
+    /// Runs started by extensions (`triggerTurn`, `sendUserMessage`) that have not ended.
+    pub background_runs: std::sync::atomic::AtomicUsize,
+    pub background_idle: tokio::sync::Notify,
+    /// Extension errors reported while nobody was subscribed (e.g. during startup),
+    /// handed to the next subscriber.
+    pub backlog: Mutex<Vec<SessionEvent>>,
 }
 
 /// A running conversation. Clone it freely: clones share everything.
@@ -182,6 +209,10 @@ impl AgentSession {
             bash_running: false,
             queued_steering: Vec::new(),
             queued_follow_up: Vec::new(),
+            extensions: None,
+            prompt_templates: Vec::new(),
+            skills: Vec::new(),
+            pending_next_turn: Vec::new(),
         };
         state.rebuild_system_prompt(&options.cwd);
         AgentSession {
@@ -195,6 +226,11 @@ impl AgentSession {
                 retry_cancel: Mutex::new(None),
                 cwd: options.cwd,
                 paths: options.paths,
+                ui_requests: Mutex::new(None),
+                action_flush: Mutex::new(None),
+                background_runs: std::sync::atomic::AtomicUsize::new(0),
+                background_idle: tokio::sync::Notify::new(),
+                backlog: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -206,7 +242,11 @@ impl AgentSession {
     /// Receives every event from now on, in order. Dropping the receiver unsubscribes.
     pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.inner.subscribers).push(tx);
+        let mut subs = lock(&self.inner.subscribers);
+        for event in lock(&self.inner.backlog).drain(..) {
+            let _ = tx.send(event);
+        }
+        subs.push(tx);
         rx
     }
 
@@ -347,8 +387,9 @@ impl AgentSession {
 
     /// Waits until no operation that changes the conversation runs: the current prompt
     /// (with its retries and compactions), a compaction or a tree navigation. After
-    /// [`AgentSession::abort`] this is when the aborted work has been recorded.
-    pub async fn wait_for_idle(&self) {
+    /// [`AgentSession::abort`] this is when the aborted work has been recorded. Unlike
+    /// [`AgentSession::wait_for_idle`] it does not wait for runs extensions started.
+    pub async fn wait_for_operation(&self) {
         drop(self.inner.op_lock.lock().await);
     }
 
@@ -409,9 +450,20 @@ impl AgentSession {
     }
 }
 
+/// How many unseen extension errors are kept for a later subscriber.
+const BACKLOG_LIMIT: usize = 100;
+
 pub(crate) fn emit_to(inner: &Inner, event: SessionEvent) {
     let mut subs = lock(&inner.subscribers);
     subs.retain(|tx| tx.send(event.clone()).is_ok());
+    // An extension that fails while the session starts (before a front end listens) must
+    // still be reported.
+    if subs.is_empty() && matches!(event, SessionEvent::ExtensionError { .. }) {
+        let mut backlog = lock(&inner.backlog);
+        if backlog.len() < BACKLOG_LIMIT {
+            backlog.push(event);
+        }
+    }
 }
 
 /// Locks a mutex, recovering from poisoning (a panicking holder cannot leave these

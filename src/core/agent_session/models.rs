@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use super::{AgentSession, DEFAULT_THINKING_LEVEL, State};
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::core::events::SessionEvent;
+use crate::extensions::ModelSelectSource;
 
 /// Result of cycling models (RPC `cycle_model`).
 #[derive(Debug, Clone, PartialEq)]
@@ -84,14 +85,22 @@ impl State {
 impl AgentSession {
     /// Switches to `model` (error if it has no credentials).
     pub fn set_model(&self, model: Model) -> Result<(), String> {
-        let (changed, level_changed, level) = {
+        let (changed, level_changed, previous, previous_level, level) = {
             let mut st = self.state();
             if !st.registry.has_configured_auth(&model) {
                 return Err(format!("No API key for {}/{}", model.provider, model.id));
             }
             let changed = !st.model.as_ref().is_some_and(|m| same(m, &model));
-            let level_changed = st.apply_model(model, None)?;
-            (changed, level_changed, st.thinking)
+            let previous = st.model.clone();
+            let previous_level = st.thinking;
+            let level_changed = st.apply_model(model.clone(), None)?;
+            (
+                changed,
+                level_changed,
+                previous,
+                previous_level,
+                st.thinking,
+            )
         };
         if level_changed {
             self.emit(SessionEvent::ThinkingLevelChanged { level });
@@ -99,13 +108,15 @@ impl AgentSession {
         if changed {
             self.emit(SessionEvent::ModelChanged);
         }
+        self.notify_model_select(&model, previous.as_ref(), ModelSelectSource::Set);
+        self.notify_thinking_level_select(level, previous_level);
         Ok(())
     }
 
     /// Ctrl+P: the next (or previous) model of the scope, or of all models with keys.
     /// `None` when there is nothing to cycle to.
     pub fn cycle_model(&self, direction: Direction) -> Result<Option<CycledModel>, String> {
-        let result = {
+        let (result, level_changed, (previous_model, previous_level)) = {
             let mut st = self.state();
             let scoped: Vec<(Model, Option<ThinkingLevel>)> = st
                 .scoped_models
@@ -137,6 +148,7 @@ impl AgentSession {
                 Direction::Backward => (current + len - 1) % len,
             };
             let (model, level) = candidates[next].clone();
+            let previous = (st.model.clone(), st.thinking);
             let level_changed = st.apply_model(model.clone(), level)?;
             (
                 CycledModel {
@@ -145,27 +157,35 @@ impl AgentSession {
                     is_scoped,
                 },
                 level_changed,
+                previous,
             )
         };
-        let (result, level_changed) = result;
         if level_changed {
             self.emit(SessionEvent::ThinkingLevelChanged {
                 level: result.thinking,
             });
         }
         self.emit(SessionEvent::ModelChanged);
+        self.notify_model_select(
+            &result.model,
+            previous_model.as_ref(),
+            ModelSelectSource::Cycle,
+        );
+        self.notify_thinking_level_select(result.thinking, previous_level);
         Ok(Some(result))
     }
 
     /// Sets the thinking level (clamped to the model); recorded only if it changed.
     pub fn set_thinking_level(&self, level: ThinkingLevel) -> Result<ThinkingLevel, String> {
-        let (changed, effective) = {
+        let (changed, effective, previous) = {
             let mut st = self.state();
+            let previous = st.thinking;
             let changed = st.apply_thinking(level)?;
-            (changed, st.thinking)
+            (changed, st.thinking, previous)
         };
         if changed {
             self.emit(SessionEvent::ThinkingLevelChanged { level: effective });
+            self.notify_thinking_level_select(effective, previous);
         }
         Ok(effective)
     }

@@ -1,18 +1,17 @@
-//! Moving around and between sessions: `/tree` navigation (optionally leaving a summary of
-//! the abandoned branch), `/fork` and `/clone` (new files holding a path of this one),
-//! `/new` and `/resume`.
+//! Moving around inside a session: `/tree` navigation (optionally leaving a summary of
+//! the abandoned branch), labels, and the messages `/fork` offers. Moving between
+//! sessions is `switching.rs`.
 
 use serde::Serialize;
 
 use super::{AgentSession, State};
-use crate::ai::model::ThinkingLevel;
 use crate::compaction::{
     BranchSummarySettings, CompactionError, collect_entries_for_branch_summary,
     generate_branch_summary,
 };
 use crate::core::events::SessionEvent;
+use crate::extensions::{EventName, TreePreparation};
 use crate::messages::AgentMessage;
-use crate::session::SessionManager;
 use crate::session::entry::{EntryId, SessionEntry};
 
 /// How to leave the current branch.
@@ -39,17 +38,14 @@ pub struct NavigateResult {
     pub summary_entry_id: Option<String>,
 }
 
-/// What `/fork` did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ForkResult {
-    /// The selected message's text (for the editor).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    pub cancelled: bool,
+/// A branch summary about to be stored: written by the model or by an extension.
+struct BranchSummaryText {
+    text: String,
+    details: Option<serde_json::Value>,
+    from_extension: bool,
 }
 
-fn user_text(message: &AgentMessage) -> Option<String> {
+pub(super) fn user_text(message: &AgentMessage) -> Option<String> {
     match message {
         AgentMessage::User(u) => {
             let blocks = u.content.to_blocks();
@@ -71,7 +67,10 @@ impl State {
     /// Replaces the session with an empty one (written once the model first answers)
     /// that starts, like a session begun from the command line, with the model and
     /// thinking level in use — pi writes both.
-    fn start_new_session(&mut self, parent_session: Option<String>) -> Result<(), String> {
+    pub(super) fn start_new_session(
+        &mut self,
+        parent_session: Option<String>,
+    ) -> Result<(), String> {
         self.session.new_session(None, parent_session);
         if let Some(model) = self.model.clone() {
             self.session
@@ -89,6 +88,8 @@ impl State {
 impl AgentSession {
     /// Moves the leaf to `target` (pi's `navigateTree`). Selecting a user message moves to
     /// its parent and returns its text for the editor; selecting anything else moves to it.
+    /// Extensions see `session_before_tree` first (they may cancel, supply the summary, or
+    /// change its instructions and the label) and `session_tree` after.
     pub async fn navigate_tree(
         &self,
         target: &str,
@@ -97,7 +98,7 @@ impl AgentSession {
         let _op = self.inner.op_lock.lock().await;
         let cancel = self.new_cancel();
         let target_id = EntryId::from(target);
-        let (abandoned, target_entry, reserve) = {
+        let (abandoned, target_entry, reserve, old_leaf, common_ancestor) = {
             let st = self.state();
             if st.session.leaf_id().map(EntryId::as_str) == Some(target) {
                 return Ok(NavigateResult::default());
@@ -116,11 +117,55 @@ impl AgentSession {
                 abandoned,
                 target_entry,
                 st.settings.branch_summary_reserve_tokens(),
+                st.session.leaf_id().map(|id| id.0.clone()),
+                branch.common_ancestor_id.map(str::to_string),
             )
         };
 
-        let mut summary = None;
-        if options.summarize && !abandoned.is_empty() {
+        let mut options = options;
+        let mut summary: Option<BranchSummaryText> = None;
+        if let Some(host) = self
+            .extension_host()
+            .filter(|h| h.has_subscribers(EventName::SessionBeforeTree))
+        {
+            let preparation = TreePreparation {
+                target_id: target.to_string(),
+                old_leaf_id: old_leaf.clone(),
+                common_ancestor_id: common_ancestor,
+                entries_to_summarize: abandoned.clone(),
+                user_wants_summary: options.summarize,
+                custom_instructions: options.custom_instructions.clone(),
+                replace_instructions: options.replace_instructions.then_some(true),
+                label: options.label.clone(),
+            };
+            let decision = host.session_before_tree(&preparation, &cancel).await;
+            if decision.cancel {
+                return Ok(NavigateResult {
+                    cancelled: true,
+                    ..NavigateResult::default()
+                });
+            }
+            if options.summarize
+                && let Some(s) = decision.summary
+            {
+                summary = Some(BranchSummaryText {
+                    text: s.summary,
+                    details: s.details,
+                    from_extension: true,
+                });
+            }
+            if let Some(ci) = decision.custom_instructions {
+                options.custom_instructions = Some(ci);
+            }
+            if let Some(replace) = decision.replace_instructions {
+                options.replace_instructions = replace;
+            }
+            if let Some(label) = decision.label {
+                options.label = Some(label);
+            }
+        }
+
+        if options.summarize && !abandoned.is_empty() && summary.is_none() {
             let client = self.summary_client()?;
             let budget = BranchSummarySettings {
                 reserve_tokens: reserve,
@@ -143,7 +188,14 @@ impl AgentSession {
                         aborted: false,
                         error_message: None,
                     });
-                    summary = Some(r);
+                    summary = Some(BranchSummaryText {
+                        details: Some(serde_json::json!({
+                            "readFiles": r.read_files,
+                            "modifiedFiles": r.modified_files,
+                        })),
+                        text: r.summary,
+                        from_extension: false,
+                    });
                 }
                 Err(CompactionError::Cancelled(_)) => {
                     self.emit(SessionEvent::BranchSummaryEnd {
@@ -183,22 +235,27 @@ impl AgentSession {
             editor_text,
             ..NavigateResult::default()
         };
-        {
+        let (summary_entry, new_leaf_id) = {
             let mut st = self.state();
             let label = options.label.as_deref().filter(|l| !l.is_empty());
+            let mut summary_entry = None;
             if let Some(s) = &summary {
-                let details = serde_json::json!({
-                    "readFiles": s.read_files,
-                    "modifiedFiles": s.modified_files,
-                });
                 let id = st
                     .session
-                    .branch_with_summary(new_leaf.as_ref(), &s.summary, Some(details), Some(false))
+                    .branch_with_summary(
+                        new_leaf.as_ref(),
+                        &s.text,
+                        s.details.clone(),
+                        Some(s.from_extension),
+                    )
                     .map_err(|e| e.to_string())?;
                 if let Some(label) = label {
                     st.session
                         .append_label_change(&id, Some(label))
                         .map_err(|e| e.to_string())?;
+                }
+                if let Some(SessionEntry::BranchSummary(b)) = st.session.entry(&id) {
+                    summary_entry = Some(b.clone());
                 }
                 result.summary_entry_id = Some(id.0);
             } else {
@@ -212,9 +269,18 @@ impl AgentSession {
                         .map_err(|e| e.to_string())?;
                 }
             }
-        }
+            (summary_entry, st.session.leaf_id().map(|id| id.0.clone()))
+        };
         self.reload_messages();
         self.emit(SessionEvent::ContextRebuilt);
+        if let Some(host) = self.extension_host() {
+            host.session_tree(
+                new_leaf_id.as_deref(),
+                old_leaf.as_deref(),
+                summary_entry.as_ref(),
+                summary.as_ref().map(|s| s.from_extension),
+            );
+        }
         Ok(result)
     }
 
@@ -240,120 +306,5 @@ impl AgentSession {
                 _ => None,
             })
             .collect()
-    }
-
-    /// `/fork`: a new session holding the path up to the selected user message's parent;
-    /// the message's text is returned for the editor.
-    pub async fn fork(&self, entry_id: &str) -> Result<ForkResult, String> {
-        let _op = self.inner.op_lock.lock().await;
-        {
-            let mut st = self.state();
-            let entry = st
-                .session
-                .entry(&EntryId::from(entry_id))
-                .cloned()
-                .ok_or_else(|| "Invalid entry ID for forking".to_string())?;
-            let SessionEntry::Message(m) = &entry else {
-                return Err("Invalid entry ID for forking".into());
-            };
-            let Some(text) = user_text(&m.message) else {
-                return Err("Invalid entry ID for forking".into());
-            };
-            match &m.parent_id {
-                Some(parent) => {
-                    st.session
-                        .create_branched_session(parent)
-                        .map_err(|e| e.to_string())?;
-                }
-                None => {
-                    let parent_file = st.session.session_file().map(|p| p.display().to_string());
-                    st.start_new_session(parent_file)?;
-                }
-            }
-            drop(st);
-            self.after_session_replaced(false);
-            Ok(ForkResult {
-                text: Some(text),
-                cancelled: false,
-            })
-        }
-    }
-
-    /// `/clone`: a new session holding the current path, continuing from its leaf.
-    pub async fn clone_session(&self) -> Result<(), String> {
-        let _op = self.inner.op_lock.lock().await;
-        {
-            let mut st = self.state();
-            match st.session.leaf_id().cloned() {
-                Some(leaf) => {
-                    st.session
-                        .create_branched_session(&leaf)
-                        .map_err(|e| e.to_string())?;
-                }
-                None => {
-                    let parent_file = st.session.session_file().map(|p| p.display().to_string());
-                    st.start_new_session(parent_file)?;
-                }
-            }
-        }
-        self.after_session_replaced(false);
-        Ok(())
-    }
-
-    /// `/new`: an empty session in the same directory.
-    pub async fn new_session(&self, parent_session: Option<String>) -> Result<(), String> {
-        self.abort();
-        let _op = self.inner.op_lock.lock().await;
-        self.state().start_new_session(parent_session)?;
-        self.after_session_replaced(false);
-        Ok(())
-    }
-
-    /// `/resume` / RPC `switch_session`: opens another session file.
-    pub async fn switch_session(&self, path: &std::path::Path) -> Result<(), String> {
-        self.abort();
-        let _op = self.inner.op_lock.lock().await;
-        let manager = SessionManager::open(path, None).map_err(|e| e.to_string())?;
-        self.state().session = manager;
-        self.after_session_replaced(true);
-        Ok(())
-    }
-
-    /// After the session manager changed: rebuild messages, optionally restore the model
-    /// and thinking level recorded in the session, clear queues.
-    fn after_session_replaced(&self, restore_model: bool) {
-        let dropped = self.inner.queues.drain_all();
-        let queue_changed = {
-            let mut st = self.state();
-            let had_texts = !st.queued_steering.is_empty() || !st.queued_follow_up.is_empty();
-            st.queued_steering.clear();
-            st.queued_follow_up.clear();
-            st.pending_bash.clear();
-            st.retry_attempt = 0;
-            st.overflow_recovery_attempted = false;
-            let context = st.session.build_session_context();
-            st.messages = context.messages;
-            if restore_model {
-                if let Some(m) = &context.model
-                    && let Some(model) = st.registry.find(&m.provider, &m.model_id).cloned()
-                    && st.registry.has_configured_auth(&model)
-                {
-                    st.model = Some(model);
-                }
-                if let Some(level) = ThinkingLevel::parse(&context.thinking_level) {
-                    st.thinking = match &st.model {
-                        Some(m) => m.clamp_thinking(level),
-                        None => level,
-                    };
-                }
-            }
-            had_texts || !dropped.is_empty()
-        };
-        // pi reports the queues only when they change (a fork or `/new` with nothing
-        // queued emits no `queue_update`).
-        if queue_changed {
-            self.emit_queue_update();
-        }
-        self.emit(SessionEvent::SessionReplaced);
     }
 }

@@ -21,6 +21,7 @@ use crate::compaction::{
     AutoCompaction, AutoCompactionCheck, CompactionSettings, check_auto_compaction,
 };
 use crate::core::events::{CompactionReason, SessionEvent};
+use crate::extensions::InputSource;
 use crate::messages::AgentMessage;
 use crate::session::entry::SessionEntry;
 use crate::tools::ExecutionMode;
@@ -40,6 +41,8 @@ pub struct PromptOptions {
     pub images: Vec<ImageContent>,
     /// Required when the agent is streaming; without it such a prompt is an error.
     pub streaming_behavior: Option<StreamingBehavior>,
+    /// Where the text came from, for extensions' `input` event (interactive when absent).
+    pub source: Option<InputSource>,
 }
 
 /// pi's error text for a prompt sent while streaming without a behaviour.
@@ -63,31 +66,63 @@ pub(crate) enum Next {
 
 impl AgentSession {
     /// Sends a prompt and waits until the agent (and any retry or recovery) is done.
-    /// While streaming, the prompt is queued per `options.streaming_behavior`.
+    ///
+    /// In pi's order: an extension `/command` runs at once (also while streaming) and is
+    /// not sent; the `input` event may change or swallow the text; `/skill:name` and
+    /// `/template` are expanded; while streaming the result is queued per
+    /// `options.streaming_behavior`; otherwise it is sent together with the extensions'
+    /// `nextTurn` and `before_agent_start` messages.
     pub async fn prompt(&self, text: &str, options: PromptOptions) -> Result<(), String> {
         self.prompt_with_acceptance(text, options, || {}).await
     }
 
-    /// [`AgentSession::prompt`], calling `accepted` the moment the prompt is accepted: queued
-    /// while streaming, or past the checks pi makes before sending (model, key, a due
-    /// compaction) with the session already marked as streaming. RPC mode answers `prompt`
-    /// then, as pi does, while the run goes on. An `Err` is always returned before
-    /// acceptance; failures of the run itself arrive as events.
+    /// [`AgentSession::prompt`], calling `accepted` the moment the prompt is accepted: run
+    /// as an extension command, swallowed by an extension, queued while streaming, or past
+    /// the checks pi makes before sending (model, key, a due compaction) with the session
+    /// already marked as streaming. RPC mode answers `prompt` then, as pi does, while the
+    /// run goes on. An `Err` is always returned before acceptance; failures of the run
+    /// itself arrive as events.
     pub async fn prompt_with_acceptance(
         &self,
         text: &str,
         options: PromptOptions,
         accepted: impl FnOnce() + Send,
     ) -> Result<(), String> {
+        self.prompt_with(text, options, true, accepted).await
+    }
+
+    /// [`AgentSession::prompt_with_acceptance`]; `expand: false` skips commands and
+    /// expansion (pi's `expandPromptTemplates: false`, used for extensions' user messages).
+    pub(crate) async fn prompt_with(
+        &self,
+        text: &str,
+        options: PromptOptions,
+        expand: bool,
+        accepted: impl FnOnce() + Send,
+    ) -> Result<(), String> {
+        if expand && self.run_extension_command(text).await {
+            accepted();
+            return Ok(());
+        }
+        let source = options.source.unwrap_or(InputSource::Interactive);
+        let Some((text, images)) = self.input_event(text, options.images, source).await else {
+            accepted();
+            return Ok(());
+        };
+        let text = if expand {
+            self.expand_text(&text)
+        } else {
+            text
+        };
         if self.is_streaming() {
             return match options.streaming_behavior {
                 Some(StreamingBehavior::Steer) => {
-                    self.steer(text, options.images);
+                    self.queue_steering(&text, images);
                     accepted();
                     Ok(())
                 }
                 Some(StreamingBehavior::FollowUp) => {
-                    self.follow_up(text, options.images);
+                    self.queue_follow_up(&text, images);
                     accepted();
                     Ok(())
                 }
@@ -102,10 +137,11 @@ impl AgentSession {
         if let Some(last) = self.last_assistant() {
             self.auto_compact_if_needed(&last, true, &cancel).await;
         }
-        {
+        let next_turn = {
             let mut st = self.state();
             st.overflow_recovery_attempted = false;
-        }
+            std::mem::take(&mut st.pending_next_turn)
+        };
         // An abort that stopped the compaction above was meant for it, not for this prompt.
         if cancel.is_cancelled() {
             self.new_cancel();
@@ -114,8 +150,23 @@ impl AgentSession {
         // streaming session (a second prompt without a behaviour is then refused).
         self.state().streaming = true;
         accepted();
-        let message = user_message(text, &options.images);
-        self.run_until_settled(Some(vec![message])).await;
+        // pi sends (and stores) the prompt first, then the messages queued for this turn,
+        // then those `before_agent_start` adds.
+        let mut prompts = vec![user_message(&text, &images)];
+        prompts.extend(next_turn.into_iter().map(AgentMessage::Custom));
+        prompts.extend(self.before_agent_start(&text, &images).await);
+        self.run_until_settled(Some(prompts)).await;
+        Ok(())
+    }
+
+    /// Runs the agent with `messages` as the prompt (an extension's message with
+    /// `triggerTurn`), after whatever operation is in progress.
+    pub(crate) async fn run_messages(&self, messages: Vec<AgentMessage>) -> Result<(), String> {
+        let _op = self.inner.op_lock.lock().await;
+        self.flush_pending_bash();
+        self.check_model_ready()?;
+        self.new_cancel();
+        self.run_until_settled(Some(messages)).await;
         Ok(())
     }
 
@@ -132,15 +183,33 @@ impl AgentSession {
         Ok(())
     }
 
-    /// Queues a steering message (delivered after the current tool calls).
+    /// Queues a steering message (delivered after the current tool calls). Skills and
+    /// templates are expanded; an extension command runs at once instead of being queued.
     pub fn steer(&self, text: &str, images: Vec<ImageContent>) {
+        if self.spawn_if_extension_command(text) {
+            return;
+        }
+        let text = self.expand_text(text);
+        self.queue_steering(&text, images);
+    }
+
+    /// Queues a follow-up message (delivered when the agent would stop), expanded like
+    /// [`AgentSession::steer`].
+    pub fn follow_up(&self, text: &str, images: Vec<ImageContent>) {
+        if self.spawn_if_extension_command(text) {
+            return;
+        }
+        let text = self.expand_text(text);
+        self.queue_follow_up(&text, images);
+    }
+
+    fn queue_steering(&self, text: &str, images: Vec<ImageContent>) {
         self.state().queued_steering.push(text.to_string());
         self.inner.queues.push_steering(user_message(text, &images));
         self.emit_queue_update();
     }
 
-    /// Queues a follow-up message (delivered when the agent would stop).
-    pub fn follow_up(&self, text: &str, images: Vec<ImageContent>) {
+    fn queue_follow_up(&self, text: &str, images: Vec<ImageContent>) {
         self.state().queued_follow_up.push(text.to_string());
         self.inner
             .queues
@@ -447,6 +516,7 @@ impl AgentSession {
         let session = self.clone();
         let mut sink = move |event: AgentEvent| {
             session.on_agent_event(&event);
+            session.notify_extensions(&event);
             emit_to(&inner, SessionEvent::Agent(event));
         };
         let added = match prompts {
@@ -476,7 +546,6 @@ impl AgentSession {
             let mut st = self.state();
             st.messages = messages;
             st.streaming = false;
-            st.system_prompt_override = None;
         }
         self.flush_pending_bash();
         added

@@ -26,6 +26,7 @@ use crate::core::agent_session::{
     AgentSession, Direction, PromptOptions, StreamingBehavior, compaction_result_json,
 };
 use crate::core::settings::QueueMode;
+use crate::extensions::InputSource;
 
 /// `Ok(None)`: success without `data`.
 type Outcome = Result<Option<Value>, String>;
@@ -196,6 +197,7 @@ impl Rpc {
                         WireStreamingBehavior::Steer => StreamingBehavior::Steer,
                         WireStreamingBehavior::FollowUp => StreamingBehavior::FollowUp,
                     }),
+                    source: Some(InputSource::Rpc),
                 };
                 self.prompt(responder.clone(), message, options).await;
                 return Reply::Later;
@@ -215,7 +217,7 @@ impl Rpc {
                 let responder = responder.clone();
                 // pi answers once the agent is idle (the aborted answer is recorded).
                 self.tasks.spawn(async move {
-                    session.wait_for_idle().await;
+                    session.wait_for_operation().await;
                     responder.send(Ok(None));
                 });
                 return Reply::Later;

@@ -119,6 +119,11 @@ impl App {
                 };
             }
             SessionEvent::Notice { message } => self.notice(format!("Warning: {message}")),
+            SessionEvent::ExtensionError {
+                extension_path,
+                error,
+                ..
+            } => self.notice(format!("Extension error ({extension_path}): {error}")),
             SessionEvent::ModelChanged
             | SessionEvent::ThinkingLevelChanged { .. }
             | SessionEvent::SessionInfoChanged { .. } => {}
