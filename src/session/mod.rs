@@ -3,7 +3,7 @@
 
 mod append;
 mod branching;
-mod clock;
+pub(crate) mod clock;
 pub mod context;
 pub mod entry;
 pub mod error;

@@ -17,6 +17,15 @@ use crate::modes::interactive::components::session_picker::{
 use crate::modes::interactive::components::settings_selector::{
     SettingId, SettingsSelector, SettingsValues,
 };
+use crate::modes::interactive::components::summarize_dialog::{
+    SummarizeBranchDialog, SummarizeOutcome,
+};
+use crate::modes::interactive::components::tree_selector::{
+    FilterMode, TreeSelector, TreeSelectorOptions, TreeSnapshot,
+};
+use crate::modes::interactive::components::user_message_selector::UserMessageSelector;
+use crate::modes::interactive::editor::Editor;
+use crate::session::entry::EntryId;
 
 /// Built-in slash commands (name, description), as pi lists them.
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
@@ -48,14 +57,6 @@ pub fn command_specs() -> Vec<CommandSpec> {
         .iter()
         .map(|(name, desc)| CommandSpec::new(name, desc))
         .collect()
-}
-
-fn item(value: &str, label: &str, description: Option<String>) -> CompletionItem {
-    CompletionItem {
-        value: value.to_string(),
-        label: label.to_string(),
-        description,
-    }
 }
 
 impl App {
@@ -242,7 +243,7 @@ impl App {
                     let _ = tx.send(msg);
                 });
             }
-            "tree" => self.open_tree(),
+            "tree" => self.open_tree(None),
             "resume" => self.open_resume(),
             "settings" => self.open_settings(),
             "export" => self.export_html(args),
@@ -344,22 +345,14 @@ impl App {
         self.overlay = Some(Overlay::Models(Box::new(selector)));
     }
 
-    fn open_fork_selector(&mut self) {
+    pub fn open_fork_selector(&mut self) {
         let messages = self.session.fork_messages();
         if messages.is_empty() {
             self.notice("No messages to fork from");
             return;
         }
-        let items: Vec<CompletionItem> = messages
-            .iter()
-            .map(|(id, text)| item(id, &text.replace('\n', " "), None))
-            .collect();
-        let last = items.len() - 1;
-        let mut overlay = Overlay::select("Fork from Message", items, SelectPurpose::ForkMessage);
-        if let Overlay::Select { list, .. } = &mut overlay {
-            list.set_selected(last);
-        }
-        self.overlay = Some(overlay);
+        let selector = UserMessageSelector::from_pairs(messages);
+        self.overlay = Some(Overlay::Fork(Box::new(selector)));
     }
 
     fn open_resume(&mut self) {
@@ -404,8 +397,115 @@ impl App {
         });
     }
 
-    pub fn open_tree(&mut self) {
-        self.notice("/tree is not available in this build yet");
+    /// `/tree`: the session tree, with the cursor on `initial` (default: the leaf).
+    pub fn open_tree(&mut self, initial: Option<EntryId>) {
+        let snapshot = self.session.with_session(TreeSnapshot::from_session);
+        if snapshot.is_empty() {
+            self.notice("No entries in session");
+            return;
+        }
+        let filter = self
+            .session
+            .with_settings(|s| FilterMode::from_setting(s.tree_filter_mode()));
+        let selector = TreeSelector::new(
+            snapshot,
+            TreeSelectorOptions {
+                visible_rows: TreeSelector::rows_for_terminal(self.height()),
+                filter,
+                initial_selection: initial,
+            },
+        );
+        self.overlay = Some(Overlay::Tree {
+            selector: Box::new(selector),
+            label: None,
+        });
+    }
+
+    /// What `/tree`, its summary question and `/fork` answered.
+    fn on_tree_outcome(&mut self, outcome: OverlayOutcome) -> KeyCommand {
+        match outcome {
+            OverlayOutcome::TreeAlreadyAtLeaf => {
+                self.overlay = None;
+                self.notice("Already at this point");
+            }
+            OverlayOutcome::TreeChosen(target) => {
+                if self
+                    .session
+                    .with_settings(|s| s.branch_summary_skip_prompt())
+                {
+                    self.overlay = None;
+                    self.navigate(target, NavigateOptions::default());
+                } else {
+                    self.overlay = Some(Overlay::Summarize {
+                        dialog: SummarizeBranchDialog::new(),
+                        target,
+                    });
+                }
+            }
+            OverlayOutcome::TreeEditLabel(target, current) => {
+                if let Some(Overlay::Tree { label, .. }) = self.overlay.as_mut() {
+                    let mut editor = Editor::new(self.keys.clone());
+                    editor.set_max_rows(1);
+                    editor.set_text(current.as_deref().unwrap_or(""));
+                    *label = Some((target, Box::new(editor)));
+                }
+            }
+            OverlayOutcome::TreeLabel { target, label } => {
+                match self.session.set_label(target.as_str(), label.as_deref()) {
+                    Ok(()) => {
+                        let now = crate::session::clock::now_iso();
+                        if let Some(Overlay::Tree { selector, .. }) = self.overlay.as_mut() {
+                            selector.set_label(&target, label.as_deref(), Some(&now));
+                        }
+                    }
+                    Err(e) => self.notice(e),
+                }
+            }
+            OverlayOutcome::SummaryChoice(target, choice) => match choice {
+                SummarizeOutcome::NoSummary | SummarizeOutcome::Summarize => {
+                    self.overlay = None;
+                    self.navigate(
+                        target,
+                        NavigateOptions {
+                            summarize: choice == SummarizeOutcome::Summarize,
+                            ..NavigateOptions::default()
+                        },
+                    );
+                }
+                SummarizeOutcome::Custom => {
+                    self.overlay = Some(Overlay::input(
+                        "Custom summarization instructions",
+                        "",
+                        self.keys.clone(),
+                        InputPurpose::CustomSummary { target },
+                    ));
+                }
+                SummarizeOutcome::BackToTree | SummarizeOutcome::None => {
+                    self.open_tree(Some(target));
+                }
+            },
+            OverlayOutcome::BackToSummary(target) => {
+                self.overlay = Some(Overlay::Summarize {
+                    dialog: SummarizeBranchDialog::new(),
+                    target,
+                });
+            }
+            OverlayOutcome::ForkFrom(target) => {
+                self.overlay = None;
+                let session = self.session.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let msg = match session.fork(target.as_str()).await {
+                        Ok(r) if r.cancelled => AppMsg::Info("Fork cancelled".into()),
+                        Ok(r) => AppMsg::Forked(r.text.unwrap_or_default()),
+                        Err(e) => AppMsg::Error(e),
+                    };
+                    let _ = tx.send(msg);
+                });
+            }
+            _ => {}
+        }
+        KeyCommand::None
     }
 
     fn open_settings(&mut self) {
@@ -504,6 +604,13 @@ impl App {
                 value,
             } => self.apply_setting(setting, key, value),
             OverlayOutcome::PreviewTheme(name) => self.use_theme(&name),
+            tree @ (OverlayOutcome::TreeChosen(_)
+            | OverlayOutcome::TreeAlreadyAtLeaf
+            | OverlayOutcome::TreeEditLabel(..)
+            | OverlayOutcome::TreeLabel { .. }
+            | OverlayOutcome::SummaryChoice(..)
+            | OverlayOutcome::BackToSummary(_)
+            | OverlayOutcome::ForkFrom(_)) => return self.on_tree_outcome(tree),
             OverlayOutcome::Keep
             | OverlayOutcome::Cancelled
             | OverlayOutcome::Selected(..)
@@ -655,17 +762,6 @@ impl App {
                     self.footer_cache = None;
                 }
             }
-            SelectPurpose::ForkMessage => {
-                let session = self.session.clone();
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    let msg = match session.fork(&choice.value).await {
-                        Ok(r) => AppMsg::Forked(r.text.unwrap_or_default()),
-                        Err(e) => AppMsg::Error(e),
-                    };
-                    let _ = tx.send(msg);
-                });
-            }
             SelectPurpose::ResumeSession => {
                 let session = self.session.clone();
                 let tx = self.tx.clone();
@@ -676,23 +772,6 @@ impl App {
                     }
                 });
             }
-            SelectPurpose::SummarizeBranch { target } => match choice.value.as_str() {
-                "custom" => {
-                    self.overlay = Some(Overlay::input(
-                        "Custom summarization instructions",
-                        "",
-                        self.keys.clone(),
-                        InputPurpose::CustomSummary { target },
-                    ));
-                }
-                summarize => self.navigate(
-                    target,
-                    NavigateOptions {
-                        summarize: summarize == "summarize",
-                        ..NavigateOptions::default()
-                    },
-                ),
-            },
         }
         KeyCommand::None
     }
@@ -703,13 +782,6 @@ impl App {
             InputPurpose::SessionName => {
                 if !text.trim().is_empty() {
                     self.set_session_name(text.trim());
-                }
-            }
-            InputPurpose::Label { target } => {
-                let label = text.trim();
-                let label = (!label.is_empty()).then_some(label);
-                if let Err(e) = self.session.set_label(&target, label) {
-                    self.notice(e);
                 }
             }
             InputPurpose::CustomSummary { target } => self.navigate(
@@ -742,12 +814,15 @@ impl App {
     }
 
     /// Moves the leaf (`/tree`), reporting back with the text for the editor.
-    pub fn navigate(&mut self, target: String, options: NavigateOptions) {
+    pub fn navigate(&mut self, target: EntryId, options: NavigateOptions) {
         let session = self.session.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let msg = match session.navigate_tree(&target, options).await {
-                Ok(r) if r.cancelled => AppMsg::Info("Branch summarization cancelled".into()),
+            let summarizing = options.summarize;
+            let msg = match session.navigate_tree(target.as_str(), options).await {
+                // An aborted summary goes back to the tree, on the same entry (as pi).
+                Ok(r) if r.cancelled && summarizing => AppMsg::SummaryCancelled(target),
+                Ok(r) if r.cancelled => AppMsg::Info("Navigation cancelled".into()),
                 Ok(r) => AppMsg::Navigated(r.editor_text),
                 Err(e) => AppMsg::Error(e),
             };
@@ -763,7 +838,7 @@ impl App {
         match action.as_str() {
             "fork" => self.open_fork_selector(),
             "none" => {}
-            _ => self.open_tree(),
+            _ => self.open_tree(None),
         }
     }
 }

@@ -43,6 +43,8 @@ pub enum AppMsg {
     Navigated(Option<String>),
     /// `/fork` made a new session; the selected message goes into the editor.
     Forked(String),
+    /// The branch summary of a `/tree` move was cancelled: back to the tree on `target`.
+    SummaryCancelled(crate::session::entry::EntryId),
     Info(String),
     Error(String),
     Redraw,
@@ -367,6 +369,10 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::Forked(text) => {
             app.editor.set_text(&text);
             app.notice("Forked to new session");
+        }
+        AppMsg::SummaryCancelled(target) => {
+            app.notice("Branch summarization cancelled");
+            app.open_tree(Some(target));
         }
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),

@@ -16,23 +16,26 @@ use crate::modes::interactive::components::session_picker::{Loader, PickerOutcom
 use crate::modes::interactive::components::settings_selector::{
     SettingId, SettingsOutcome, SettingsSelector,
 };
+use crate::modes::interactive::components::summarize_dialog::{
+    SummarizeBranchDialog, SummarizeOutcome,
+};
 use crate::modes::interactive::components::thinking_selector::{ThinkingOutcome, ThinkingSelector};
+use crate::modes::interactive::components::tree_selector::{TreeOutcome, TreeSelector};
+use crate::modes::interactive::components::user_message_selector::{
+    ForkOutcome, UserMessageSelector,
+};
 use crate::modes::interactive::components::{Component, Ui, rule, styled_text};
 use crate::modes::interactive::editor::{Editor, EditorAction};
 use crate::modes::interactive::keys::{Action, Keybindings};
 use crate::modes::interactive::text::truncate_line;
 use crate::modes::interactive::theme::ThemeToken;
+use crate::session::entry::EntryId;
 
 /// What a list dialog chooses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SelectPurpose {
-    /// "Summarize branch?" before navigating to `target`.
-    SummarizeBranch {
-        target: String,
-    },
     Thinking,
     Model,
-    ForkMessage,
     ResumeSession,
 }
 
@@ -40,9 +43,14 @@ pub enum SelectPurpose {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputPurpose {
     SessionName,
-    Label { target: String },
-    CustomSummary { target: String },
-    ApiKey { provider: String },
+    /// Instructions for the summary of the branch left when navigating to `target`
+    /// (cancelling goes back to the "Summarize branch?" question).
+    CustomSummary {
+        target: EntryId,
+    },
+    ApiKey {
+        provider: String,
+    },
 }
 
 pub enum Overlay {
@@ -72,6 +80,18 @@ pub enum Overlay {
     Models(Box<ModelSelector>),
     Settings(Box<SettingsSelector>),
     Thinking(ThinkingSelector),
+    /// `/tree`, with the label being typed for an entry (Shift+L) if any.
+    Tree {
+        selector: Box<TreeSelector>,
+        label: Option<(EntryId, Box<Editor>)>,
+    },
+    /// "Summarize branch?" before navigating to `target`.
+    Summarize {
+        dialog: SummarizeBranchDialog,
+        target: EntryId,
+    },
+    /// `/fork`: the user messages to fork from.
+    Fork(Box<UserMessageSelector>),
 }
 
 /// What a key did to a dialog.
@@ -99,6 +119,22 @@ pub enum OverlayOutcome {
     },
     PreviewTheme(String),
     ThinkingChosen(ThinkingLevel),
+    /// Enter in `/tree` on an entry other than the current leaf.
+    TreeChosen(EntryId),
+    TreeAlreadyAtLeaf,
+    /// Shift+L in `/tree`: ask for the entry's label (its current one pre-filled).
+    TreeEditLabel(EntryId, Option<String>),
+    /// A label typed in `/tree` (`None` removes it); the tree stays open.
+    TreeLabel {
+        target: EntryId,
+        label: Option<String>,
+    },
+    /// The answer to "Summarize branch?".
+    SummaryChoice(EntryId, SummarizeOutcome),
+    /// The custom summary instructions were cancelled: ask "Summarize branch?" again.
+    BackToSummary(EntryId),
+    /// `/fork` from this user message.
+    ForkFrom(EntryId),
 }
 
 impl Overlay {
@@ -145,6 +181,9 @@ impl Overlay {
                 editor, purpose, ..
             } => {
                 if keys.matches(key, Action::SelectCancel) && !editor.is_showing_autocomplete() {
+                    if let InputPurpose::CustomSummary { target } = purpose {
+                        return OverlayOutcome::BackToSummary(target.clone());
+                    }
                     return OverlayOutcome::Cancelled;
                 }
                 match editor.handle_key(key) {
@@ -193,6 +232,45 @@ impl Overlay {
                 ThinkingOutcome::Selected(level) => OverlayOutcome::ThinkingChosen(level),
                 ThinkingOutcome::Cancelled => OverlayOutcome::Cancelled,
             },
+            Overlay::Tree { selector, label } => {
+                if let Some((target, editor)) = label {
+                    // Escape (or Ctrl+C) leaves the label as it was; Enter saves it.
+                    if keys.matches(key, Action::SelectCancel) {
+                        *label = None;
+                        return OverlayOutcome::Keep;
+                    }
+                    return match editor.handle_key(key) {
+                        EditorAction::Submit(text) => {
+                            let target = target.clone();
+                            *label = None;
+                            let text = text.trim();
+                            OverlayOutcome::TreeLabel {
+                                target,
+                                label: (!text.is_empty()).then(|| text.to_string()),
+                            }
+                        }
+                        EditorAction::Handled | EditorAction::Ignored => OverlayOutcome::Keep,
+                    };
+                }
+                match selector.handle_key(key, keys) {
+                    TreeOutcome::None => OverlayOutcome::Keep,
+                    TreeOutcome::Selected(id) => OverlayOutcome::TreeChosen(id),
+                    TreeOutcome::AlreadyAtLeaf => OverlayOutcome::TreeAlreadyAtLeaf,
+                    TreeOutcome::Cancelled => OverlayOutcome::Cancelled,
+                    TreeOutcome::EditLabel(id, current) => {
+                        OverlayOutcome::TreeEditLabel(id, current)
+                    }
+                }
+            }
+            Overlay::Summarize { dialog, target } => match dialog.handle_key(key, keys) {
+                SummarizeOutcome::None => OverlayOutcome::Keep,
+                choice => OverlayOutcome::SummaryChoice(target.clone(), choice),
+            },
+            Overlay::Fork(selector) => match selector.handle_key(key, keys) {
+                ForkOutcome::None => OverlayOutcome::Keep,
+                ForkOutcome::Selected(id) => OverlayOutcome::ForkFrom(id),
+                ForkOutcome::Cancelled => OverlayOutcome::Cancelled,
+            },
         }
     }
 
@@ -212,6 +290,10 @@ impl Overlay {
     pub fn handle_paste(&mut self, text: &str) {
         match self {
             Overlay::Input { editor, .. } => editor.handle_paste(text),
+            Overlay::Tree {
+                label: Some((_, editor)),
+                ..
+            } => editor.handle_paste(text),
             Overlay::Models(selector) => selector.paste(text),
             _ => {}
         }
@@ -240,6 +322,25 @@ impl Overlay {
                 return (lines, to_cursor(cursor));
             }
             Overlay::Thinking(selector) => return (selector.render(width, ui), None),
+            Overlay::Tree {
+                selector,
+                label: None,
+            } => return (selector.render(width, ui), None),
+            Overlay::Tree {
+                selector,
+                label: Some((_, editor)),
+            } => {
+                let rendered = editor.render(width.saturating_sub(2).max(1), ui.theme);
+                let lines = selector.render_label_prompt(width, ui, &rendered.lines);
+                // The input sits above the hint, the blank line and the closing rule.
+                let base = lines.len().saturating_sub(3 + rendered.lines.len());
+                let cursor = rendered
+                    .cursor
+                    .map(|(col, row)| (base + row as usize, col as usize + 2));
+                return (lines, cursor);
+            }
+            Overlay::Summarize { dialog, .. } => return (dialog.render(width, ui), None),
+            Overlay::Fork(selector) => return (selector.render(width, ui), None),
             Overlay::View(view) => {
                 let mut lines = view.render(width, ui);
                 lines.push(truncate_line(
@@ -303,6 +404,9 @@ impl Overlay {
             | Overlay::Models(_)
             | Overlay::Settings(_)
             | Overlay::Thinking(_)
+            | Overlay::Tree { .. }
+            | Overlay::Summarize { .. }
+            | Overlay::Fork(_)
             | Overlay::View(_) => {}
             Overlay::Info { lines, .. } => {
                 for line in lines {
