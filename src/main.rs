@@ -13,10 +13,9 @@ use pi::core::settings::Settings;
 use pi::extensions::{HostMode, SessionStartReason};
 use pi::modes::print::{PrintOutput, PrintPrompt, run_print};
 
-/// Whether the interactive UI answers extension dialogs yet. Until it takes
-/// `AgentSession::take_ui_requests()`, extensions are told `hasUI: false` there, so the
-/// host answers their dialogs "cancelled" instead of leaving them open forever.
-const TUI_ANSWERS_EXTENSION_UI: bool = false;
+/// The interactive UI shows extensions' dialogs (it takes
+/// `AgentSession::take_ui_requests()` once the session is loaded).
+const TUI_ANSWERS_EXTENSION_UI: bool = true;
 
 /// How long exiting waits for extensions to handle `session_shutdown` and stop.
 const SHUTDOWN_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);

@@ -238,3 +238,43 @@ fn resume_cancelled_says_no_session_selected() {
     t.wait_until("exit", WAIT, |_| t.exited());
     assert!(t.screen().contains("No session selected"), "{}", t.screen());
 }
+
+/// The example permission gate asks the TUI before a destructive `bash` call: "Allow"
+/// runs it, "Block" (or Escape) keeps it from running and the model reads why.
+#[test]
+fn an_extension_dialog_in_the_tui_decides_whether_a_command_runs() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [
+        {"text": "Cleaning.", "tool_calls": [{"name": "bash", "arguments": {"command": "rm -rf doomed"}}]},
+        {"text": "First cleanup done."},
+        {"text": "Again.", "tool_calls": [{"name": "bash", "arguments": {"command": "rm -rf kept"}}]},
+        {"text": "Second cleanup done."}
+    ]}));
+    std::fs::create_dir_all(env.cwd().join("doomed")).unwrap();
+    std::fs::create_dir_all(env.cwd().join("kept")).unwrap();
+    let gate = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/extensions/permission-gate/extension.py");
+    let t = env.start(&format!("-e {}", gate.display()), 100, 40);
+    t.wait_until("the editor", WAIT, editor_ready);
+
+    t.type_text("clean up doomed");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("Run it?", WAIT);
+    assert!(screen.contains("rm -rf doomed"), "{screen}");
+    assert!(env.cwd().join("doomed").exists(), "ran before the answer");
+    // Options: Block, Allow.
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("First cleanup done.", WAIT);
+    assert!(!env.cwd().join("doomed").exists(), "allowed but not run");
+
+    t.type_text("clean up kept");
+    t.keys(&["Enter"]);
+    t.wait_for("Run it?", WAIT);
+    t.keys(&["Enter"]);
+    t.wait_for("Second cleanup done.", WAIT);
+    assert!(env.cwd().join("kept").exists(), "blocked but run");
+    let last = env.server.requests().last().unwrap().body.to_string();
+    assert!(last.contains("Blocked by the user"), "{last}");
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}

@@ -190,6 +190,11 @@ impl UiResponse {
 pub struct UiReply(pub(crate) oneshot::Sender<UiResponse>);
 
 impl UiReply {
+    /// Whether the extension stopped waiting (its dialog timed out, or it exited).
+    pub fn is_closed(&self) -> bool {
+        self.0.is_closed()
+    }
+
     pub fn send(self, response: UiResponse) {
         // The extension may have stopped waiting (timeout, exit); nothing to do then.
         let _ = self.0.send(response);

@@ -11,6 +11,7 @@ use super::AppMsg;
 use super::input::KeyCommand;
 use super::overlay::{InputPurpose, Overlay, OverlayOutcome, SelectPurpose};
 use super::state::App;
+use crate::extensions::UiResponse;
 use crate::modes::interactive::components::session_picker::{
     Loader, LoaderConfig, SessionPicker, delete_session_file, rename_session_file,
 };
@@ -60,6 +61,49 @@ pub fn command_specs() -> Vec<CommandSpec> {
 }
 
 impl App {
+    /// The built-in commands, then the extensions' commands, the prompt templates and
+    /// the skills (`/skill:name`), as the `/` completion lists them.
+    pub fn all_command_specs(&self) -> Vec<CommandSpec> {
+        let mut specs = command_specs();
+        for c in self.session.extension_commands() {
+            specs.push(CommandSpec {
+                name: c.invocation_name,
+                description: c.description,
+                ..CommandSpec::default()
+            });
+        }
+        for t in self.session.prompt_templates() {
+            specs.push(CommandSpec {
+                name: t.name,
+                description: Some(t.description),
+                argument_hint: t.argument_hint,
+                ..CommandSpec::default()
+            });
+        }
+        if self.session.with_settings(|s| s.enable_skill_commands()) {
+            for s in self.session.skills() {
+                specs.push(CommandSpec {
+                    name: format!("skill:{}", s.name),
+                    description: Some(s.description),
+                    ..CommandSpec::default()
+                });
+            }
+        }
+        specs
+    }
+
+    /// Rebuilds `/` and `@` completion (after loading, and when the file walk is done).
+    pub fn refresh_autocomplete(&mut self) {
+        let provider = crate::modes::interactive::autocomplete::CombinedProvider::new(
+            self.all_command_specs(),
+            self.cwd.clone(),
+            self.home.as_ref().map(Into::into),
+        )
+        .with_files(self.project_files.clone());
+        self.editor
+            .set_autocomplete_provider(std::sync::Arc::new(provider));
+    }
+
     /// Runs a submitted editor text.
     pub fn on_submit(&mut self, text: String) {
         self.editor.set_text("");
@@ -743,6 +787,13 @@ impl App {
     /// A choice made in a list dialog.
     pub fn on_selected(&mut self, purpose: SelectPurpose, choice: CompletionItem) -> KeyCommand {
         match purpose {
+            SelectPurpose::Extension { id } => {
+                self.answer_extension_dialog(&id, UiResponse::Value(choice.value));
+            }
+            SelectPurpose::ExtensionConfirm { id } => {
+                let yes = choice.value == "Yes";
+                self.answer_extension_dialog(&id, UiResponse::Confirmed(yes));
+            }
             SelectPurpose::Model => {
                 let found = choice
                     .value
@@ -779,6 +830,9 @@ impl App {
     /// Text entered in an input dialog.
     pub fn on_entered(&mut self, purpose: InputPurpose, text: String) -> KeyCommand {
         match purpose {
+            InputPurpose::Extension { id } => {
+                self.answer_extension_dialog(&id, UiResponse::Value(text));
+            }
             InputPurpose::SessionName => {
                 if !text.trim().is_empty() {
                     self.set_session_name(text.trim());

@@ -62,6 +62,7 @@ impl App {
                 OverlayOutcome::Keep => {}
                 OverlayOutcome::Cancelled => {
                     self.overlay = None;
+                    self.overlay_closed();
                 }
                 OverlayOutcome::Selected(purpose, item) => {
                     self.overlay = None;

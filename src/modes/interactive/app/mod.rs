@@ -5,6 +5,7 @@
 mod clipboard;
 mod commands;
 mod events;
+mod extension_ui;
 mod input;
 mod overlay;
 mod state;
@@ -51,6 +52,8 @@ pub enum AppMsg {
     FilesWalked(Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>),
     /// The session finished loading in the background.
     Loaded(Result<Loaded, String>),
+    /// A dialog or notice from an extension.
+    ExtensionUi(crate::extensions::UiRequest),
 }
 
 /// A session opened in the background, with what the UI shows about it.
@@ -214,15 +217,20 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
                     send_initial(&mut app, text, images);
                 }
             }
-            _ = tick.tick(), if app.animating() => {
-                app.spinner = app.spinner.wrapping_add(1);
-                app.dirty = true;
+            _ = tick.tick(), if app.animating() || app.extension_dialog_open() => {
+                if app.animating() {
+                    app.spinner = app.spinner.wrapping_add(1);
+                    app.dirty = true;
+                }
             }
             _ = tokio::time::sleep_until(deadline), if app.dirty => {}
         }
         if app.quit {
             break;
         }
+        // A dialog an extension asked for while something else was open, or one whose
+        // extension stopped waiting.
+        app.open_waiting_extension_dialog();
         if app.dirty && last_frame.elapsed() >= frame_interval {
             let started = Instant::now();
             let _ = app.draw(&mut stdout);
@@ -374,17 +382,13 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
             app.notice("Branch summarization cancelled");
             app.open_tree(Some(target));
         }
+        AppMsg::ExtensionUi(request) => app.on_extension_ui(request),
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}
         AppMsg::FilesWalked(files) => {
-            let provider = CombinedProvider::new(
-                commands::command_specs(),
-                app.cwd.clone(),
-                app.home.as_ref().map(Into::into),
-            )
-            .with_files(files);
-            app.editor.set_autocomplete_provider(Arc::new(provider));
+            app.project_files = files;
+            app.refresh_autocomplete();
         }
     }
 }
@@ -489,6 +493,8 @@ fn new_app(
         history_budget: HISTORY_BUDGET,
         quit_message: None,
         startup_open: None,
+        extension_ui: Default::default(),
+        project_files: Default::default(),
     };
     if options.loader.is_none() && options.resume.is_none() {
         app.refresh_usage();

@@ -34,6 +34,14 @@ use crate::session::entry::EntryId;
 /// What a list dialog chooses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SelectPurpose {
+    /// An extension's `select` dialog (request `id`).
+    Extension {
+        id: String,
+    },
+    /// An extension's `confirm` dialog, asked as Yes / No.
+    ExtensionConfirm {
+        id: String,
+    },
     Thinking,
     Model,
     ResumeSession,
@@ -50,6 +58,10 @@ pub enum InputPurpose {
     },
     ApiKey {
         provider: String,
+    },
+    /// An extension's `input` or `editor` dialog (request `id`).
+    Extension {
+        id: String,
     },
 }
 
@@ -161,6 +173,20 @@ impl Overlay {
             editor: Box::new(editor),
             purpose,
         }
+    }
+
+    /// Whether this is an extension's dialog.
+    pub fn is_extension_dialog(&self) -> bool {
+        matches!(
+            self,
+            Overlay::Select {
+                purpose: SelectPurpose::Extension { .. } | SelectPurpose::ExtensionConfirm { .. },
+                ..
+            } | Overlay::Input {
+                purpose: InputPurpose::Extension { .. },
+                ..
+            }
+        )
     }
 
     pub fn info(title: &str, lines: Vec<String>) -> Overlay {

@@ -102,6 +102,10 @@ pub struct App {
     pub quit_message: Option<String>,
     /// `--resume`: opens the session the startup picker chose.
     pub startup_open: Option<super::SessionOpener>,
+    /// Extensions' dialogs, statuses and widgets.
+    pub extension_ui: super::extension_ui::ExtensionUi,
+    /// The project's files for `@` completion (walked in the background).
+    pub project_files: std::sync::Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>,
 }
 
 impl App {
@@ -179,7 +183,20 @@ impl App {
             self.status = Status::Idle;
         }
         self.footer_cache = None;
+        self.header.resources = header_resources(&self.session);
+        self.refresh_autocomplete();
         self.rebuild_transcript();
+        // Extensions' dialogs and notices come through the app's own channel.
+        if let Some(mut requests) = self.session.take_ui_requests() {
+            let tx = self.tx.clone();
+            tokio::spawn(async move {
+                while let Some(request) = requests.recv().await {
+                    if tx.send(super::AppMsg::ExtensionUi(request)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
         for w in loaded.warnings {
             self.notice(format!("Warning: {w}"));
         }
@@ -217,7 +234,7 @@ impl App {
             }),
             thinking_level: status.thinking_level,
             provider_count: providers,
-            extension_statuses: Default::default(),
+            extension_statuses: self.extension_ui.statuses.clone(),
         }
     }
 }
@@ -296,4 +313,27 @@ pub fn git_branch(cwd: &std::path::Path) -> Option<String> {
         });
     }
     None
+}
+
+/// What the startup header lists as loaded (context files, skills, prompt templates,
+/// extensions), in the header's display form.
+fn header_resources(
+    session: &AgentSession,
+) -> crate::modes::interactive::components::header::LoadedResources {
+    let loaded = session.loaded_resources();
+    crate::modes::interactive::components::header::LoadedResources {
+        context_files: loaded
+            .context_files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        skills: loaded.skills.iter().map(|s| s.name.clone()).collect(),
+        prompts: loaded
+            .prompt_templates
+            .iter()
+            .map(|t| t.name.clone())
+            .collect(),
+        extensions: loaded.extensions.iter().map(|e| e.name.clone()).collect(),
+        themes: Vec::new(),
+    }
 }

@@ -104,6 +104,16 @@ impl App {
             cursor = c.map(|(r, col)| (base + r, col));
             out.extend(lines);
         } else {
+            let muted = self
+                .theme
+                .fg(crate::modes::interactive::theme::ThemeToken::Muted);
+            for lines in self.extension_ui.widgets_above.values() {
+                for line in lines {
+                    out.extend(crate::modes::interactive::components::styled_text(
+                        line, muted, width, 1,
+                    ));
+                }
+            }
             let thinking = self.session.thinking_level();
             let style = border_style(&self.theme, thinking, self.editor.bash_mode());
             self.editor.set_border_style(Some(style));
@@ -113,6 +123,16 @@ impl App {
                 .cursor
                 .map(|(col, row)| (base + row as usize, col as usize));
             out.extend(rendered.lines);
+            let muted = self
+                .theme
+                .fg(crate::modes::interactive::theme::ThemeToken::Muted);
+            for lines in self.extension_ui.widgets_below.values() {
+                for line in lines {
+                    out.extend(crate::modes::interactive::components::styled_text(
+                        line, muted, width, 1,
+                    ));
+                }
+            }
         }
         if self.footer_cache.is_none() {
             self.footer_cache = Some(self.footer());
