@@ -278,3 +278,51 @@ fn an_extension_dialog_in_the_tui_decides_whether_a_command_runs() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// `/compact Focus on X` in the TUI: the summary request carries the focus, the file gets
+/// a `compaction` entry, and the next prompt is sent with the summary instead of the
+/// older turns.
+#[test]
+fn compact_with_a_focus_summarizes_and_the_next_request_uses_the_summary() {
+    require_tmux!();
+    let env = Env::new(json!({
+        "rules": [{"match": "<conversation>", "reply": {"text": "## Goal\nCOMPACTED-SUMMARY"}}],
+        "sequence": [
+            {"text": "first answer"},
+            {"text": "second answer"},
+            {"text": "after compaction"}
+        ]
+    }));
+    let t = env.start("", 100, 40);
+    t.wait_until("the editor", WAIT, editor_ready);
+    for (q, a) in [
+        ("first question", "first answer"),
+        ("second question", "second answer"),
+    ] {
+        t.type_text(q);
+        t.keys(&["Enter"]);
+        t.wait_for(a, WAIT);
+    }
+    t.type_text("/compact Focus on the parser");
+    t.keys(&["Enter"]);
+    t.wait_until("the compaction", WAIT, |_| env.server.requests().len() == 3);
+    let summary_request = env.server.requests()[2].body.to_string();
+    assert!(
+        summary_request.contains("Focus on the parser"),
+        "{summary_request}"
+    );
+    t.wait_until("the summary entry", WAIT, |_| {
+        env.session_files()
+            .first()
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .is_some_and(|text| text.contains("\"type\":\"compaction\""))
+    });
+    t.type_text("third question");
+    t.keys(&["Enter"]);
+    t.wait_for("after compaction", WAIT);
+    let next = env.server.requests()[3].body["messages"].to_string();
+    assert!(next.contains("COMPACTED-SUMMARY"), "{next}");
+    assert!(next.contains("third question"), "{next}");
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}
