@@ -110,8 +110,9 @@ fn editor_ready(screen: &str) -> bool {
     screen.contains("mock-model") && screen.contains("────")
 }
 
-/// Three turns, then `/tree` with the cursor moved to the second user message by search.
-fn three_turns_then_tree_to_the_second_question(env: &Env) -> Tmux {
+/// Three turns, then `/tree` with the cursor moved by searching `term` (which must match
+/// exactly one row) and Enter on it.
+fn three_turns_then_tree_to(env: &Env, term: &str) -> Tmux {
     let t = env.start("");
     t.wait_until("the editor", WAIT, editor_ready);
     for (question, answer) in [
@@ -126,8 +127,7 @@ fn three_turns_then_tree_to_the_second_question(env: &Env) -> Tmux {
     t.type_text("/tree");
     t.keys(&["Enter"]);
     t.wait_for("Session Tree", WAIT);
-    // Typing searches; only the second question matches.
-    t.type_text("second");
+    t.type_text(term);
     t.wait_until("the search", WAIT, |s| s.contains("(1/1)"));
     t.keys(&["Enter"]);
     t.wait_for("Summarize branch?", WAIT);
@@ -153,7 +153,7 @@ fn our_messages(file: &Path) -> Value {
 fn tree_back_to_an_earlier_question_with_a_summary() {
     require_tmux!();
     let env = Env::new();
-    let t = three_turns_then_tree_to_the_second_question(&env);
+    let t = three_turns_then_tree_to(&env, "second");
     t.keys(&["Down", "Enter"]);
     prompt_after_the_move(&t);
     // The selected question was put back into the editor for editing.
@@ -192,7 +192,7 @@ fn tree_back_to_an_earlier_question_with_a_summary() {
 fn tree_back_to_an_earlier_question_without_a_summary() {
     require_tmux!();
     let env = Env::new();
-    let t = three_turns_then_tree_to_the_second_question(&env);
+    let t = three_turns_then_tree_to(&env, "second");
     // "No summary" is selected when the question opens.
     t.keys(&["Enter"]);
     prompt_after_the_move(&t);
@@ -212,7 +212,7 @@ fn tree_back_to_an_earlier_question_without_a_summary() {
 fn escape_on_the_summary_question_returns_to_the_tree_on_the_same_entry() {
     require_tmux!();
     let env = Env::new();
-    let t = three_turns_then_tree_to_the_second_question(&env);
+    let t = three_turns_then_tree_to(&env, "second");
     t.keys(&["Escape"]);
     let screen = t.wait_for("Session Tree", WAIT);
     assert!(
@@ -317,4 +317,53 @@ fn fork_from_a_message_starts_a_new_file_with_the_earlier_path() {
         .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
         .collect();
     assert_eq!(files.len(), 2, "the fork is a new file");
+}
+
+/// The first user message: the path up to it is empty, so the next request holds just
+/// the summary of the whole abandoned branch and the new prompt.
+#[test]
+fn tree_back_to_the_first_question_with_a_summary() {
+    require_tmux!();
+    let env = Env::new();
+    let t = three_turns_then_tree_to(&env, "first");
+    // "Summarize" is the second choice.
+    t.keys(&["Down", "Enter"]);
+    let screen = t.wait_for("Navigated to selected point", WAIT);
+    // The selected question was put back into the editor for editing.
+    assert!(
+        screen
+            .lines()
+            .rev()
+            .take(8)
+            .any(|l| l.contains("first question")),
+        "{screen}"
+    );
+    prompt_after_the_move(&t);
+    let requests = env.server.requests();
+    assert_eq!(requests.len(), 5, "three turns, the summary, one more turn");
+    let summary_request = env.request_texts(3);
+    // As in pi, the branch left behind starts after the selected message (which goes back
+    // into the editor rather than into the summary).
+    for turn in ["answer one", "second question", "third question"] {
+        assert!(summary_request.contains(turn), "{summary_request}");
+    }
+    // The next request is the (empty) path to the target, the summary and the prompt.
+    let next = requests[4].body["messages"].as_array().unwrap().clone();
+    let texts: Vec<String> = next
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts[0].contains(SUMMARY), "{texts:?}");
+    assert!(texts[1].contains("a new direction"), "{texts:?}");
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+    let file = env.session_file();
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\"type\":\"branch_summary\""), "{text}");
+    if reference_pi::available().is_ok() {
+        let theirs = reference_pi::messages_of(&env.home(), &env.cwd(), &file);
+        assert_eq!(theirs, our_messages(&file));
+    }
 }
