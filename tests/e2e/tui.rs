@@ -1,15 +1,12 @@
 //! The interactive UI end to end: the built binary in a real terminal (tmux) against the
 //! loopback model server. Skipped, with a printed reason, where tmux is not installed.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
-
-mod support;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::support::mock_llm::{MockLlm, Script};
+use crate::support::tmux::{self, Tmux};
 use serde_json::{Value, json};
-use support::mock_llm::{MockLlm, Script};
-use support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 

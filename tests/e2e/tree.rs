@@ -3,18 +3,15 @@
 //! without a branch summary; labels that survive a restart; the resulting file opening
 //! in the reference pi with the same context. Skipped, with a printed reason, where tmux
 //! (or, for the interop part, node) is missing.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
-
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support::mock_llm::{MockLlm, Script};
+use crate::support::reference_pi;
+use crate::support::tmux::{self, Tmux};
 use pi::session::SessionManager;
 use serde_json::{Value, json};
-use support::mock_llm::{MockLlm, Script};
-use support::reference_pi;
-use support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 const SUMMARY: &str = "SUMMARY-OF-THE-ABANDONED-BRANCH";

@@ -1,0 +1,15 @@
+//! End-to-end tests: the built `pi` binary in a real terminal (tmux, 100+ columns) against
+//! the loopback model server, with real files in temporary folders. Each test skips, with
+//! a printed reason, where tmux is not installed (`.ci/run` installs it).
+//!
+//! - `tui`: prompts and streaming, tool diffs, abort, resize, `--resume`, `/compact`,
+//!   extension dialogs.
+//! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
+//!   and the result opening in the reference pi.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod tree;
+mod tui;
