@@ -11,5 +11,6 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod env;
 mod tree;
 mod tui;

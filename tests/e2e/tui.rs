@@ -1,70 +1,11 @@
 //! The interactive UI end to end: the built binary in a real terminal (tmux) against the
 //! loopback model server. Skipped, with a printed reason, where tmux is not installed.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::support::mock_llm::{MockLlm, Script};
-use crate::support::tmux::{self, Tmux};
-use serde_json::{Value, json};
-
-const WAIT: Duration = Duration::from_secs(20);
-
-struct Env {
-    dir: tempfile::TempDir,
-    server: MockLlm,
-}
-
-impl Env {
-    fn new(script: Value) -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        let server = MockLlm::start(Script::from_json(&script.to_string()).unwrap());
-        let agent = dir.path().join("home/.pi/agent");
-        std::fs::create_dir_all(&agent).unwrap();
-        std::fs::create_dir_all(dir.path().join("proj")).unwrap();
-        let models = json!({"providers": {"mock": {
-            "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions", "apiKey": "mock",
-            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-            "models": [{"id": "mock-model", "contextWindow": 200000, "maxTokens": 4000}]
-        }}});
-        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-        std::fs::write(agent.join("settings.json"), r#"{"quietStartup": true}"#).unwrap();
-        Env { dir, server }
-    }
-
-    fn cwd(&self) -> PathBuf {
-        self.dir.path().join("proj")
-    }
-
-    fn start(&self, extra: &str, width: u16, height: u16) -> Tmux {
-        let home = self.dir.path().join("home");
-        let cmd = format!(
-            "{} --provider mock --model mock-model {extra}",
-            env!("CARGO_BIN_EXE_pi")
-        );
-        Tmux::start(
-            &cmd,
-            &self.cwd(),
-            &[
-                ("HOME", home.to_str().unwrap()),
-                ("PI_CODING_AGENT_DIR", ""),
-            ],
-            width,
-            height,
-        )
-    }
-
-    fn session_files(&self) -> Vec<PathBuf> {
-        let root = self.dir.path().join("home/.pi/agent/sessions");
-        let mut files = Vec::new();
-        for d in std::fs::read_dir(root).into_iter().flatten().flatten() {
-            for f in std::fs::read_dir(d.path()).into_iter().flatten().flatten() {
-                files.push(f.path());
-            }
-        }
-        files
-    }
-}
+use crate::env::{Env, WAIT, converse, editor_ready, submit};
+use crate::support::tmux;
+use serde_json::json;
 
 macro_rules! require_tmux {
     () => {
@@ -73,10 +14,6 @@ macro_rules! require_tmux {
             return;
         }
     };
-}
-
-fn editor_ready(screen: &str) -> bool {
-    screen.contains("mock-model") && screen.contains("────")
 }
 
 #[test]
@@ -90,8 +27,7 @@ fn a_prompt_streams_the_answer_and_a_tool_call_shows_its_diff() {
     std::fs::write(env.cwd().join("a.txt"), "hello wrld\nsecond line\n").unwrap();
     let t = env.start("", 100, 40);
     t.wait_until("the editor", WAIT, editor_ready);
-    t.type_text("Please fix the typo in a.txt");
-    t.keys(&["Enter"]);
+    submit(&t, "Please fix the typo in a.txt");
     let screen = t.wait_for("the greeting is fixed.", WAIT);
     assert!(screen.contains("-1 hello wrld"), "{screen}");
     assert!(screen.contains("+1 hello world"), "{screen}");
@@ -117,8 +53,7 @@ fn escape_aborts_a_streaming_answer_and_keeps_what_arrived() {
     ]}));
     let t = env.start("", 100, 30);
     t.wait_until("the editor", WAIT, editor_ready);
-    t.type_text("tell me a long story");
-    t.keys(&["Enter"]);
+    submit(&t, "tell me a long story");
     t.wait_for("word3", WAIT);
     t.keys(&["Escape"]);
     let screen = t.wait_for("Operation aborted", WAIT);
@@ -127,8 +62,7 @@ fn escape_aborts_a_streaming_answer_and_keeps_what_arrived() {
         "the stream was not cut: {screen}"
     );
     // The UI keeps working: a new prompt gets an answer.
-    t.type_text("and now?");
-    t.keys(&["Enter"]);
+    submit(&t, "and now?");
     t.wait_for("second answer", WAIT);
     let file = std::fs::read_to_string(&env.session_files()[0]).unwrap();
     assert!(file.contains("\"stopReason\":\"aborted\""), "{file}");
@@ -145,11 +79,9 @@ fn resizing_while_streaming_keeps_one_copy_of_everything() {
     ]}));
     let t = env.start("", 100, 30);
     t.wait_until("the editor", WAIT, editor_ready);
-    t.type_text("first prompt");
-    t.keys(&["Enter"]);
+    submit(&t, "first prompt");
     t.wait_for("first answer", WAIT);
-    t.type_text("second prompt");
-    t.keys(&["Enter"]);
+    submit(&t, "second prompt");
     t.wait_for("token5", WAIT);
     t.resize(70, 24);
     std::thread::sleep(Duration::from_millis(300));
@@ -202,8 +134,7 @@ fn resume_lists_the_sessions_and_opens_the_chosen_one() {
     let screen = t.wait_for("beta answer", WAIT);
     assert!(!screen.contains("gamma answer"), "{screen}");
     t.wait_until("the editor", WAIT, editor_ready);
-    t.type_text("and now?");
-    t.keys(&["Enter"]);
+    submit(&t, "and now?");
     t.wait_for("continued in beta", WAIT);
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
@@ -254,8 +185,7 @@ fn an_extension_dialog_in_the_tui_decides_whether_a_command_runs() {
     let t = env.start(&format!("-e {}", gate.display()), 100, 40);
     t.wait_until("the editor", WAIT, editor_ready);
 
-    t.type_text("clean up doomed");
-    t.keys(&["Enter"]);
+    submit(&t, "clean up doomed");
     let screen = t.wait_for("Run it?", WAIT);
     assert!(screen.contains("rm -rf doomed"), "{screen}");
     assert!(env.cwd().join("doomed").exists(), "ran before the answer");
@@ -264,8 +194,7 @@ fn an_extension_dialog_in_the_tui_decides_whether_a_command_runs() {
     t.wait_for("First cleanup done.", WAIT);
     assert!(!env.cwd().join("doomed").exists(), "allowed but not run");
 
-    t.type_text("clean up kept");
-    t.keys(&["Enter"]);
+    submit(&t, "clean up kept");
     t.wait_for("Run it?", WAIT);
     t.keys(&["Enter"]);
     t.wait_for("Second cleanup done.", WAIT);
@@ -292,16 +221,14 @@ fn compact_with_a_focus_summarizes_and_the_next_request_uses_the_summary() {
     }));
     let t = env.start("", 100, 40);
     t.wait_until("the editor", WAIT, editor_ready);
-    for (q, a) in [
-        ("first question", "first answer"),
-        ("second question", "second answer"),
-    ] {
-        t.type_text(q);
-        t.keys(&["Enter"]);
-        t.wait_for(a, WAIT);
-    }
-    t.type_text("/compact Focus on the parser");
-    t.keys(&["Enter"]);
+    converse(
+        &t,
+        &[
+            ("first question", "first answer"),
+            ("second question", "second answer"),
+        ],
+    );
+    submit(&t, "/compact Focus on the parser");
     t.wait_until("the compaction", WAIT, |_| env.server.requests().len() == 3);
     let summary_request = env.server.requests()[2].body.to_string();
     assert!(
@@ -314,8 +241,7 @@ fn compact_with_a_focus_summarizes_and_the_next_request_uses_the_summary() {
             .and_then(|f| std::fs::read_to_string(f).ok())
             .is_some_and(|text| text.contains("\"type\":\"compaction\""))
     });
-    t.type_text("third question");
-    t.keys(&["Enter"]);
+    submit(&t, "third question");
     t.wait_for("after compaction", WAIT);
     let next = env.server.requests()[3].body["messages"].to_string();
     assert!(next.contains("COMPACTED-SUMMARY"), "{next}");
