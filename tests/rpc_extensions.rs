@@ -299,6 +299,32 @@ fn a_session_start_dialog_is_answered_before_commands_run_and_shutdown_reaches_t
     "#);
 }
 
+#[cfg(unix)]
+#[test]
+fn sigterm_also_sends_session_shutdown_before_exiting_143() {
+    let p = RpcProject::new(&json!({"default": {"text": "ok"}}), None, None);
+    let extension = script(p.dir.path(), "lifecycle.sh", LIFECYCLE);
+    let log = p.dir.path().join("lifecycle.log");
+    let mut cmd = p.command();
+    cmd.arg("-e").arg(&extension).env("LIFECYCLE_LOG", &log);
+    let mut c = RpcClient::spawn(cmd);
+    let request = c.read_until(|m| m["method"] == "input").pop().unwrap();
+    answer(&mut c, &request, json!({"value": "Bo"}));
+    c.ok(json!({"type": "get_state"}));
+    // SAFETY: sending SIGTERM to our own child process.
+    unsafe {
+        libc::kill(c.pid() as i32, libc::SIGTERM);
+    }
+    let (status, stderr) = c.wait_exit();
+    assert_eq!(status.code(), Some(143), "{stderr}");
+    let log = std::fs::read_to_string(&log).unwrap();
+    insta::assert_snapshot!(log, @r#"
+    session_start answered: {"type":"response","id":"q1","result":{"value":"Bo"}}
+    session_shutdown: {"type":"event","id":2,"event":{"type":"session_shutdown","reason":"quit"}}
+    stdin closed
+    "#);
+}
+
 #[test]
 fn input_ending_while_a_dialog_is_open_runs_nothing_and_exits_cleanly() {
     require!("python3");
@@ -320,4 +346,52 @@ fn input_ending_while_a_dialog_is_open_runs_nothing_and_exits_cleanly() {
         p.cwd().join("keep").exists(),
         "an unanswered dialog let it run"
     );
+}
+
+#[test]
+fn abort_cancels_the_dialog_a_run_waits_for_and_the_command_is_blocked() {
+    require!("python3");
+    let p = RpcProject::new(
+        &json!({"sequence": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "rm -rf keep"}}]},
+            {"text": "never asked for"}
+        ]}),
+        None,
+        None,
+    );
+    std::fs::create_dir_all(p.cwd().join("keep")).unwrap();
+    let mut c = with_extension(&p, &example("permission-gate"));
+    c.send(&json!({"type": "prompt", "message": "clean"}));
+    until_ui_request(&mut c);
+    let seen_before = c.seen.len();
+    // pi's abort would wait for the client's answer; here it answers once the run is over.
+    let response = c.request(json!({"type": "abort"}));
+    assert_eq!(response["success"], true);
+    let after: Vec<Value> = c.seen[seen_before..].to_vec();
+    insta::assert_snapshot!(brief(&after), @r#"
+    tool_execution_end bash
+    message_start toolResult
+    message_end toolResult
+    turn_end
+    turn_start
+    message_start assistant "stop"
+    message_end assistant "aborted"
+    turn_end
+    agent_end
+    response abort
+    "#);
+    let blocked = after
+        .iter()
+        .find(|m| m["type"] == "tool_execution_end")
+        .unwrap();
+    assert_eq!(
+        blocked["result"]["content"][0]["text"],
+        "Blocked by the user"
+    );
+    assert_eq!(
+        p.server.requests().len(),
+        1,
+        "no model call after the abort"
+    );
+    assert!(p.cwd().join("keep").exists(), "the command ran");
 }

@@ -6,8 +6,9 @@
 //!
 //! A dialog ends when the client answers, when its `timeout` runs out or its extension
 //! stops waiting (the host decides both; the request is then forgotten and a late answer
-//! ignored, as pi ignores answers to unknown ids), or when input ends ([`ExtensionUi::close`]):
-//! nobody is left to answer, so open and later dialogs are answered "cancelled".
+//! ignored, as pi ignores answers to unknown ids), when `abort` arrives
+//! ([`ExtensionUi::cancel_open`]), or when input ends ([`ExtensionUi::close`]): nobody is
+//! left to answer, so open and later dialogs are answered "cancelled".
 //!
 //! Not here: the request shapes (`UiRequest::to_rpc_json` in `crate::extensions::ui`)
 //! and extension failures (session events, written as `extension_error`).
@@ -124,11 +125,18 @@ impl ExtensionUi {
         }
     }
 
+    /// `abort`: the dialogs open now are answered "cancelled". A run waiting for one (a
+    /// `tool_call` handler asking permission) could not stop otherwise, and the abort
+    /// would wait for the client's answer.
+    pub fn cancel_open(&self) {
+        // Dropping the senders wakes each dialog's task, which cancels it.
+        self.dialogs().open.clear();
+    }
+
     /// Input ended: open dialogs and any that follow are answered "cancelled".
     pub fn close(&self) {
         let mut dialogs = self.dialogs();
         dialogs.closed = true;
-        // Dropping the senders wakes each dialog's task, which cancels it.
         dialogs.open.clear();
     }
 }
@@ -240,6 +248,21 @@ mod tests {
         ui.show(request);
         assert_eq!(later.await.unwrap(), UiResponse::Cancelled);
         assert!(lines.try_recv().is_err(), "nothing asked after the end");
+    }
+
+    #[tokio::test]
+    async fn cancelling_open_dialogs_leaves_later_ones_to_the_client() {
+        let (ui, lines) = ui();
+        let (request, open) = dialog("ui-5", confirm());
+        ui.show(request);
+        next_line(&lines);
+        ui.cancel_open();
+        assert_eq!(open.await.unwrap(), UiResponse::Cancelled);
+        let (request, later) = dialog("ui-6", confirm());
+        ui.show(request);
+        assert!(next_line(&lines).contains(r#""id":"ui-6""#));
+        ui.resolve(answer(json!({"id": "ui-6", "confirmed": true})));
+        assert_eq!(later.await.unwrap(), UiResponse::Confirmed(true));
     }
 
     #[test]

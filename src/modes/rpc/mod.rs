@@ -11,7 +11,8 @@
 //!
 //! Extensions get `session_start` once the output and the dialog channel are ready (a
 //! handler may ask the client something); commands wait until it has been handled.
-//! Lines are read as they come. `abort`, `abort_bash` and `abort_retry` act at once;
+//! Lines are read as they come. `abort`, `abort_bash` and `abort_retry` act at once
+//! (`abort` also cancels open extension dialogs, which a run may be waiting for);
 //! every command (those included) then runs in arrival order, long work in the
 //! background. When stdin ends (or SIGTERM, SIGHUP or SIGINT arrives), open dialogs are
 //! cancelled, everything running is aborted, running shell commands are killed, what was
@@ -42,7 +43,7 @@ use commands::Rpc;
 use extension_ui::ExtensionUi;
 use framing::{LineReader, StdinReader, spawn_writer};
 use output::RpcOutput;
-use protocol::{Incoming, Request, parse_line};
+use protocol::{Incoming, Request, RpcCommand, parse_line};
 
 /// How long shutdown waits for aborted work to be written to the session file.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -149,6 +150,9 @@ where
             Ok(Some(line)) => match parse_line(&line) {
                 Incoming::Command(request) => {
                     rpc.act_on_arrival(&request.command);
+                    if request.command == RpcCommand::Abort {
+                        ui.cancel_open();
+                    }
                     if request.command.is_instant() && in_flight.load(Ordering::Acquire) == 0 {
                         rpc.execute(request).await;
                     } else {
