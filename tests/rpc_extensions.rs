@@ -2,8 +2,8 @@
 //! client would drive it, with the example extensions and small ones written here,
 //! against the loopback model server. Dialogs travel as `extension_ui_request` /
 //! `extension_ui_response`, `get_commands` lists what a prompt can invoke, `export_html`
-//! writes the page, and the extensions see `session_start` and `session_shutdown`
-//! around the mode.
+//! writes the page, the extensions see `session_start` and `session_shutdown` around the
+//! mode, and a failing extension is reported as `extension_error`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
 #[path = "support/extensions.rs"]
@@ -394,4 +394,25 @@ fn abort_cancels_the_dialog_a_run_waits_for_and_the_command_is_blocked() {
         "no model call after the abort"
     );
     assert!(p.cwd().join("keep").exists(), "the command ran");
+}
+
+#[test]
+fn an_extension_that_dies_is_reported_as_an_extension_error_event() {
+    let p = RpcProject::new(&json!({"default": {"text": "ok"}}), None, None);
+    let quitter = script(
+        p.dir.path(),
+        "quitter.sh",
+        "#!/bin/sh\nIFS= read -r hello || exit 0\nprintf '%s\\n' '{\"type\":\"register\",\"name\":\"quitter\"}'\nsleep 0.2\nexit 3\n",
+    );
+    let mut c = with_extension(&p, &quitter);
+    let error = c
+        .read_until(|m| m["type"] == "extension_error")
+        .pop()
+        .unwrap();
+    insta::assert_snapshot!(anonymize(&p, &error.to_string()), @r#"{"type":"extension_error","extensionPath":"<tmp>/quitter.sh","event":"process","error":"the extension exited (exit code 3)"}"#);
+    // The session carries on.
+    assert_eq!(
+        c.ok(json!({"type": "get_commands"})),
+        json!({"commands": []})
+    );
 }
