@@ -16,6 +16,7 @@ use std::time::Duration;
 use ext_support::{example, script};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use support::reference_pi;
 use support::rpc_client::{RpcClient, RpcProject, brief};
 
 fn with_extension(p: &RpcProject, extension: &Path) -> RpcClient {
@@ -415,4 +416,102 @@ fn an_extension_that_dies_is_reported_as_an_extension_error_event() {
         c.ok(json!({"type": "get_commands"})),
         json!({"commands": []})
     );
+}
+
+/// `get_commands` of the reference pi and of pi-rs for the same templates and skills
+/// (found automatically, listed in settings, given on the command line).
+#[test]
+fn get_commands_lists_templates_and_skills_exactly_as_the_reference_pi() {
+    if let Err(why) = reference_pi::available() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let p = RpcProject::new(
+        &json!({"default": {"text": "ok"}}),
+        None,
+        Some(json!({"prompts": ["../../../listed/listed.md"]})),
+    );
+    let write = |path: &Path, text: &str| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let root = p.dir.path();
+    write(
+        &p.cwd().join(".pi/prompts/review.md"),
+        "---\ndescription: Review a file\n---\nReview $1.\n",
+    );
+    write(
+        &p.agent_dir().join("prompts/fix.md"),
+        "---\ndescription: Fix the tests\n---\nFix them.\n",
+    );
+    write(
+        &root.join("listed/listed.md"),
+        "---\ndescription: Listed in settings\n---\nX\n",
+    );
+    write(
+        &root.join("cli/ct.md"),
+        "---\ndescription: From the CLI\n---\nY\n",
+    );
+    write(
+        &p.cwd().join(".pi/skills/local/SKILL.md"),
+        "---\nname: local\ndescription: A project skill\n---\nL\n",
+    );
+    write(
+        &p.agent_dir().join("skills/brave/SKILL.md"),
+        "---\nname: brave\ndescription: A user skill\n---\nB\n",
+    );
+    write(
+        &root.join("cli/skills/cs/SKILL.md"),
+        "---\nname: cs\ndescription: A CLI skill\n---\nC\n",
+    );
+    let flags = |cmd: &mut std::process::Command| {
+        cmd.arg("--prompt-template")
+            .arg(root.join("cli/ct.md"))
+            .arg("--skill")
+            .arg(root.join("cli/skills/cs"));
+    };
+
+    let mut ours = p.command();
+    flags(&mut ours);
+    let mut c = RpcClient::spawn(ours);
+    let ours = c.ok(json!({"type": "get_commands"}));
+    drop(c);
+
+    let mut theirs = std::process::Command::new(reference_pi::script());
+    theirs
+        .args([
+            "--mode",
+            "rpc",
+            "--offline",
+            "--provider",
+            "mock",
+            "--model",
+            "mock-model",
+        ])
+        .current_dir(p.cwd())
+        .env("HOME", root.join("home"))
+        .env_remove("PI_CODING_AGENT_DIR");
+    flags(&mut theirs);
+    let out = reference_pi::run(
+        theirs,
+        "{\"id\":\"c\",\"type\":\"get_commands\"}\n",
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let theirs = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["id"] == "c")
+        .unwrap_or_else(|| panic!("no get_commands response from pi: {out}"))["data"]
+        .clone();
+    let lines = |data: &Value| -> String {
+        data["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| anonymize(&p, &c.to_string()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(lines(&ours), lines(&theirs));
 }
