@@ -267,7 +267,8 @@ fn run_rpc_mode(args: &Args, cwd: &std::path::Path, paths: AgentPaths) -> Result
     let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
     let loading = ResourceLoading::Full(ExtensionStartup {
         mode: HostMode::Rpc,
-        has_ui: false,
+        // Dialogs go to the client as `extension_ui_request`s.
+        has_ui: true,
         runtime: rt.handle().clone(),
     });
     let built = startup::build_session(args, cwd, paths, settings, manager, &loading)?;
@@ -282,9 +283,9 @@ add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json."
                 .into(),
         ));
     }
-    rt.block_on(session.start_extensions(SessionStartReason::Startup));
-    // RPC mode handles SIGTERM/SIGHUP/SIGINT itself: the same orderly shutdown as the end
-    // of stdin, so an interrupted answer is still recorded.
+    // RPC mode sends `session_start` itself, once it can forward the extensions' dialogs.
+    // It handles SIGTERM/SIGHUP/SIGINT itself: the same orderly shutdown as the end of
+    // stdin (extensions included), so an interrupted answer is still recorded.
     let code = rt.block_on(pi::modes::rpc::run_rpc(session));
     pi::tools::shell::kill_all_running();
     // The blocking stdin reader may still be parked in a read; do not wait for it.

@@ -409,7 +409,7 @@ fn bad_lines_get_error_responses_and_the_process_keeps_serving() {
     response prompt error: Invalid prompt command: missing field `message`
     response prompt error: images[0] has type "text"; only "image" is supported
     response set_session_name error: Session name cannot be empty
-    response export_html error: HTML export is not available in pi-rs yet (export_html will work once the exporter lands)
+    response export_html error: Nothing to export yet - start a conversation first
     "#);
     assert_eq!(errors[4]["id"], "u", "errors keep the request id");
     // CRLF is accepted; U+2028/U+2029 inside a string are not line breaks.

@@ -31,6 +31,7 @@ use super::log::ExtensionLog;
 use super::protocol::{Hello, PROTOCOL_VERSION, Registration, line};
 use super::streams;
 use super::ui::UiRequest;
+use crate::core::resource_paths::ResourceScope;
 use crate::tools::UpdateSink;
 
 pub(crate) use super::streams::content_from_value;
@@ -112,6 +113,8 @@ pub(super) fn kill_group(_pid: Option<u32>) {}
 /// A running extension that has registered.
 pub(crate) struct Connection {
     pub path: PathBuf,
+    /// Where it was found (`-e`, settings or an extensions folder).
+    pub scope: ResourceScope,
     pub name: String,
     pub registration: Registration,
     pub events: BTreeSet<EventName>,
@@ -358,6 +361,7 @@ impl Connection {
         Ok(Started {
             connection: Connection {
                 path: source.path.clone(),
+                scope: source.scope,
                 name: display_name,
                 registration,
                 events,

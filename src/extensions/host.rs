@@ -25,6 +25,7 @@ use super::protocol::{FlagType, Hello, PROTOCOL_VERSION, line};
 use super::tool::{DEFAULT_CANCEL_GRACE, ExtensionTool};
 use super::ui::UiRequest;
 use crate::core::events::EventJsonEncoder;
+use crate::core::resource_paths::ResourceScope;
 use crate::tools::Tool;
 
 /// How pi is running (`hello.mode`).
@@ -107,6 +108,8 @@ pub struct LoadError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExtensionInfo {
     pub path: PathBuf,
+    /// Where it was found (`-e`, settings or an extensions folder).
+    pub scope: ResourceScope,
     /// `register.name`, or the file name.
     pub name: String,
     /// The events it subscribed to.
@@ -124,6 +127,8 @@ pub struct CommandInfo {
     pub name: String,
     pub description: Option<String>,
     pub extension_path: PathBuf,
+    /// Where the extension was found (RPC `get_commands` reports it).
+    pub scope: ResourceScope,
 }
 
 /// A command-line flag registered by an extension.
@@ -336,6 +341,7 @@ impl ExtensionHost {
                         name: command.name.clone(),
                         description: command.description.clone(),
                         extension_path: conn.path.clone(),
+                        scope: conn.scope,
                     },
                     connection: conn.clone(),
                 });
@@ -385,6 +391,7 @@ impl ExtensionHost {
             .iter()
             .map(|c| ExtensionInfo {
                 path: c.path.clone(),
+                scope: c.scope,
                 name: c.name.clone(),
                 events: c.events.iter().copied().collect(),
                 running: c.is_alive(),

@@ -18,6 +18,8 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio_util::task::TaskTracker;
 
+use super::command_list::command_list;
+use super::export::ExportJob;
 use super::output::RpcOutput;
 use super::protocol::{Request, RequestId, Response, RpcCommand, WireStreamingBehavior};
 use super::tree;
@@ -90,23 +92,6 @@ fn parse_images(images: Option<Vec<Value>>) -> Result<Vec<ImageContent>, String>
 fn queue_mode(kind: &str, mode: &str) -> Result<QueueMode, String> {
     QueueMode::parse(mode)
         .ok_or_else(|| format!("Invalid {kind} mode \"{mode}\": use \"all\" or \"one-at-a-time\""))
-}
-
-/// The commands `get_commands` lists: prompt templates and skills (and, later, extension
-/// commands). pi-rs does not load templates or skills yet, so the list is empty.
-fn slash_commands(_session: &AgentSession) -> Vec<Value> {
-    Vec::new()
-}
-
-/// `export_html`. HOOK(export-html): the HTML exporter is being written separately; call
-/// it here (default path: next to the session file, as pi) once it lands. If exporting
-/// becomes slow or async, run it with [`Rpc::start`] and drop `ExportHtml` from
-/// `RpcCommand::is_instant`.
-fn export_html(_session: &AgentSession, _output_path: Option<&str>) -> Result<String, String> {
-    Err(
-        "HTML export is not available in pi-rs yet (export_html will work once the exporter lands)"
-            .into(),
-    )
 }
 
 fn signal(settled: &Mutex<Option<oneshot::Sender<()>>>) {
@@ -300,7 +285,19 @@ impl Rpc {
             }
             RpcCommand::GetSessionStats => to_json(&session.stats()).map(Some),
             RpcCommand::ExportHtml { output_path } => {
-                export_html(session, output_path.as_deref()).map(|path| Some(json!({"path": path})))
+                let job = match ExportJob::prepare(session, output_path.as_deref()) {
+                    Ok(job) => job,
+                    Err(e) => return Reply::Now(Err(e)),
+                };
+                // Rendering a long session takes a while: off the async threads, and
+                // without holding up the commands after it.
+                self.start(responder.clone(), async move {
+                    match tokio::task::spawn_blocking(move || job.run()).await {
+                        Ok(result) => result.map(|path| Some(json!({"path": path}))),
+                        Err(e) => Err(format!("HTML export failed: {e}")),
+                    }
+                });
+                return Reply::Later;
             }
             RpcCommand::SwitchSession { session_path } => session
                 .switch_session(Path::new(&session_path))
@@ -341,7 +338,7 @@ impl Rpc {
                     session.set_session_name(name).map(|()| None)
                 }
             }
-            RpcCommand::GetCommands => Ok(Some(json!({"commands": slash_commands(session)}))),
+            RpcCommand::GetCommands => Ok(Some(json!({"commands": command_list(session)}))),
             RpcCommand::GetTree => Ok(Some(tree::tree_json(session))),
             RpcCommand::GetEntry { entry_id } => tree::entry_json(session, &entry_id).map(Some),
             RpcCommand::SetLabel { entry_id, label } => session

@@ -1,20 +1,27 @@
 //! RPC mode (`pi --mode rpc`): pi's JSON-lines protocol on stdin/stdout, so a program can
 //! drive the agent headless — every command of pi 0.73 with its exact response shapes,
-//! plus pi-rs's tree extensions (`get_tree`, `navigate_tree`, `set_label`, `get_entry`).
+//! extension dialogs as pi's `extension_ui_request` / `extension_ui_response`, plus
+//! pi-rs's tree extensions (`get_tree`, `navigate_tree`, `set_label`, `get_entry`).
 //! The protocol is described for users in `docs/rpc.md`.
 //!
 //! Layout: `framing` (LF-only records in, one writer thread out), `protocol` (commands and
 //! responses on the wire), `output` (events and responses in one order), `commands` (what
-//! each command does), `tree` (the tree extensions), `extension_ui` (the dialog
-//! sub-protocol, ready for extensions).
+//! each command does), `command_list` (`get_commands`), `export` (`export_html`), `tree`
+//! (the tree extensions), `extension_ui` (the dialog sub-protocol).
 //!
-//! Lines are read as they come. `abort`, `abort_bash` and `abort_retry` act at once;
+//! Extensions get `session_start` once the output and the dialog channel are ready (a
+//! handler may ask the client something); commands wait until it has been handled.
+//! Lines are read as they come. `abort`, `abort_bash` and `abort_retry` act at once
+//! (`abort` also cancels open extension dialogs, which a run may be waiting for);
 //! every command (those included) then runs in arrival order, long work in the
-//! background. When stdin ends (or SIGTERM, SIGHUP or SIGINT arrives), everything running
-//! is aborted, running shell commands are killed, what was aborted is recorded, and the
-//! mode returns exit code 0 (143, 129, 130).
+//! background. When stdin ends (or SIGTERM, SIGHUP or SIGINT arrives), open dialogs are
+//! cancelled, everything running is aborted, running shell commands are killed, what was
+//! aborted is recorded, extensions get `session_shutdown` and are stopped, and the mode
+//! returns exit code 0 (143, 129, 130).
 
+mod command_list;
 mod commands;
+mod export;
 pub mod extension_ui;
 pub mod framing;
 pub mod output;
@@ -31,14 +38,18 @@ use tokio::io::AsyncRead;
 use tokio::sync::mpsc;
 
 use crate::core::agent_session::AgentSession;
+use crate::extensions::SessionStartReason;
 use commands::Rpc;
 use extension_ui::ExtensionUi;
 use framing::{LineReader, StdinReader, spawn_writer};
 use output::RpcOutput;
-use protocol::{Incoming, Request, parse_line};
+use protocol::{Incoming, Request, RpcCommand, parse_line};
 
 /// How long shutdown waits for aborted work to be written to the session file.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// How long shutdown waits for extensions to handle `session_shutdown` and exit.
+const EXTENSIONS_SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
 
 /// Runs RPC mode on the process's stdin and stdout until stdin ends (exit code 0) or a
 /// SIGTERM, SIGHUP or SIGINT arrives (143, 129, 130). Returns the exit code.
@@ -76,6 +87,8 @@ async fn termination_signal() -> i32 {
 
 /// Runs RPC mode on the given input and output until the input ends (exit code 0) or
 /// `stop` completes (its exit code). Either way the same orderly shutdown follows.
+/// Sends the extensions `session_start` first (call this instead of
+/// [`AgentSession::start_extensions`]).
 pub async fn run_rpc_with<R, W, S>(session: AgentSession, input: R, output: W, stop: S) -> i32
 where
     R: AsyncRead + Unpin,
@@ -96,15 +109,24 @@ where
     });
     let rpc = Arc::new(Rpc::new(session.clone(), output.clone()));
     let ui = ExtensionUi::new(output.clone());
+    let ui_forwarder = session
+        .take_ui_requests()
+        .map(|requests| tokio::spawn(ui.clone().forward(requests)));
     let (queue, mut queued) = mpsc::unbounded_channel::<Request>();
-    // Commands queued or running in the executor. When there are none, an instant
-    // command is answered right here: nothing sent before it is still to run, so the
-    // order holds, and the answer saves a hand-over between tasks.
-    let in_flight = Arc::new(AtomicUsize::new(0));
+    // Commands queued or running in the executor (the extensions' startup counts as one).
+    // When there are none, an instant command is answered right here: nothing sent before
+    // it is still to run, so the order holds, and the answer saves a hand-over between
+    // tasks.
+    let in_flight = Arc::new(AtomicUsize::new(1));
     let executor = tokio::spawn({
         let rpc = rpc.clone();
+        let session = session.clone();
         let in_flight = in_flight.clone();
         async move {
+            // Commands wait for this, as in pi; the input is read meanwhile, so a
+            // `session_start` handler's dialog can be answered.
+            session.start_extensions(SessionStartReason::Startup).await;
+            in_flight.fetch_sub(1, Ordering::AcqRel);
             while let Some(request) = queued.recv().await {
                 rpc.execute(request).await;
                 in_flight.fetch_sub(1, Ordering::AcqRel);
@@ -128,6 +150,9 @@ where
             Ok(Some(line)) => match parse_line(&line) {
                 Incoming::Command(request) => {
                     rpc.act_on_arrival(&request.command);
+                    if request.command == RpcCommand::Abort {
+                        ui.cancel_open();
+                    }
                     if request.command.is_instant() && in_flight.load(Ordering::Acquire) == 0 {
                         rpc.execute(request).await;
                     } else {
@@ -147,8 +172,10 @@ where
         }
     }
 
-    // End of input: stop what runs, let the commands already read finish (a prompt among
-    // them starts and is stopped at once, as in pi), then stop again.
+    // End of input: nobody is left to answer dialogs. Stop what runs, let the commands
+    // already read finish (a prompt among them starts and is stopped at once, as in pi),
+    // then stop again.
+    ui.close();
     session.abort();
     session.abort_bash();
     drop(queue);
@@ -167,6 +194,18 @@ where
         .is_err()
     {
         eprintln!("Warning: some work did not stop within {SHUTDOWN_GRACE:?} of the end of input");
+    }
+    // What the extensions do on `session_shutdown` is applied and its events written.
+    if tokio::time::timeout(EXTENSIONS_SHUTDOWN_LIMIT, session.shutdown())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "Warning: extensions did not finish shutting down within {EXTENSIONS_SHUTDOWN_LIMIT:?}"
+        );
+    }
+    if let Some(forwarder) = ui_forwarder {
+        forwarder.abort();
     }
     pump.abort();
     output.flush().await;

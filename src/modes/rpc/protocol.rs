@@ -173,7 +173,6 @@ impl RpcCommand {
             | RpcCommand::AbortRetry
             | RpcCommand::AbortBash
             | RpcCommand::GetSessionStats
-            | RpcCommand::ExportHtml { .. }
             | RpcCommand::GetForkMessages
             | RpcCommand::GetLastAssistantText
             | RpcCommand::SetSessionName { .. }
@@ -186,6 +185,7 @@ impl RpcCommand {
             | RpcCommand::NewSession { .. }
             | RpcCommand::Compact { .. }
             | RpcCommand::Bash { .. }
+            | RpcCommand::ExportHtml { .. }
             | RpcCommand::SwitchSession { .. }
             | RpcCommand::Fork { .. }
             | RpcCommand::Clone
