@@ -477,20 +477,7 @@ fn get_commands_lists_templates_and_skills_exactly_as_the_reference_pi() {
     let ours = c.ok(json!({"type": "get_commands"}));
     drop(c);
 
-    let mut theirs = std::process::Command::new(reference_pi::script());
-    theirs
-        .args([
-            "--mode",
-            "rpc",
-            "--offline",
-            "--provider",
-            "mock",
-            "--model",
-            "mock-model",
-        ])
-        .current_dir(p.cwd())
-        .env("HOME", root.join("home"))
-        .env_remove("PI_CODING_AGENT_DIR");
+    let mut theirs = reference_pi::rpc_command(&root.join("home"), &p.cwd());
     flags(&mut theirs);
     let out = reference_pi::run(
         theirs,

@@ -9,14 +9,13 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use pi::ai::message::UserContent;
 use pi::messages::{AgentMessage, BashExecutionMessage};
 use pi::session::manager::SessionManager;
 use serde_json::Value;
-use support::reference_pi::{available, run, script};
+use support::reference_pi::{available, rpc_command, run};
 use support::session::*;
 
 /// A session using every kind of entry pi knows, written by us.
@@ -87,21 +86,8 @@ fn reference_pi_reads_our_session_and_we_read_what_it_appends() {
     let s = write_session(&agent.join("sessions/ours"), &project);
     let file = s.session_file().unwrap().to_path_buf();
 
-    let mut pi = Command::new(script());
-    pi.args([
-        "--mode",
-        "rpc",
-        "--offline",
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model",
-        "--session",
-    ])
-    .arg(&file)
-    .current_dir(&project)
-    .env("HOME", home.path())
-    .env_remove("PI_CODING_AGENT_DIR");
+    let mut pi = rpc_command(home.path(), &project);
+    pi.arg("--session").arg(&file);
     let commands = concat!(
         r#"{"id":"m","type":"get_messages"}"#,
         "\n",

@@ -72,9 +72,9 @@ pub fn run(mut command: Command, stdin: &str, limit: Duration) -> Result<String,
     }
 }
 
-/// Opens `session` in the reference pi (RPC mode, provider `mock` as configured under
-/// `home`) and returns the messages pi would send (`get_messages`).
-pub fn messages_of(home: &Path, project: &Path, session: &Path) -> Value {
+/// The reference pi in RPC mode on the `mock` provider configured under `home`, started
+/// in `project` (not yet spawned: add flags, then [`run`] it).
+pub fn rpc_command(home: &Path, project: &Path) -> Command {
     let mut pi = Command::new(script());
     pi.args([
         "--mode",
@@ -85,11 +85,17 @@ pub fn messages_of(home: &Path, project: &Path, session: &Path) -> Value {
         "--model",
         "mock-model",
     ])
-    .arg("--session")
-    .arg(session)
     .current_dir(project)
     .env("HOME", home)
     .env_remove("PI_CODING_AGENT_DIR");
+    pi
+}
+
+/// Opens `session` in the reference pi (RPC mode, provider `mock` as configured under
+/// `home`) and returns the messages pi would send (`get_messages`).
+pub fn messages_of(home: &Path, project: &Path, session: &Path) -> Value {
+    let mut pi = rpc_command(home, project);
+    pi.arg("--session").arg(session);
     let out = run(
         pi,
         "{\"id\":\"m\",\"type\":\"get_messages\"}\n",
