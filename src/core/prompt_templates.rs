@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 
 use crate::core::frontmatter;
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, ResolveInput, ResourceDiagnostic, ResourceOptions, ResourceScope,
-    markdown_files_flat, markdown_files_recursive, merge_paths, read_dir_sorted, resolve,
+    AutoDir, DiagnosticKind, ResolveInput, ResolvedPath, ResourceDiagnostic, ResourceOptions,
+    ResourceScope, markdown_files_flat, markdown_files_recursive, merge_resolved, read_dir_sorted,
+    resolve,
 };
 
 /// One prompt template.
@@ -113,22 +114,11 @@ pub fn load_prompt_templates(options: &ResourceOptions) -> LoadedPromptTemplates
     } else {
         Vec::new()
     };
-    let scope_of = |path: &Path| {
-        resolved
-            .iter()
-            .find(|r| r.path == path)
-            .map_or(ResourceScope::Cli, |r| r.scope)
-    };
-    let paths = merge_paths(
-        resolved.iter().map(|r| r.path.clone()).collect(),
-        &options.cli_paths,
-        &options.cwd,
-    );
+    let paths = merge_resolved(resolved, &options.cli_paths, &options.cwd);
 
     let mut loaded = LoadedPromptTemplates::default();
     let mut all = Vec::new();
-    for path in paths {
-        let scope = scope_of(&path);
+    for ResolvedPath { path, scope } in paths {
         match std::fs::metadata(&path) {
             Ok(m) if m.is_dir() => {
                 for entry in read_dir_sorted(&path) {

@@ -192,17 +192,43 @@ pub fn canonical(path: &Path) -> PathBuf {
 
 /// `primary` followed by `additional` (resolved against `cwd`), each real file once.
 pub fn merge_paths(primary: Vec<PathBuf>, additional: &[String], cwd: &Path) -> Vec<PathBuf> {
+    let primary = primary
+        .into_iter()
+        .map(|path| ResolvedPath {
+            path,
+            scope: ResourceScope::Cli,
+        })
+        .collect();
+    merge_resolved(primary, additional, cwd)
+        .into_iter()
+        .map(|r| r.path)
+        .collect()
+}
+
+/// [`merge_paths`] keeping each path's scope; the `additional` (command-line) paths
+/// are [`ResourceScope::Cli`]. A file listed twice keeps its first scope.
+pub fn merge_resolved(
+    primary: Vec<ResolvedPath>,
+    additional: &[String],
+    cwd: &Path,
+) -> Vec<ResolvedPath> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    let extra = additional.iter().map(|p| resolve_from(cwd, p));
-    for path in primary.into_iter().chain(extra) {
-        let path = normalize(&if path.is_absolute() {
-            path
+    let extra = additional.iter().map(|p| ResolvedPath {
+        path: resolve_from(cwd, p),
+        scope: ResourceScope::Cli,
+    });
+    for r in primary.into_iter().chain(extra) {
+        let path = normalize(&if r.path.is_absolute() {
+            r.path
         } else {
-            cwd.join(path)
+            cwd.join(r.path)
         });
         if seen.insert(canonical(&path)) {
-            out.push(path);
+            out.push(ResolvedPath {
+                path,
+                scope: r.scope,
+            });
         }
     }
     out

@@ -23,8 +23,9 @@ use serde_json::Value;
 use crate::core::frontmatter;
 use crate::core::paths::home_dir;
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, IgnoreRules, ResolveInput, ResourceDiagnostic, ResourceOptions,
-    ResourceScope, canonical, merge_paths, read_dir_sorted, resolve, visible_entries,
+    AutoDir, DiagnosticKind, IgnoreRules, ResolveInput, ResolvedPath, ResourceDiagnostic,
+    ResourceOptions, ResourceScope, canonical, merge_resolved, read_dir_sorted, resolve,
+    visible_entries,
 };
 
 /// One loaded skill.
@@ -265,17 +266,7 @@ pub fn load_skills(options: &ResourceOptions) -> LoadedSkills {
     } else {
         Vec::new()
     };
-    let scope_of = |path: &Path| {
-        resolved
-            .iter()
-            .find(|r| r.path == path)
-            .map_or(ResourceScope::Cli, |r| r.scope)
-    };
-    let paths = merge_paths(
-        resolved.iter().map(|r| r.path.clone()).collect(),
-        &options.cli_paths,
-        &options.cwd,
-    );
+    let paths = merge_resolved(resolved, &options.cli_paths, &options.cwd);
 
     let mut loaded = LoadedSkills::default();
     let mut collisions = Vec::new();
@@ -302,8 +293,7 @@ pub fn load_skills(options: &ResourceOptions) -> LoadedSkills {
             }
         }
     };
-    for path in paths {
-        let scope = scope_of(&path);
+    for ResolvedPath { path, scope } in paths {
         match std::fs::metadata(&path) {
             Err(_) => loaded
                 .diagnostics
