@@ -703,7 +703,7 @@ impl App {
             SettingId::HardwareCursor => self.show_hardware_cursor = flag,
             SettingId::EditorPadding => self.editor.set_padding_x(number),
             SettingId::AutocompleteMaxVisible => self.editor.set_autocomplete_max_visible(number),
-            SettingId::QuietStartup => self.header.expanded = !flag,
+            SettingId::QuietStartup => self.header.quiet = flag,
             SettingId::ShowImages
             | SettingId::AutoResizeImages
             | SettingId::BlockImages

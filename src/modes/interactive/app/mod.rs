@@ -448,7 +448,10 @@ fn new_app(
     let header = StartupHeader {
         app_name: "pi".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        expanded: options.verbose || !quiet,
+        // pi: the header (and resource listing) only without `quietStartup`; it starts
+        // compact unless `--verbose`, and Ctrl+O expands it with the tool output.
+        expanded: options.verbose,
+        quiet: quiet && !options.verbose,
         tagline: None,
         resources: LoadedResources::default(),
     };

@@ -26,6 +26,8 @@ pub struct StartupHeader {
     pub app_name: String,
     pub version: String,
     pub expanded: bool,
+    /// `quietStartup` (without `--verbose`): no header and no resource listing, as in pi.
+    pub quiet: bool,
     /// An optional line under the key hints.
     pub tagline: Option<String>,
     pub resources: LoadedResources,
@@ -129,6 +131,10 @@ impl StartupHeader {
 
 impl Component for StartupHeader {
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        if self.quiet {
+            // One blank line, like the spacing above the chat.
+            return vec![Line::default()];
+        }
         let mut logical: Vec<Vec<Span<'static>>> = vec![vec![
             Span::styled(
                 sanitize_single_line(&self.app_name),
@@ -195,6 +201,15 @@ mod tests {
     fn show(h: &StartupHeader, width: usize, keys: &Keybindings) -> String {
         let t = theme();
         plain(&h.render(width, &Ui::new(&t, keys)), width)
+    }
+
+    #[test]
+    fn a_quiet_startup_draws_no_header() {
+        let keys = Keybindings::default();
+        let mut h = header();
+        h.quiet = true;
+        h.resources.extensions = vec!["gate".into()];
+        assert_eq!(show(&h, 60, &keys).trim(), "");
     }
 
     #[test]
