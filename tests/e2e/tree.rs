@@ -300,3 +300,46 @@ fn tree_back_to_the_first_question_with_a_summary() {
         assert_eq!(theirs, our_messages(&file));
     }
 }
+
+/// Escape while the branch summary is being written cancels it: nothing is written, the
+/// leaf stays, and the tree reopens on the chosen entry.
+#[test]
+fn escape_while_summarizing_cancels_and_reopens_the_tree() {
+    require_tmux!();
+    let env = Env::new(json!({
+        "rules": [{"match": "<conversation>", "reply": {"text": SUMMARY, "delay_ms": 10000}}],
+        "sequence": [
+            {"text": "answer one"},
+            {"text": "answer two"},
+            {"text": "answer three"},
+            {"text": "answer after the move"}
+        ]
+    }));
+    let t = three_turns_then_tree_to(&env, "second");
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("Summarizing branch...", WAIT);
+    t.keys(&["Escape"]);
+    let screen = t.wait_for("Branch summarization cancelled", WAIT);
+    let screen = if screen.contains("Session Tree") {
+        screen
+    } else {
+        t.wait_for("Session Tree", WAIT)
+    };
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains('›') && l.contains("second question")),
+        "{screen}"
+    );
+    t.keys(&["Escape"]);
+    t.wait_until("the tree to close", WAIT, |s| !s.contains("Session Tree"));
+    // The leaf did not move: the next prompt continues after the third answer.
+    submit(&t, "one more");
+    t.wait_for("answer after the move", WAIT);
+    let next = env.server.requests().last().unwrap().body["messages"].to_string();
+    assert!(next.contains("third question"), "{next}");
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+    let text = std::fs::read_to_string(session_file(&env)).unwrap();
+    assert!(!text.contains("\"type\":\"branch_summary\""), "{text}");
+}
