@@ -502,3 +502,19 @@ fn get_commands_lists_templates_and_skills_exactly_as_the_reference_pi() {
     };
     assert_eq!(lines(&ours), lines(&theirs));
 }
+
+/// pi's `ctx.shutdown()` in RPC mode: the command's response is written, then the process
+/// ends by itself (stdin still open) after telling the extensions `session_shutdown`.
+#[test]
+fn an_extension_shutdown_request_ends_rpc_mode_once_idle() {
+    let p = RpcProject::new(&json!({"default": {"text": "ok"}}), None, None);
+    let bye = script(p.dir.path(), "bye.sh", ext_support::BYE);
+    let mut c = with_extension(&p, &bye);
+    let response = c.request(json!({"type": "prompt", "message": "/bye"}));
+    assert_eq!(response["success"], true, "{response}");
+    let (status, stderr) = c.wait_exit();
+    assert!(status.success(), "{stderr}");
+    let log = std::fs::read_to_string(p.dir.path().join("shutdown.log")).unwrap();
+    assert_eq!(log, "session_shutdown\n");
+    assert!(p.server.requests().is_empty(), "/bye reached the model");
+}

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tools_common::Sandbox;
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/basic-tools");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/basic-tools");
     if dir.is_dir() {
         Some(dir)
     } else {

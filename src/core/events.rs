@@ -87,6 +87,8 @@ pub enum SessionEvent {
     },
     /// The agent's messages were rebuilt from the session (after `/tree` navigation).
     ContextRebuilt,
+    /// An extension asked to quit (`ctx.shutdown()`); front ends do so once idle.
+    ShutdownRequested,
     /// A different session is now active (`/new`, `/resume`, `/fork`, `/clone`).
     SessionReplaced,
     /// A branch summary is being generated (navigation with summarize).
@@ -206,6 +208,7 @@ impl EventJsonEncoder {
             | SessionEvent::Notice { .. }
             | SessionEvent::ModelChanged
             | SessionEvent::ContextRebuilt
+            | SessionEvent::ShutdownRequested
             | SessionEvent::SessionReplaced => return None,
             SessionEvent::BranchSummaryStart => json!({"type": "branch_summary_start"}),
             SessionEvent::ExtensionError {

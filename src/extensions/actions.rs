@@ -50,6 +50,9 @@ pub enum ActionKind {
     },
     /// Name the session (a `session_info` entry).
     SetSessionName { name: String },
+    /// pi's `ctx.shutdown()`: the front end quits once the agent is idle (a no-op in
+    /// print and JSON modes, which end by themselves).
+    Shutdown,
     /// An extension failed; show it (pi's `extension_error`).
     Error(ExtensionError),
 }

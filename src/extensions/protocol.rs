@@ -7,7 +7,8 @@
 //! `response` (answers to the extension's `ui` dialogs and `exec` requests).
 //! Extension → host: `register` (first, exactly once), `response` (to `event` with an
 //! `id`, `execute_tool`, `command`), `tool_update`, `ui`, `exec`, and the actions
-//! `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`.
+//! `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`,
+//! `shutdown`.
 //!
 //! Field names are camelCase like the rest of pi's JSON; event payloads are pi's event
 //! objects. Unknown fields are ignored (so an extension may send more than we read); an
@@ -292,6 +293,8 @@ pub enum ExtensionMessage {
     SetSessionName {
         name: String,
     },
+    /// pi's `ctx.shutdown()`: quit once the agent is idle (interactive and RPC modes).
+    Shutdown,
 }
 
 impl ExtensionMessage {
@@ -362,7 +365,7 @@ mod tests {
     fn bad_lines_are_described() {
         assert_eq!(
             ExtensionMessage::parse(br#"{"type":"fly"}"#).unwrap_err(),
-            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`"
+            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `shutdown`"
         );
         assert_eq!(
             ExtensionMessage::parse(br#"{"id":1}"#).unwrap_err(),

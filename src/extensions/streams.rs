@@ -148,6 +148,7 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::AppendEntry { .. } => "\"append_entry\"",
         ExtensionMessage::SetLabel { .. } => "\"set_label\"",
         ExtensionMessage::SetSessionName { .. } => "\"set_session_name\"",
+        ExtensionMessage::Shutdown => "\"shutdown\"",
     }
 }
 
@@ -253,6 +254,7 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
         ExtensionMessage::SetSessionName { name } => {
             inner.action(ActionKind::SetSessionName { name });
         }
+        ExtensionMessage::Shutdown => inner.action(ActionKind::Shutdown),
     }
     Ok(())
 }

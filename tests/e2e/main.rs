@@ -11,6 +11,9 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+#[path = "../support/extensions.rs"]
+mod ext_support;
+
 mod env;
 mod tree;
 mod tui;

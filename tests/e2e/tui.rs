@@ -249,3 +249,20 @@ fn compact_with_a_focus_summarizes_and_the_next_request_uses_the_summary() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// pi's `ctx.shutdown()` in the TUI: an extension command asks to quit, and pi exits
+/// after telling the extensions `session_shutdown`.
+#[test]
+fn an_extension_shutdown_request_quits_the_tui() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [{"text": "first answer"}]}));
+    let bye = crate::ext_support::script(env.dir.path(), "bye.sh", crate::ext_support::BYE);
+    let t = env.start(&format!("-e {}", bye.display()), 100, 30);
+    t.wait_until("the editor", WAIT, editor_ready);
+    converse(&t, &[("hello", "first answer")]);
+    submit(&t, "/bye");
+    t.wait_until("exit", WAIT, |_| t.exited());
+    let log = std::fs::read_to_string(env.dir.path().join("shutdown.log")).unwrap();
+    assert_eq!(log, "session_shutdown\n");
+    assert_eq!(env.server.requests().len(), 1, "/bye reached the model");
+}

@@ -93,3 +93,28 @@ pub fn errors(actions: &[ExtensionAction]) -> Vec<String> {
         })
         .collect()
 }
+
+/// An extension with a `/bye` command that asks pi to quit (`{"type":"shutdown"}`, pi's
+/// `ctx.shutdown()`), and that records `session_shutdown` in `shutdown.log` next to it.
+pub const BYE: &str = r#"#!/bin/sh
+dir=$(dirname "$0")
+IFS= read -r hello || exit 0
+printf '%s\n' '{"type":"register","name":"bye","events":["session_shutdown"],"commands":[{"name":"bye","description":"Quit pi"}]}'
+while IFS= read -r line; do
+    id=${line#*\"id\":}
+    id=${id%%,*}
+    case "$line" in
+    '{"type":"command",'*)
+        printf '%s\n' '{"type":"shutdown"}'
+        printf '{"type":"response","id":%s}\n' "$id"
+        ;;
+    *session_shutdown*)
+        echo "session_shutdown" >> "$dir/shutdown.log"
+        printf '{"type":"response","id":%s}\n' "$id"
+        ;;
+    '{"type":"event","id":'*)
+        printf '{"type":"response","id":%s}\n' "$id"
+        ;;
+    esac
+done
+"#;

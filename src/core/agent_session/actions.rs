@@ -117,6 +117,10 @@ impl AgentSession {
                     report("set_session_name", e);
                 }
             }
+            ActionKind::Shutdown => {
+                self.inner.shutdown_request.notify_one();
+                self.emit(SessionEvent::ShutdownRequested);
+            }
             ActionKind::Error(e) => self.emit(SessionEvent::ExtensionError {
                 extension_path: e.extension_path,
                 event: e.event,

@@ -150,6 +150,8 @@ pub(crate) struct Inner {
     /// Runs started by extensions (`triggerTurn`, `sendUserMessage`) that have not ended.
     pub background_runs: std::sync::atomic::AtomicUsize,
     pub background_idle: tokio::sync::Notify,
+    /// An extension asked to quit (`ctx.shutdown()`); stores a permit for a late waiter.
+    pub shutdown_request: tokio::sync::Notify,
     /// Extension errors reported while nobody was subscribed (e.g. during startup),
     /// handed to the next subscriber.
     pub backlog: Mutex<Vec<SessionEvent>>,
@@ -230,6 +232,7 @@ impl AgentSession {
                 action_flush: Mutex::new(None),
                 background_runs: std::sync::atomic::AtomicUsize::new(0),
                 background_idle: tokio::sync::Notify::new(),
+                shutdown_request: tokio::sync::Notify::new(),
                 backlog: Mutex::new(Vec::new()),
             }),
         }
@@ -391,6 +394,12 @@ impl AgentSession {
     /// [`AgentSession::wait_for_idle`] it does not wait for runs extensions started.
     pub async fn wait_for_operation(&self) {
         drop(self.inner.op_lock.lock().await);
+    }
+
+    /// Completes when an extension asks to quit (`ctx.shutdown()`). Front ends quit once
+    /// the agent is idle; the interactive UI also sees [`SessionEvent::ShutdownRequested`].
+    pub async fn shutdown_requested(&self) {
+        self.inner.shutdown_request.notified().await;
     }
 
     /// Cancels a pending automatic retry (its wait).

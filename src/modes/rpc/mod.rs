@@ -137,6 +137,8 @@ where
     let mut reader = LineReader::new(input);
     let mut code = 0;
     tokio::pin!(stop);
+    let shutdown = shutdown_when_idle(session.clone(), in_flight.clone());
+    tokio::pin!(shutdown);
     loop {
         let line = tokio::select! {
             biased;
@@ -144,6 +146,7 @@ where
                 code = signal_code;
                 break;
             }
+            () = &mut shutdown => break,
             line = reader.next_line() => line,
         };
         match line {
@@ -210,6 +213,16 @@ where
     pump.abort();
     output.flush().await;
     code
+}
+
+/// Completes once an extension asked to quit (`ctx.shutdown()`) and no command is queued
+/// or running and the agent is idle: pi defers the shutdown to the next idle state. The
+/// caller then shuts down as at the end of input.
+async fn shutdown_when_idle(session: AgentSession, in_flight: Arc<AtomicUsize>) {
+    session.shutdown_requested().await;
+    while in_flight.load(Ordering::Acquire) > 0 || session.is_streaming() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
 
 #[cfg(test)]

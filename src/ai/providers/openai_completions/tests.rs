@@ -6,7 +6,7 @@ use crate::ai::model::{Api, InputKind};
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus")
 }
 
 fn read_jsonl(path: &Path) -> Vec<Value> {

@@ -124,6 +124,7 @@ impl App {
                 error,
                 ..
             } => self.notice(format!("Extension error ({extension_path}): {error}")),
+            SessionEvent::ShutdownRequested => self.shutdown_requested = true,
             SessionEvent::ModelChanged
             | SessionEvent::ThinkingLevelChanged { .. }
             | SessionEvent::SessionInfoChanged { .. } => {}

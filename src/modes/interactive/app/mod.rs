@@ -225,6 +225,10 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
             }
             _ = tokio::time::sleep_until(deadline), if app.dirty => {}
         }
+        // pi defers an extension's shutdown request until queued messages are done.
+        if app.shutdown_requested && !app.busy && !app.loading && !app.session.is_streaming() {
+            app.quit = true;
+        }
         if app.quit {
             break;
         }
@@ -498,6 +502,7 @@ fn new_app(
         startup_open: None,
         extension_ui: Default::default(),
         project_files: Default::default(),
+        shutdown_requested: false,
     };
     if options.loader.is_none() && options.resume.is_none() {
         app.refresh_usage();

@@ -104,6 +104,8 @@ pub struct App {
     pub startup_open: Option<super::SessionOpener>,
     /// Extensions' dialogs, statuses and widgets.
     pub extension_ui: super::extension_ui::ExtensionUi,
+    /// An extension asked to quit (`ctx.shutdown()`): done once the agent is idle.
+    pub shutdown_requested: bool,
     /// The project's files for `@` completion (walked in the background).
     pub project_files: std::sync::Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>,
 }
