@@ -635,7 +635,7 @@ async fn a_history_from_openai_responses_replays_cleanly_to_anthropic() {
 
 #[tokio::test]
 async fn corpus_scripts_drive_the_mock_with_rules_before_the_sequence() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus-config");
     let mut parsed = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path().join("script.json");

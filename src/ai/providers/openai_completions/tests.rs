@@ -18,9 +18,15 @@ fn read_jsonl(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The scenario's models.json models, built the way the registry would (defaults applied).
+/// The scenario's models.json models (kept in `tests/fixtures/corpus-config/`), built
+/// the way the registry would (defaults applied).
 fn corpus_models(dir: &Path) -> Vec<Model> {
-    let text = std::fs::read_to_string(dir.join("pi-agent-config/models.json")).unwrap();
+    let scenario = dir.file_name().unwrap();
+    let config = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/corpus-config")
+        .join(scenario)
+        .join("models.json");
+    let text = std::fs::read_to_string(config).unwrap();
     let cfg: Value = serde_json::from_str(&text).unwrap();
     let mut out = Vec::new();
     for (provider, p) in cfg["providers"].as_object().unwrap() {
