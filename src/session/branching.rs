@@ -1,6 +1,7 @@
 //! New session files made from existing sessions: `/fork` and `/clone`
-//! ([`SessionManager::create_branched_session`]) and `--fork`
-//! ([`SessionManager::fork_from`]).
+//! ([`SessionManager::create_branched_session`]), `--fork`
+//! ([`SessionManager::fork_from`]) and `/export file.jsonl`
+//! ([`SessionManager::export_path_jsonl`]).
 //!
 //! Copied entries keep their ids and their exact text (unknown fields included). One
 //! deliberate difference from pi 0.73.1: pi drops the `label` entries of the copied path
@@ -75,6 +76,38 @@ fn new_header(
 }
 
 impl SessionManager {
+    /// `/export file.jsonl` (pi's `exportToJsonl`): the current path as a session file of
+    /// its own, written atomically to `out` — a new header (this session's id, the current
+    /// time, the cwd), then the path's entries from the root to the leaf, each one's
+    /// `parentId` re-chained to the entry before it so the copy is a straight line.
+    pub fn export_path_jsonl(&self, out: &Path) -> Result<()> {
+        let header = SessionHeader::new(
+            self.session_id().as_str().to_string(),
+            now_iso(),
+            self.cwd().display().to_string(),
+            None,
+        );
+        let mut text = serde_json::to_string(&header).unwrap_or_default();
+        text.push('\n');
+        let mut previous: Option<String> = None;
+        for entry in self.path(None) {
+            let mut value = serde_json::to_value(entry).unwrap_or(Value::Null);
+            if let Value::Object(fields) = &mut value {
+                fields.insert(
+                    "parentId".into(),
+                    previous.clone().map_or(Value::Null, Value::String),
+                );
+            }
+            previous = Some(entry.id().to_string());
+            text.push_str(&value.to_string());
+            text.push('\n');
+        }
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| SessionError::io(IoOp::Write, dir, e))?;
+        }
+        write_file_atomically(out, text.as_bytes())
+    }
+
     /// Makes a new session holding only the path root → `leaf_id` (same entry ids, labels
     /// of that path re-created at the end), with `parentSession` = this session's file, and
     /// switches to it. The new file is written now if it holds an assistant message, else

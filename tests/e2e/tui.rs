@@ -266,3 +266,60 @@ fn an_extension_shutdown_request_quits_the_tui() {
     assert_eq!(log, "session_shutdown\n");
     assert_eq!(env.server.requests().len(), 1, "/bye reached the model");
 }
+
+/// `/export file.jsonl` writes the current path as a straight line; `/import` (after its
+/// question) copies such a file into the session folder and resumes it, so the next
+/// prompt is sent with the imported conversation.
+#[test]
+fn export_to_jsonl_then_import_it_into_a_new_session() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [
+        {"text": "first answer"},
+        {"text": "second answer"},
+        {"text": "answer in the new session"},
+        {"text": "answer after the import"}
+    ]}));
+    let t = env.start("", 100, 30);
+    t.wait_until("the editor", WAIT, editor_ready);
+    converse(
+        &t,
+        &[
+            ("first question", "first answer"),
+            ("second question", "second answer"),
+        ],
+    );
+    submit(&t, "/export saved/branch.jsonl");
+    t.wait_for("Session exported to:", WAIT);
+    let exported = std::fs::read_to_string(env.cwd().join("saved/branch.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = exported
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "session");
+    assert_eq!(lines[0]["version"], 3);
+    // A straight line: every entry's parent is the entry before it.
+    for pair in lines[1..].windows(2) {
+        assert_eq!(pair[1]["parentId"], pair[0]["id"], "{exported}");
+    }
+    assert!(lines[1]["parentId"].is_null());
+
+    submit(&t, "/new");
+    t.wait_for("New session started", WAIT);
+    converse(&t, &[("unrelated", "answer in the new session")]);
+    submit(&t, "/import saved/branch.jsonl");
+    t.wait_for("Replace current session with saved/branch.jsonl?", WAIT);
+    t.keys(&["Enter"]);
+    t.wait_for("Session imported from: saved/branch.jsonl", WAIT);
+    converse(&t, &[("third question", "answer after the import")]);
+    let last = env.server.requests().last().unwrap().body["messages"].to_string();
+    assert!(last.contains("second question"), "{last}");
+    assert!(!last.contains("unrelated"), "{last}");
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+    assert!(
+        env.session_files()
+            .iter()
+            .any(|f| f.file_name().unwrap() == "branch.jsonl"),
+        "the import is in the session folder"
+    );
+}

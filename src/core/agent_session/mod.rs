@@ -19,6 +19,7 @@ pub mod client;
 mod compaction;
 mod extensions;
 mod input;
+mod jsonl;
 mod models;
 mod navigation;
 mod prompt;

@@ -32,7 +32,11 @@ use crate::session::entry::EntryId;
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
     ("settings", "Open settings"),
     ("model", "Select model"),
-    ("export", "Export session to HTML"),
+    (
+        "export",
+        "Export session (HTML default, or specify path: .html/.jsonl)",
+    ),
+    ("import", "Import and resume a session from a JSONL file"),
     ("copy", "Copy last agent message to clipboard"),
     ("name", "Set session display name"),
     ("session", "Show session info and stats"),
@@ -58,6 +62,18 @@ pub fn command_specs() -> Vec<CommandSpec> {
         .iter()
         .map(|(name, desc)| CommandSpec::new(name, desc))
         .collect()
+}
+
+/// The path argument of `/export` and `/import` as pi reads it: the first word, or a
+/// quoted string (`"my file.jsonl"`); `None` when there is none.
+fn path_argument(args: &str) -> Option<String> {
+    let args = args.trim_start();
+    let first = args.chars().next()?;
+    if first == '"' || first == '\'' {
+        let rest = &args[1..];
+        return rest.find(first).map(|end| rest[..end].to_string());
+    }
+    Some(args.split_whitespace().next()?.to_string())
 }
 
 impl App {
@@ -236,9 +252,11 @@ impl App {
                 let session = self.session.clone();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
-                    if let Err(e) = session.new_session(None).await {
-                        let _ = tx.send(AppMsg::Error(e));
-                    }
+                    let msg = match session.new_session(None).await {
+                        Ok(()) => AppMsg::Info("✓ New session started".into()),
+                        Err(e) => AppMsg::Error(e),
+                    };
+                    let _ = tx.send(msg);
                 });
             }
             "compact" => {
@@ -290,7 +308,33 @@ impl App {
             "tree" => self.open_tree(None),
             "resume" => self.open_resume(),
             "settings" => self.open_settings(),
-            "export" => self.export_html(args),
+            "export" => match path_argument(args) {
+                Some(path) if path.ends_with(".jsonl") => {
+                    match self.session.export_jsonl(Some(&path)) {
+                        Ok(file) => self.notice(format!("Session exported to: {}", file.display())),
+                        Err(e) => self.notice(format!("Error: Failed to export session: {e}")),
+                    }
+                }
+                path => self.export_html(path.as_deref().unwrap_or("")),
+            },
+            "import" => match path_argument(args) {
+                None => self.notice("Error: Usage: /import <path.jsonl>"),
+                Some(path) => {
+                    let options = ["Yes".to_string(), "No".to_string()]
+                        .into_iter()
+                        .map(|o| CompletionItem {
+                            value: o.clone(),
+                            label: o,
+                            description: None,
+                        })
+                        .collect();
+                    self.overlay = Some(Overlay::select(
+                        &format!("Import session\nReplace current session with {path}?"),
+                        options,
+                        SelectPurpose::Import { path },
+                    ));
+                }
+            },
             "login" => {
                 let provider = if args.is_empty() {
                     self.session
@@ -790,6 +834,21 @@ impl App {
             SelectPurpose::Extension { id } => {
                 self.answer_extension_dialog(&id, UiResponse::Value(choice.value));
             }
+            SelectPurpose::Import { path } => {
+                if choice.value != "Yes" {
+                    self.notice("Import cancelled");
+                    return KeyCommand::None;
+                }
+                let session = self.session.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let msg = match session.import_jsonl(&path).await {
+                        Ok(_) => AppMsg::Info(format!("Session imported from: {path}")),
+                        Err(e) => AppMsg::Error(format!("Failed to import session: {e}")),
+                    };
+                    let _ = tx.send(msg);
+                });
+            }
             SelectPurpose::ExtensionConfirm { id } => {
                 let yes = choice.value == "Yes";
                 self.answer_extension_dialog(&id, UiResponse::Confirmed(yes));
@@ -894,5 +953,24 @@ impl App {
             "none" => {}
             _ => self.open_tree(None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_argument;
+
+    #[test]
+    fn path_arguments_are_the_first_word_or_a_quoted_string() {
+        assert_eq!(path_argument(""), None);
+        assert_eq!(path_argument("   "), None);
+        assert_eq!(path_argument("out.jsonl"), Some("out.jsonl".into()));
+        assert_eq!(path_argument(" a.html extra"), Some("a.html".into()));
+        assert_eq!(
+            path_argument("\"my file.jsonl\" x"),
+            Some("my file.jsonl".into())
+        );
+        assert_eq!(path_argument("'it''"), Some("it".into()));
+        assert_eq!(path_argument("\"unclosed"), None);
     }
 }

@@ -42,6 +42,10 @@ pub enum SelectPurpose {
     ExtensionConfirm {
         id: String,
     },
+    /// "Replace current session with …?" before `/import`.
+    Import {
+        path: String,
+    },
     Thinking,
     Model,
     ResumeSession,
