@@ -282,7 +282,7 @@ fn scoped_models_saves_the_enabled_models_and_ctrl_p_cycles_only_those() {
     }}});
     let agent = env.agent_dir();
     std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-    let t = env.start("", 110, 40);
+    let t = env.start("", 140, 40);
     t.wait_until("the editor", WAIT, editor_ready);
     submit(&t, "/scoped-models");
     t.wait_for("Model Configuration", WAIT);
@@ -317,6 +317,23 @@ fn scoped_models_saves_the_enabled_models_and_ctrl_p_cycles_only_those() {
     t.keys(&["C-p"]);
     t.wait_for("Switched to mock/mock-model", WAIT);
     assert!(!t.history().contains("mock/mock-beta"), "{}", t.history());
+    // Reopened, the picker shows the session's scope in cycling order.
+    submit(&t, "/scoped-models");
+    let screen = t.wait_for("2/3 enabled", WAIT);
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains(" [mock]")).collect();
+    assert_eq!(
+        rows,
+        [
+            "→ mock-model [mock] ✓",
+            "  mock-gamma [mock] ✓",
+            "  mock-beta [mock] ✗"
+        ],
+        "{screen}"
+    );
+    t.keys(&["Escape"]);
+    t.wait_until("the picker closed", WAIT, |s| {
+        !s.contains("Model Configuration")
+    });
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
