@@ -330,6 +330,13 @@ fn scoped_models_saves_the_enabled_models_and_ctrl_p_cycles_only_those() {
         ],
         "{screen}"
     );
+    // Enabling every model and saving removes the setting, as pi does.
+    t.keys(&["C-a"]);
+    t.wait_for("all enabled (unsaved)", WAIT);
+    t.keys(&["C-s"]);
+    t.wait_until("enabledModels removed from settings.json", WAIT, |_| {
+        std::fs::read_to_string(&settings_file).is_ok_and(|s| !s.contains("enabledModels"))
+    });
     t.keys(&["Escape"]);
     t.wait_until("the picker closed", WAIT, |s| {
         !s.contains("Model Configuration")
