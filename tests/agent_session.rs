@@ -343,3 +343,71 @@ async fn abort_mid_stream_keeps_the_partial_answer() {
     assert_eq!(a.stop_reason, StopReason::Aborted);
     assert!(!a.text().is_empty(), "partial text kept");
 }
+
+#[tokio::test]
+async fn a_new_model_scope_is_cycled_at_once_and_keeps_the_levels_already_given() {
+    use pi::ai::models::resolve::ScopedModel;
+    use pi::core::agent_session::Direction;
+    let env = env(json!({"sequence": [{"text": "unused"}]}), json!({}));
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", env.server.url()), "api": "openai-completions", "apiKey": "mock",
+        "models": [
+            {"id": "alpha", "reasoning": true, "contextWindow": 200000, "maxTokens": 4000},
+            {"id": "beta", "reasoning": true, "contextWindow": 200000, "maxTokens": 4000},
+            {"id": "gamma", "reasoning": true, "contextWindow": 200000, "maxTokens": 4000}
+        ]
+    }}});
+    std::fs::write(env.agent.join("models.json"), models.to_string()).unwrap();
+    let registry = ModelRegistry::load(&env.agent);
+    let find = |id: &str| registry.find("mock", id).cloned().unwrap();
+    let (alpha, beta, gamma) = (find("alpha"), find("beta"), find("gamma"));
+    let session = AgentSession::new(AgentSessionOptions {
+        cwd: env.cwd.clone(),
+        paths: AgentPaths::new(env.agent.clone()),
+        settings: Settings::load(&env.agent, &env.cwd),
+        registry,
+        session: SessionManager::create(&env.cwd, &env.sessions).unwrap(),
+        model: Some(alpha.clone()),
+        thinking: ThinkingLevel::Low,
+        // As from `--models alpha:high,beta`.
+        scoped_models: vec![
+            ScopedModel {
+                model: alpha.clone(),
+                thinking: Some(ThinkingLevel::High),
+            },
+            ScopedModel {
+                model: beta,
+                thinking: None,
+            },
+        ],
+        tool_names: Vec::new(),
+        extra_tools: Vec::new(),
+        resources: Default::default(),
+        hooks: None,
+    });
+    // What /scoped-models applies: gamma, then alpha (beta left out).
+    session.set_scoped_models(vec![gamma, alpha]);
+    let ids =
+        |s: &AgentSession| -> Vec<String> { s.scoped_models().into_iter().map(|m| m.id).collect() };
+    assert_eq!(ids(&session), ["gamma", "alpha"]);
+    let cycled = |s: &AgentSession| {
+        let c = s.cycle_model(Direction::Forward).unwrap().unwrap();
+        (c.model.id, c.thinking, c.is_scoped)
+    };
+    // alpha → gamma (no level of its own: the current one stays) → alpha at its `high`.
+    assert_eq!(
+        cycled(&session),
+        ("gamma".to_string(), ThinkingLevel::Low, true)
+    );
+    assert_eq!(
+        cycled(&session),
+        ("alpha".to_string(), ThinkingLevel::High, true)
+    );
+    // An empty scope means every model with credentials again.
+    session.set_scoped_models(Vec::new());
+    assert!(session.scoped_models().is_empty());
+    assert_eq!(
+        cycled(&session),
+        ("beta".to_string(), ThinkingLevel::High, false)
+    );
+}

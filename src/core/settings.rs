@@ -327,6 +327,28 @@ impl Settings {
         })
     }
 
+    /// Removes a (possibly nested) key from the global settings and writes the global
+    /// file the same way as [`Settings::set_global`]. pi does this when a setting is
+    /// set to `undefined` (the key disappears from `settings.json`, it is not `null`).
+    pub fn remove_global(&mut self, path: &[&str]) -> Result<(), SettingsProblem> {
+        remove_path(&mut self.global, path);
+        self.merged = deep_merge(&self.global, &self.project);
+        let Some(file) = self.global_path.clone() else {
+            return Ok(());
+        };
+        if self.global_unreadable {
+            return Ok(());
+        }
+        let mut on_disk = read_settings_file(&file)?;
+        if !remove_path(&mut on_disk, path) {
+            return Ok(());
+        }
+        write_json_atomic(&file, &Value::Object(on_disk)).map_err(|e| SettingsProblem {
+            path: file.clone(),
+            message: e.to_string(),
+        })
+    }
+
     /// Records the default model and provider (what `/model` and Ctrl+P do).
     pub fn set_default_model(&mut self, provider: &str, model_id: &str) {
         // A failed write is not fatal: the choice still applies to this run.
@@ -368,6 +390,21 @@ fn set_path(map: &mut Map<String, Value>, path: &[&str], value: Value) {
         cur = next;
     }
     cur.insert((*last).to_string(), value);
+}
+
+/// Removes the key at `path`; false when it was not there.
+fn remove_path(map: &mut Map<String, Value>, path: &[&str]) -> bool {
+    let Some((last, parents)) = path.split_last() else {
+        return false;
+    };
+    let mut cur = map;
+    for key in parents {
+        match cur.get_mut(*key) {
+            Some(Value::Object(next)) => cur = next,
+            _ => return false,
+        }
+    }
+    cur.remove(*last).is_some()
 }
 
 /// Reads one settings file; a missing or empty file is an empty map.
@@ -509,6 +546,28 @@ mod tests {
             on_disk,
             json!({"theme":"dark","quietStartup":true,"defaultProvider":"mock","defaultModel":"m1"})
         );
+    }
+
+    #[test]
+    fn removing_a_key_deletes_it_from_the_file_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().to_path_buf();
+        let file = agent.join("settings.json");
+        std::fs::write(
+            &file,
+            r#"{"theme":"dark","enabledModels":["mock/a"],"compaction":{"enabled":false}}"#,
+        )
+        .unwrap();
+        let mut s = Settings::load(&agent, dir.path());
+        assert_eq!(s.enabled_models(), vec!["mock/a".to_string()]);
+        s.remove_global(&["enabledModels"]).unwrap();
+        s.remove_global(&["compaction", "enabled"]).unwrap();
+        // Removing what is not there leaves the file alone.
+        s.remove_global(&["missing", "key"]).unwrap();
+        assert!(s.enabled_models().is_empty());
+        let on_disk: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(on_disk, json!({"theme":"dark","compaction":{}}));
     }
 
     #[test]

@@ -323,3 +323,81 @@ fn export_to_jsonl_then_import_it_into_a_new_session() {
         "the import is in the session folder"
     );
 }
+
+#[test]
+fn scoped_models_saves_the_enabled_models_and_ctrl_p_cycles_only_those() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [{"text": "unused"}]}));
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", env.server.url()), "api": "openai-completions",
+        "apiKey": "mock",
+        "models": [
+            {"id": "mock-model", "contextWindow": 200000, "maxTokens": 4000},
+            {"id": "mock-beta", "contextWindow": 200000, "maxTokens": 4000},
+            {"id": "mock-gamma", "contextWindow": 200000, "maxTokens": 4000}
+        ]
+    }}});
+    let agent = env.agent_dir();
+    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    let t = env.start("", 140, 40);
+    t.wait_until("the editor", WAIT, editor_ready);
+    submit(&t, "/scoped-models");
+    t.wait_for("Model Configuration", WAIT);
+    t.wait_for("all enabled", WAIT);
+    // The first toggle keeps only that model; the second adds one (skipping mock-beta).
+    t.type_text("mock-model");
+    t.keys(&["Enter"]);
+    t.wait_for("mock-model [mock] ✓", WAIT);
+    t.keys(&["C-u"]);
+    t.type_text("gamma");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("mock-gamma [mock] ✓", WAIT);
+    assert!(screen.contains("(unsaved)"), "{screen}");
+    t.keys(&["C-s"]);
+    let settings_file = agent.join("settings.json");
+    t.wait_until("enabledModels in settings.json", WAIT, |_| {
+        std::fs::read_to_string(&settings_file).is_ok_and(|s| s.contains("enabledModels"))
+    });
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
+    assert_eq!(
+        settings,
+        json!({"quietStartup": true, "enabledModels": ["mock/mock-model", "mock/mock-gamma"]})
+    );
+    t.keys(&["Escape"]);
+    t.wait_until("the picker closed", WAIT, |s| {
+        !s.contains("Model Configuration") && editor_ready(s)
+    });
+    // Ctrl+P now cycles mock-model → mock-gamma → mock-model, never mock-beta.
+    t.keys(&["C-p"]);
+    t.wait_for("Switched to mock/mock-gamma", WAIT);
+    t.keys(&["C-p"]);
+    t.wait_for("Switched to mock/mock-model", WAIT);
+    assert!(!t.history().contains("mock/mock-beta"), "{}", t.history());
+    // Reopened, the picker shows the session's scope in cycling order.
+    submit(&t, "/scoped-models");
+    let screen = t.wait_for("2/3 enabled", WAIT);
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains(" [mock]")).collect();
+    assert_eq!(
+        rows,
+        [
+            "→ mock-model [mock] ✓",
+            "  mock-gamma [mock] ✓",
+            "  mock-beta [mock] ✗"
+        ],
+        "{screen}"
+    );
+    // Enabling every model and saving removes the setting, as pi does.
+    t.keys(&["C-a"]);
+    t.wait_for("all enabled (unsaved)", WAIT);
+    t.keys(&["C-s"]);
+    t.wait_until("enabledModels removed from settings.json", WAIT, |_| {
+        std::fs::read_to_string(&settings_file).is_ok_and(|s| !s.contains("enabledModels"))
+    });
+    t.keys(&["Escape"]);
+    t.wait_until("the picker closed", WAIT, |s| {
+        !s.contains("Model Configuration")
+    });
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}

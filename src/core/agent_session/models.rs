@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use super::{AgentSession, DEFAULT_THINKING_LEVEL, State};
 use crate::ai::model::{Model, ThinkingLevel};
+use crate::ai::models::resolve::ScopedModel;
 use crate::core::events::SessionEvent;
 use crate::extensions::ModelSelectSource;
 
@@ -111,6 +112,25 @@ impl AgentSession {
         self.notify_model_select(&model, previous.as_ref(), ModelSelectSource::Set);
         self.notify_thinking_level_select(level, previous_level);
         Ok(())
+    }
+
+    /// Replaces the models Ctrl+P cycles through (`/scoped-models`); empty means every
+    /// model with credentials. A model already in the scope keeps the thinking level its
+    /// `--models` pattern gave it (pi drops it; keeping it loses nothing).
+    pub fn set_scoped_models(&self, models: Vec<Model>) {
+        let mut st = self.state();
+        let scoped = models
+            .into_iter()
+            .map(|model| {
+                let thinking = st
+                    .scoped_models
+                    .iter()
+                    .find(|s| same(&s.model, &model))
+                    .and_then(|s| s.thinking);
+                ScopedModel { model, thinking }
+            })
+            .collect();
+        st.scoped_models = scoped;
     }
 
     /// Ctrl+P: the next (or previous) model of the scope, or of all models with keys.

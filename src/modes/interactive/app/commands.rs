@@ -32,6 +32,7 @@ use crate::session::entry::EntryId;
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
     ("settings", "Open settings"),
     ("model", "Select model"),
+    ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     (
         "export",
         "Export session (HTML default, or specify path: .html/.jsonl)",
@@ -293,6 +294,7 @@ impl App {
                 self.overlay = Some(Overlay::info("Changelog", lines));
             }
             "model" => self.open_model_selector(),
+            "scoped-models" => self.open_scoped_models(),
             "fork" => self.open_fork_selector(),
             "clone" => {
                 let session = self.session.clone();
@@ -692,6 +694,8 @@ impl App {
                 value,
             } => self.apply_setting(setting, key, value),
             OverlayOutcome::PreviewTheme(name) => self.use_theme(&name),
+            OverlayOutcome::ScopedModelsChanged(enabled) => self.on_scoped_models_changed(enabled),
+            OverlayOutcome::ScopedModelsSaved(enabled) => self.on_scoped_models_saved(enabled),
             tree @ (OverlayOutcome::TreeChosen(_)
             | OverlayOutcome::TreeAlreadyAtLeaf
             | OverlayOutcome::TreeEditLabel(..)

@@ -8,6 +8,7 @@ mod events;
 mod extension_ui;
 mod input;
 mod overlay;
+mod scoped_models;
 mod state;
 mod view;
 

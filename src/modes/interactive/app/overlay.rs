@@ -11,6 +11,9 @@ use ratatui::text::{Line, Span};
 use crate::ai::model::ThinkingLevel;
 use crate::modes::interactive::autocomplete::CompletionItem;
 use crate::modes::interactive::components::model_selector::{ModelSelector, ModelSelectorOutcome};
+use crate::modes::interactive::components::scoped_models_selector::{
+    ModelRef, ScopedModelsOutcome, ScopedModelsSelector,
+};
 use crate::modes::interactive::components::select_list::{SelectList, SelectOutcome};
 use crate::modes::interactive::components::session_picker::{Loader, PickerOutcome, SessionPicker};
 use crate::modes::interactive::components::settings_selector::{
@@ -108,6 +111,8 @@ pub enum Overlay {
     },
     /// `/fork`: the user messages to fork from.
     Fork(Box<UserMessageSelector>),
+    /// `/scoped-models`: the models Ctrl+P cycles through.
+    ScopedModels(Box<ScopedModelsSelector>),
 }
 
 /// What a key did to a dialog.
@@ -151,6 +156,10 @@ pub enum OverlayOutcome {
     BackToSummary(EntryId),
     /// `/fork` from this user message.
     ForkFrom(EntryId),
+    /// `/scoped-models` changed the enabled models (for this session; the picker stays).
+    ScopedModelsChanged(Vec<ModelRef>),
+    /// `/scoped-models` asked to save the enabled models as `enabledModels`.
+    ScopedModelsSaved(Vec<ModelRef>),
 }
 
 impl Overlay {
@@ -301,6 +310,14 @@ impl Overlay {
                 ForkOutcome::Selected(id) => OverlayOutcome::ForkFrom(id),
                 ForkOutcome::Cancelled => OverlayOutcome::Cancelled,
             },
+            Overlay::ScopedModels(selector) => match selector.handle_key(key, keys) {
+                ScopedModelsOutcome::Handled | ScopedModelsOutcome::Ignored => OverlayOutcome::Keep,
+                ScopedModelsOutcome::Cancelled => OverlayOutcome::Cancelled,
+                ScopedModelsOutcome::Changed(enabled) => {
+                    OverlayOutcome::ScopedModelsChanged(enabled)
+                }
+                ScopedModelsOutcome::Saved(enabled) => OverlayOutcome::ScopedModelsSaved(enabled),
+            },
         }
     }
 
@@ -325,6 +342,7 @@ impl Overlay {
                 ..
             } => editor.handle_paste(text),
             Overlay::Models(selector) => selector.paste(text),
+            Overlay::ScopedModels(selector) => selector.paste(text),
             _ => {}
         }
     }
@@ -348,6 +366,10 @@ impl Overlay {
                 return (lines, to_cursor(cursor));
             }
             Overlay::Settings(selector) => {
+                let (lines, cursor) = selector.render_with_cursor(width, height, ui);
+                return (lines, to_cursor(cursor));
+            }
+            Overlay::ScopedModels(selector) => {
                 let (lines, cursor) = selector.render_with_cursor(width, height, ui);
                 return (lines, to_cursor(cursor));
             }
@@ -437,6 +459,7 @@ impl Overlay {
             | Overlay::Tree { .. }
             | Overlay::Summarize { .. }
             | Overlay::Fork(_)
+            | Overlay::ScopedModels(_)
             | Overlay::View(_) => {}
             Overlay::Info { lines, .. } => {
                 for line in lines {

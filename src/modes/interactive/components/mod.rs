@@ -17,6 +17,7 @@ pub mod line_input;
 pub mod model_selector;
 #[cfg(test)]
 mod picker_widths;
+pub mod scoped_models_selector;
 pub mod select_list;
 pub mod session_info;
 pub mod session_picker;

@@ -8,6 +8,7 @@ use proptest::prelude::*;
 
 use super::hotkeys::HotkeysView;
 use super::model_selector::ModelSelector;
+use super::scoped_models_selector::ScopedModelsSelector;
 use super::session_info::SessionInfoView;
 use super::session_picker::{LoadEvent, SessionPicker};
 use super::settings_selector::{SettingsSelector, SettingsValues};
@@ -86,6 +87,12 @@ proptest! {
         let models = ModelSelector::new(vec![model(&text), model("plain")], Some((&text, &text)))
             .with_query(&text)
             .with_error(Some(text.clone()));
+        let mut scoped = ScopedModelsSelector::new(
+            vec![model(&text), model("plain")],
+            Some(&[(text.clone(), text.clone())]),
+        );
+        scoped.paste(&text);
+        let scoped_all = ScopedModelsSelector::new(vec![model(&text), model("plain")], None);
         let mut values = SettingsValues::from_settings(&Settings::in_memory(serde_json::json!({})));
         values.theme = text.clone();
         values.themes = vec![text.clone()];
@@ -109,6 +116,8 @@ proptest! {
             picker.render(width, height, &ui),
             searching.render(width, height, &ui),
             models.render(width, height, &ui),
+            scoped.render(width, height, &ui),
+            scoped_all.render(width, height, &ui),
             settings.render(width, height, &ui),
             info.render(width, &ui),
             HotkeysView.render(width, &ui),
