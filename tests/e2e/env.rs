@@ -41,21 +41,28 @@ impl Env {
 
     /// `pi --provider mock --model mock-model <extra>` in a `width`×`height` terminal.
     pub fn start(&self, extra: &str, width: u16, height: u16) -> Tmux {
+        self.start_with_env(extra, width, height, &[])
+    }
+
+    /// [`Env::start`] with more environment variables.
+    pub fn start_with_env(
+        &self,
+        extra: &str,
+        width: u16,
+        height: u16,
+        vars: &[(&str, &str)],
+    ) -> Tmux {
         let home = self.home();
         let cmd = format!(
             "{} --provider mock --model mock-model {extra}",
             env!("CARGO_BIN_EXE_pi")
         );
-        Tmux::start(
-            &cmd,
-            &self.cwd(),
-            &[
-                ("HOME", home.to_str().unwrap()),
-                ("PI_CODING_AGENT_DIR", ""),
-            ],
-            width,
-            height,
-        )
+        let mut env = vec![
+            ("HOME", home.to_str().unwrap()),
+            ("PI_CODING_AGENT_DIR", ""),
+        ];
+        env.extend_from_slice(vars);
+        Tmux::start(&cmd, &self.cwd(), &env, width, height)
     }
 
     pub fn session_files(&self) -> Vec<PathBuf> {

@@ -401,3 +401,48 @@ fn scoped_models_saves_the_enabled_models_and_ctrl_p_cycles_only_those() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// `/share` with a stand-in `gh` on the PATH: the HTML export is uploaded as a secret
+/// gist and the viewer link is shown.
+#[test]
+fn share_uploads_a_secret_gist_and_shows_the_viewer_link() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [{"text": "the answer to share"}]}));
+    let bin = env.dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let uploads = env.dir.path().join("uploads");
+    crate::ext_support::script(
+        &bin,
+        "gh",
+        &format!(
+            "#!/bin/sh\ncase \"$1 $2\" in\n'auth status') exit 0 ;;\n'gist create')\n  [ \"$3\" = --public=false ] || exit 9\n  mkdir -p {u} && cp \"$4\" {u}/\n  echo https://gist.github.com/someone/abc123def ;;\n*) exit 2 ;;\nesac\n",
+            u = uploads.display()
+        ),
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let t = env.start_with_env(
+        "",
+        100,
+        30,
+        &[
+            ("PATH", &path),
+            ("PI_SHARE_VIEWER_URL", "https://viewer.test/s/"),
+        ],
+    );
+    t.wait_until("the editor", WAIT, editor_ready);
+    converse(&t, &[("share this", "the answer to share")]);
+    submit(&t, "/share");
+    let screen = t.wait_for("Share URL:", WAIT);
+    assert!(
+        screen.contains("https://viewer.test/s/#abc123def"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Gist: https://gist.github.com/someone/abc123def"),
+        "{screen}"
+    );
+    let html = std::fs::read_to_string(uploads.join("session.html")).unwrap();
+    assert!(html.contains("the answer to share"));
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}

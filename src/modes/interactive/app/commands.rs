@@ -38,6 +38,7 @@ pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
         "Export session (HTML default, or specify path: .html/.jsonl)",
     ),
     ("import", "Import and resume a session from a JSONL file"),
+    ("share", "Share session as a secret GitHub gist"),
     ("copy", "Copy last agent message to clipboard"),
     ("name", "Set session display name"),
     ("session", "Show session info and stats"),
@@ -319,6 +320,7 @@ impl App {
                 }
                 path => self.export_html(path.as_deref().unwrap_or("")),
             },
+            "share" => self.share(),
             "import" => match path_argument(args) {
                 None => self.notice("Error: Usage: /import <path.jsonl>"),
                 Some(path) => {
@@ -778,58 +780,6 @@ impl App {
             }
             Err(e) => self.notice(e.to_string()),
         }
-    }
-
-    /// `/export [file]`: the whole session tree as one HTML page.
-    fn export_html(&mut self, args: &str) {
-        let (file, header, entries, leaf) = self.session.with_session(|m| {
-            (
-                m.session_file().map(|p| p.to_path_buf()),
-                m.header().clone(),
-                m.entries().into_iter().cloned().collect::<Vec<_>>(),
-                m.leaf_id().cloned(),
-            )
-        });
-        let Some(file) = file else {
-            self.notice(crate::export::file::IN_MEMORY_SESSION_ERROR);
-            return;
-        };
-        if entries.is_empty() {
-            self.notice(crate::export::file::NOTHING_TO_EXPORT_ERROR);
-            return;
-        }
-        let out = if args.is_empty() {
-            self.cwd
-                .join(crate::export::file::default_output_name(&file))
-        } else {
-            crate::core::paths::expand_tilde(args)
-        };
-        let system_prompt = self.session.system_prompt();
-        let tools: Vec<crate::ai::message::ToolSpec> =
-            self.session.tools().iter().map(|t| t.spec()).collect();
-        let colors = crate::modes::interactive::theme::resolved_hex_colors(&self.theme);
-        let backgrounds = self.theme.export_colors().clone();
-        let tx = self.tx.clone();
-        tokio::task::spawn_blocking(move || {
-            let theme = crate::export::ExportTheme::from_colors(colors).with_backgrounds(
-                backgrounds.page_bg.as_deref(),
-                backgrounds.card_bg.as_deref(),
-                backgrounds.info_bg.as_deref(),
-            );
-            let html = crate::export::export_html(&crate::export::ExportInput {
-                header: &header,
-                entries: &entries,
-                leaf_id: leaf.as_ref(),
-                system_prompt: Some(&system_prompt),
-                tools: &tools,
-                theme: &theme,
-            });
-            let msg = match crate::export::file::write_export(&out, &html) {
-                Ok(()) => AppMsg::Info(format!("Session exported to: {}", out.display())),
-                Err(e) => AppMsg::Error(e.to_string()),
-            };
-            let _ = tx.send(msg);
-        });
     }
 
     /// A choice made in a list dialog.

@@ -189,6 +189,9 @@ impl App {
     /// cancel a `!` command, leave bash mode, or — on an empty editor — a double press
     /// runs `doubleEscapeAction`.
     fn on_escape(&mut self) -> KeyCommand {
+        if self.cancel_share() {
+            return KeyCommand::None;
+        }
         if self.busy || !matches!(self.status, Status::Idle) {
             self.session.abort();
             self.restore_queued_to_editor();

@@ -9,6 +9,7 @@ mod extension_ui;
 mod input;
 mod overlay;
 mod scoped_models;
+mod share;
 mod state;
 mod view;
 
@@ -55,6 +56,8 @@ pub enum AppMsg {
     Loaded(Result<Loaded, String>),
     /// A dialog or notice from an extension.
     ExtensionUi(crate::extensions::UiRequest),
+    /// `/share` finished: the links, or why not.
+    ShareDone(Result<String, String>),
 }
 
 /// A session opened in the background, with what the UI shows about it.
@@ -388,6 +391,7 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
             app.open_tree(Some(target));
         }
         AppMsg::ExtensionUi(request) => app.on_extension_ui(request),
+        AppMsg::ShareDone(result) => app.share_done(result),
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}
@@ -504,6 +508,7 @@ fn new_app(
         extension_ui: Default::default(),
         project_files: Default::default(),
         shutdown_requested: false,
+        share_cancel: None,
     };
     if options.loader.is_none() && options.resume.is_none() {
         app.refresh_usage();

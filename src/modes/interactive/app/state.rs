@@ -104,6 +104,8 @@ pub struct App {
     pub startup_open: Option<super::SessionOpener>,
     /// Extensions' dialogs, statuses and widgets.
     pub extension_ui: super::extension_ui::ExtensionUi,
+    /// `/share` is creating a gist; Escape cancels it.
+    pub share_cancel: Option<tokio_util::sync::CancellationToken>,
     /// An extension asked to quit (`ctx.shutdown()`): done once the agent is idle.
     pub shutdown_requested: bool,
     /// The project's files for `@` completion (walked in the background).
