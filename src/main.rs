@@ -162,6 +162,18 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
             &ResourceLoading::Minimal,
         )?;
         pi::core::timing::mark("placeholder session");
+        let reloader = pi::cli::reload::Reloader {
+            args: args.clone(),
+            cwd: cwd.clone(),
+            paths: paths.clone(),
+            extensions: ExtensionStartup {
+                mode: HostMode::Interactive,
+                has_ui: TUI_ANSWERS_EXTENSION_UI,
+                runtime: rt.handle().clone(),
+            },
+        };
+        let reloader: pi::modes::interactive::app::Reloader =
+            std::sync::Arc::new(move |session| reloader.reload(session));
         let loader_args = args.clone();
         let loader_cwd = cwd;
         let picker_dir = session_dir.clone();
@@ -216,6 +228,7 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
             verbose: args.cli.verbose,
             loader,
             resume,
+            reloader: Some(reloader),
         };
         let code = rt.block_on(pi::modes::interactive::app::run_interactive(
             placeholder.session,

@@ -5,5 +5,6 @@
 pub mod args;
 pub mod files;
 pub mod list_models;
+pub mod reload;
 pub mod resources;
 pub mod startup;

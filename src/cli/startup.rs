@@ -354,6 +354,73 @@ fn choose_model(
     })
 }
 
+/// The built-in tools the tool flags ask for (`--no-tools`, `--no-builtin-tools`,
+/// `--tools a,b`); names that are neither built-in nor in `extension_tool_names` are
+/// reported in `warnings`.
+pub fn builtin_tools(
+    args: &Args,
+    extension_tool_names: &[String],
+    warnings: &mut Vec<String>,
+) -> Vec<String> {
+    let Some(list) = args.tool_names() else {
+        if args.cli.no_tools || args.cli.no_builtin_tools {
+            return Vec::new();
+        }
+        return default_tool_names().iter().map(|s| s.to_string()).collect();
+    };
+    let mut tool_names = Vec::new();
+    for name in list {
+        if builtin_tool_names().contains(&name.as_str()) {
+            tool_names.push(name);
+        } else if !extension_tool_names.contains(&name) {
+            warnings.push(format!(
+                "Unknown tool \"{name}\" ignored. Built-in tools: {}",
+                builtin_tool_names().join(", ")
+            ));
+        }
+    }
+    tool_names
+}
+
+/// The system prompt's parts besides tools and skills: the context files (AGENTS.md /
+/// CLAUDE.md, unless `--no-context-files`), `--system-prompt` or `SYSTEM.md`, and
+/// `--append-system-prompt` or `APPEND_SYSTEM.md`. Problems go to `warnings`.
+pub fn prompt_resources(
+    args: &Args,
+    cwd: &Path,
+    agent_dir: &Path,
+    warnings: &mut Vec<String>,
+) -> PromptResources {
+    let context_files = if args.cli.no_context_files {
+        Vec::new()
+    } else {
+        load_context_files(cwd, agent_dir, warnings)
+    };
+    let custom_prompt = match &args.cli.system_prompt {
+        Some(p) => Some(resolve_prompt_input(p, warnings)),
+        None => discover_system_prompt_file(cwd, agent_dir)
+            .and_then(|f| std::fs::read_to_string(f).ok()),
+    };
+    let append: Vec<String> = if args.cli.append_system_prompt.is_empty() {
+        discover_append_system_prompt_file(cwd, agent_dir)
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .into_iter()
+            .collect()
+    } else {
+        args.cli
+            .append_system_prompt
+            .iter()
+            .map(|a| resolve_prompt_input(a, warnings))
+            .collect()
+    };
+    PromptResources {
+        custom_prompt,
+        append,
+        context_files,
+        skills_block: None,
+    }
+}
+
 /// Builds the session for the given (already validated) arguments. With
 /// [`ResourceLoading::Full`] the extensions are started and attached (must not be called
 /// from inside an async task: it blocks on the runtime while they start); `session_start`
@@ -441,12 +508,6 @@ pub fn build_session(
         }
     }
 
-    // Tools.
-    let mut tool_names: Vec<String> = if args.cli.no_tools || args.cli.no_builtin_tools {
-        Vec::new()
-    } else {
-        default_tool_names().iter().map(|s| s.to_string()).collect()
-    };
     let extensions = match loading {
         ResourceLoading::Full(startup) => resources::start_extensions(
             args,
@@ -478,45 +539,9 @@ pub fn build_session(
                 .collect()
         })
         .unwrap_or_default();
-    if let Some(list) = args.tool_names() {
-        tool_names = Vec::new();
-        for name in list {
-            if builtin_tool_names().contains(&name.as_str()) {
-                tool_names.push(name);
-            } else if !extension_tool_names.contains(&name) {
-                warnings.push(format!(
-                    "Unknown tool \"{name}\" ignored. Built-in tools: {}",
-                    builtin_tool_names().join(", ")
-                ));
-            }
-        }
-    }
+    let tool_names = builtin_tools(args, &extension_tool_names, &mut warnings);
 
-    // System prompt resources.
-    let mut resource_warnings = Vec::new();
-    let context_files = if args.cli.no_context_files {
-        Vec::new()
-    } else {
-        load_context_files(cwd, &paths.agent_dir, &mut resource_warnings)
-    };
-    let custom_prompt = match &args.cli.system_prompt {
-        Some(p) => Some(resolve_prompt_input(p, &mut resource_warnings)),
-        None => discover_system_prompt_file(cwd, &paths.agent_dir)
-            .and_then(|f| std::fs::read_to_string(f).ok()),
-    };
-    let append: Vec<String> = if args.cli.append_system_prompt.is_empty() {
-        discover_append_system_prompt_file(cwd, &paths.agent_dir)
-            .and_then(|f| std::fs::read_to_string(f).ok())
-            .into_iter()
-            .collect()
-    } else {
-        args.cli
-            .append_system_prompt
-            .iter()
-            .map(|a| resolve_prompt_input(a, &mut resource_warnings))
-            .collect()
-    };
-    warnings.extend(resource_warnings);
+    let prompt_resources = prompt_resources(args, cwd, &paths.agent_dir, &mut warnings);
 
     let (templates, skills) = match loading {
         ResourceLoading::Full(_) => {
@@ -540,12 +565,7 @@ pub fn build_session(
         scoped_models: scoped,
         tool_names,
         extra_tools: Vec::new(),
-        resources: PromptResources {
-            custom_prompt,
-            append,
-            context_files,
-            skills_block: None,
-        },
+        resources: prompt_resources,
         hooks: None,
     });
     session.set_prompt_templates(templates);

@@ -446,3 +446,128 @@ fn share_uploads_a_secret_gist_and_shows_the_viewer_link() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// An extension that appends `<its file name> <event type> <reason>` to `.pi/events.log`
+/// for every `session_start` and `session_shutdown` it gets.
+const EVENT_LOGGER: &str = r#"#!/bin/sh
+dir=$(dirname "$0")
+name=$(basename "$0")
+IFS= read -r hello || exit 0
+printf '{"type":"register","name":"%s","events":["session_start","session_shutdown"]}\n' "$name"
+while IFS= read -r line; do
+    id=${line#*\"id\":}
+    id=${id%%,*}
+    case "$line" in
+    *'"type":"session_start"'* | *'"type":"session_shutdown"'*)
+        what=$(printf '%s' "$line" | sed 's/.*"event":{"type":"\([a-z_]*\)","reason":"\([a-z]*\)".*/\1 \2/')
+        echo "$name $what" >> "$dir/../events.log"
+        printf '{"type":"response","id":%s}\n' "$id"
+        ;;
+    '{"type":"event","id":'*)
+        printf '{"type":"response","id":%s}\n' "$id"
+        ;;
+    esac
+done
+"#;
+
+fn install_logger(env: &Env, name: &str) {
+    let path = env.write(&format!(".pi/extensions/{name}"), EVENT_LOGGER);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn event_log(env: &Env) -> String {
+    std::fs::read_to_string(env.cwd().join(".pi/events.log")).unwrap_or_default()
+}
+
+/// `/reload` as in pi: a prompt template and an extension added to the project while pi
+/// runs are picked up; the extension that was running gets `session_shutdown` with reason
+/// `reload` and is started again with the new one (`session_start`, reason `reload`); the
+/// conversation stays; and `/hello` now expands to the template in the request.
+#[test]
+fn reload_picks_up_new_prompt_templates_and_restarts_the_extensions() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [
+        {"text": "first answer"},
+        {"text": "greeted them"}
+    ]}));
+    install_logger(&env, "old.sh");
+    let t = env.start("", 100, 40);
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.wait_until("session_start of old.sh", WAIT, |_| {
+        event_log(&env) == "old.sh session_start startup\n"
+    });
+    converse(&t, &[("first question", "first answer")]);
+
+    env.write(
+        ".pi/prompts/hello.md",
+        "---\ndescription: Greet someone\n---\nPlease greet $1 warmly.\n",
+    );
+    install_logger(&env, "new.sh");
+    submit(&t, "/reload");
+    let screen = t.wait_for(
+        "Reloaded keybindings, extensions, skills, prompts, themes",
+        WAIT,
+    );
+    assert!(
+        screen.contains("first answer"),
+        "the chat is gone:\n{screen}"
+    );
+    let log = event_log(&env);
+    let mut lines: Vec<&str> = log.lines().collect();
+    // The two extensions start side by side: their order is not fixed.
+    lines[2..].sort();
+    assert_eq!(
+        lines,
+        [
+            "old.sh session_start startup",
+            "old.sh session_shutdown reload",
+            "new.sh session_start reload",
+            "old.sh session_start reload",
+        ],
+        "{log}"
+    );
+
+    submit(&t, "/hello Alice");
+    t.wait_for("greeted them", WAIT);
+    let request = env.server.requests().last().unwrap().body["messages"].to_string();
+    assert!(request.contains("Please greet Alice warmly."), "{request}");
+    assert!(request.contains("first question"), "{request}");
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+    let log = event_log(&env);
+    let mut quit: Vec<&str> = log.lines().skip(4).collect();
+    quit.sort();
+    assert_eq!(
+        quit,
+        [
+            "new.sh session_shutdown quit",
+            "old.sh session_shutdown quit"
+        ],
+        "{log}"
+    );
+}
+
+/// pi refuses `/reload` while an answer streams, with its warning, and reloads nothing.
+#[test]
+fn reload_while_streaming_is_refused_with_pis_warning() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [
+        {"text": "one two three four five six seven eight nine ten eleven twelve END",
+         "chunk_size": 4, "delay_ms": 150}
+    ]}));
+    install_logger(&env, "old.sh");
+    let t = env.start("", 100, 40);
+    t.wait_until("the editor", WAIT, editor_ready);
+    submit(&t, "count slowly");
+    t.wait_for("one two", WAIT);
+    submit(&t, "/reload");
+    t.wait_for(
+        "Warning: Wait for the current response to finish before reloading.",
+        WAIT,
+    );
+    t.wait_for("twelve END", WAIT);
+    assert_eq!(event_log(&env), "old.sh session_start startup\n");
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}

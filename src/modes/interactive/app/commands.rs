@@ -55,7 +55,10 @@ pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
     ("new", "Start a new session"),
     ("compact", "Manually compact the session context"),
     ("resume", "Resume a different session"),
-    ("reload", "Reload settings, models and keybindings"),
+    (
+        "reload",
+        "Reload keybindings, extensions, skills, prompts, and themes",
+    ),
     ("quit", "Quit pi"),
 ];
 
@@ -369,12 +372,7 @@ impl App {
                     Err(e) => self.notice(e),
                 }
             }
-            "reload" => {
-                self.session.with_registry(|r| r.reload());
-                self.refresh_usage();
-                self.footer_cache = None;
-                self.notice("Reloaded models and keys");
-            }
+            "reload" => self.start_reload(),
             _ => return false,
         }
         self.dirty = true;

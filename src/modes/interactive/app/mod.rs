@@ -8,6 +8,7 @@ mod events;
 mod extension_ui;
 mod input;
 mod overlay;
+mod reload;
 mod scoped_models;
 mod share;
 mod state;
@@ -58,6 +59,8 @@ pub enum AppMsg {
     ExtensionUi(crate::extensions::UiRequest),
     /// `/share` finished: the links, or why not.
     ShareDone(Result<String, String>),
+    /// `/reload` finished: its warnings, or why it failed.
+    Reloaded(Result<Vec<String>, String>),
 }
 
 /// A session opened in the background, with what the UI shows about it.
@@ -80,6 +83,10 @@ pub struct ResumeAtStartup {
     pub open: SessionOpener,
 }
 
+/// `/reload`: reads settings and resources again into the session and restarts its
+/// extensions, returning the warnings to show. Blocks: it runs on a blocking thread.
+pub type Reloader = Arc<dyn Fn(&AgentSession) -> Vec<String> + Send + Sync>;
+
 /// What the interactive mode starts with.
 #[derive(Default)]
 pub struct InteractiveOptions {
@@ -91,6 +98,8 @@ pub struct InteractiveOptions {
     pub loader: Option<SessionLoader>,
     /// Show the session picker first (`--resume`) and load what the user picks.
     pub resume: Option<ResumeAtStartup>,
+    /// What `/reload` runs; without it `/reload` only reads models.json and auth.json again.
+    pub reloader: Option<Reloader>,
 }
 
 /// Frames are drawn at most this often.
@@ -392,6 +401,7 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         }
         AppMsg::ExtensionUi(request) => app.on_extension_ui(request),
         AppMsg::ShareDone(result) => app.share_done(result),
+        AppMsg::Reloaded(result) => app.finish_reload(result),
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}
@@ -399,6 +409,34 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
             app.project_files = files;
             app.refresh_autocomplete();
         }
+    }
+}
+
+/// The theme the settings name (or the default for the terminal); a theme that cannot be
+/// loaded falls back to the built-in dark one, with a warning.
+fn load_theme(
+    name: Option<String>,
+    paths: &crate::core::paths::AgentPaths,
+) -> (Theme, Option<String>) {
+    let mode = ColorMode::detect(env);
+    let name = name.unwrap_or_else(|| default_theme_name(env).to_string());
+    match Theme::load_named(&name, &paths.themes(), mode) {
+        Ok(t) => (t, None),
+        Err(e) => (
+            Theme::dark(mode),
+            Some(format!("{e}; using the built-in dark theme")),
+        ),
+    }
+}
+
+/// `keybindings.json` over the defaults, with warnings for what it got wrong.
+fn load_keybindings(paths: &crate::core::paths::AgentPaths) -> (Arc<Keybindings>, Vec<String>) {
+    match Keybindings::load(&paths.keybindings()) {
+        Ok(loaded) => (
+            Arc::new(loaded.bindings),
+            loaded.issues.iter().map(ToString::to_string).collect(),
+        ),
+        Err(e) => (Arc::new(Keybindings::defaults()), vec![e.to_string()]),
     }
 }
 
@@ -421,28 +459,11 @@ fn new_app(
                 s.editor_padding_x() as usize,
             )
         });
-    let mode = ColorMode::detect(env);
-    let theme_name = theme_name.unwrap_or_else(|| default_theme_name(env).to_string());
     let mut warnings = Vec::new();
-    let theme = match Theme::load_named(&theme_name, &paths.themes(), mode) {
-        Ok(t) => t,
-        Err(e) => {
-            warnings.push(format!("{e}; using the built-in dark theme"));
-            Theme::dark(mode)
-        }
-    };
-    let keys = match Keybindings::load(&paths.keybindings()) {
-        Ok(loaded) => {
-            for issue in &loaded.issues {
-                warnings.push(issue.to_string());
-            }
-            Arc::new(loaded.bindings)
-        }
-        Err(e) => {
-            warnings.push(e.to_string());
-            Arc::new(Keybindings::defaults())
-        }
-    };
+    let (theme, theme_warning) = load_theme(theme_name, &paths);
+    warnings.extend(theme_warning);
+    let (keys, key_warnings) = load_keybindings(&paths);
+    warnings.extend(key_warnings);
     let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
     let cwd = session.cwd().to_path_buf();
     let mut editor = Editor::new(keys.clone());
@@ -509,6 +530,7 @@ fn new_app(
         project_files: Default::default(),
         shutdown_requested: false,
         share_cancel: None,
+        reloader: options.reloader.clone(),
     };
     if options.loader.is_none() && options.resume.is_none() {
         app.refresh_usage();

@@ -108,6 +108,8 @@ pub struct App {
     pub share_cancel: Option<tokio_util::sync::CancellationToken>,
     /// An extension asked to quit (`ctx.shutdown()`): done once the agent is idle.
     pub shutdown_requested: bool,
+    /// What `/reload` runs (see [`super::Reloader`]).
+    pub reloader: Option<super::Reloader>,
     /// The project's files for `@` completion (walked in the background).
     pub project_files: std::sync::Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>,
 }
@@ -190,7 +192,18 @@ impl App {
         self.header.resources = header_resources(&self.session);
         self.refresh_autocomplete();
         self.rebuild_transcript();
-        // Extensions' dialogs and notices come through the app's own channel.
+        self.forward_extension_ui();
+        for w in loaded.warnings {
+            self.notice(format!("Warning: {w}"));
+        }
+        for text in std::mem::take(&mut self.queued_submits) {
+            self.on_submit(text);
+        }
+    }
+
+    /// Extensions' dialogs and notices come through the app's own channel. A newly
+    /// attached extension host (after loading or `/reload`) has a new one to forward.
+    pub fn forward_extension_ui(&mut self) {
         if let Some(mut requests) = self.session.take_ui_requests() {
             let tx = self.tx.clone();
             tokio::spawn(async move {
@@ -200,12 +213,6 @@ impl App {
                     }
                 }
             });
-        }
-        for w in loaded.warnings {
-            self.notice(format!("Warning: {w}"));
-        }
-        for text in std::mem::take(&mut self.queued_submits) {
-            self.on_submit(text);
         }
     }
 
@@ -321,7 +328,7 @@ pub fn git_branch(cwd: &std::path::Path) -> Option<String> {
 
 /// What the startup header lists as loaded (context files, skills, prompt templates,
 /// extensions), in the header's display form.
-fn header_resources(
+pub(super) fn header_resources(
     session: &AgentSession,
 ) -> crate::modes::interactive::components::header::LoadedResources {
     let loaded = session.loaded_resources();

@@ -1,0 +1,107 @@
+//! `/reload` in the interactive UI, as in pi 0.73: refused while the agent answers or
+//! compacts (with pi's warnings); otherwise the session reloads its settings and
+//! resources and restarts its extensions on a blocking thread (the [`super::Reloader`]),
+//! and then the UI reloads what it owns itself: keybindings, the theme, editor and
+//! display settings, the `/` completion, the extensions' UI channel, the chat and the
+//! resource listing of the header.
+//!
+//! Submits typed meanwhile wait, as they do while a session loads.
+
+use super::AppMsg;
+use super::state::{App, Status, header_resources};
+
+/// What the status line shows while reloading (pi's text).
+const RELOADING: &str = "Reloading keybindings, extensions, skills, prompts, themes...";
+/// The note once done (pi's text).
+const RELOADED: &str = "Reloaded keybindings, extensions, skills, prompts, themes";
+
+impl App {
+    /// `/reload`.
+    pub fn start_reload(&mut self) {
+        if let Some(why) = self.session.reload_refusal() {
+            self.notice(format!("Warning: {why}"));
+            return;
+        }
+        let Some(reloader) = self.reloader.clone() else {
+            self.session.with_registry(|r| r.reload());
+            self.refresh_usage();
+            self.footer_cache = None;
+            self.notice("Reloaded models and keys");
+            return;
+        };
+        // As pi: what the old extensions put on screen goes with them.
+        self.extension_ui.statuses.clear();
+        self.extension_ui.widgets_above.clear();
+        self.extension_ui.widgets_below.clear();
+        self.footer_cache = None;
+        self.loading = true;
+        self.status = Status::Message(RELOADING.into());
+        self.dirty = true;
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = tokio::task::spawn_blocking(move || reloader(&session))
+                .await
+                .map_err(|e| e.to_string());
+            let _ = tx.send(AppMsg::Reloaded(result));
+        });
+    }
+
+    /// The session has reloaded (or failed to): reload the UI's own parts and show the
+    /// outcome.
+    pub fn finish_reload(&mut self, result: Result<Vec<String>, String>) {
+        self.loading = false;
+        if matches!(self.status, Status::Message(_)) {
+            self.status = Status::Idle;
+        }
+        let warnings = match result {
+            Ok(warnings) => warnings,
+            Err(e) => {
+                self.notice(format!("Error: Reload failed: {e}"));
+                self.run_queued_submits();
+                return;
+            }
+        };
+        let mut ui_warnings = Vec::new();
+        let (keys, key_warnings) = super::load_keybindings(self.session.paths());
+        ui_warnings.extend(key_warnings);
+        self.keys = keys;
+        self.editor.set_keybindings(self.keys.clone());
+        let (theme_name, hide_thinking, show_cursor, max_visible, padding) =
+            self.session.with_settings(|s| {
+                (
+                    s.theme().map(str::to_string),
+                    s.hide_thinking_block(),
+                    s.show_hardware_cursor(),
+                    s.autocomplete_max_visible() as usize,
+                    s.editor_padding_x() as usize,
+                )
+            });
+        let (theme, theme_warning) = super::load_theme(theme_name, self.session.paths());
+        self.theme = theme;
+        ui_warnings.extend(theme_warning);
+        self.hide_thinking = hide_thinking;
+        self.show_hardware_cursor = show_cursor;
+        self.editor.set_autocomplete_max_visible(max_visible);
+        self.editor.set_padding_x(padding);
+
+        self.header.resources = header_resources(&self.session);
+        self.refresh_autocomplete();
+        self.forward_extension_ui();
+        self.refresh_usage();
+        self.footer_cache = None;
+        // Redraws everything: the header with the resources now loaded, then the chat.
+        self.rebuild_transcript();
+        for w in warnings.into_iter().chain(ui_warnings) {
+            self.notice(format!("Warning: {w}"));
+        }
+        self.notice(RELOADED);
+        self.run_queued_submits();
+    }
+
+    fn run_queued_submits(&mut self) {
+        for text in std::mem::take(&mut self.queued_submits) {
+            self.on_submit(text);
+        }
+    }
+}
