@@ -61,17 +61,7 @@ impl Reloader {
             &self.extensions,
             &mut warnings,
         );
-        let extension_tool_names: Vec<String> = extensions
-            .as_ref()
-            .map(|e| {
-                e.host
-                    .agent_tools()
-                    .iter()
-                    .map(|t| t.name().to_string())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let tool_names = builtin_tools(args, &extension_tool_names, &mut warnings);
+        let tool_names = builtin_tools(args, extensions.as_ref().map(|e| &e.host), &mut warnings);
         let prompt = prompt_resources(args, cwd, agent_dir, &mut warnings);
         let templates = resources::prompt_templates(args, &settings, cwd, agent_dir);
         let skills = resources::skills(args, &settings, cwd, agent_dir);

@@ -355,13 +355,21 @@ fn choose_model(
 }
 
 /// The built-in tools the tool flags ask for (`--no-tools`, `--no-builtin-tools`,
-/// `--tools a,b`); names that are neither built-in nor in `extension_tool_names` are
+/// `--tools a,b`); names that are neither built-in nor tools of `extensions` are
 /// reported in `warnings`.
 pub fn builtin_tools(
     args: &Args,
-    extension_tool_names: &[String],
+    extensions: Option<&crate::extensions::ExtensionHost>,
     warnings: &mut Vec<String>,
 ) -> Vec<String> {
+    let extension_tool_names: Vec<String> = extensions
+        .map(|host| {
+            host.agent_tools()
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
     let Some(list) = args.tool_names() else {
         if args.cli.no_tools || args.cli.no_builtin_tools {
             return Vec::new();
@@ -529,17 +537,7 @@ pub fn build_session(
             extensions.as_ref().map(|e| &e.host),
         ));
     }
-    let extension_tool_names: Vec<String> = extensions
-        .as_ref()
-        .map(|e| {
-            e.host
-                .agent_tools()
-                .iter()
-                .map(|t| t.name().to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    let tool_names = builtin_tools(args, &extension_tool_names, &mut warnings);
+    let tool_names = builtin_tools(args, extensions.as_ref().map(|e| &e.host), &mut warnings);
 
     let prompt_resources = prompt_resources(args, cwd, &paths.agent_dir, &mut warnings);
 
