@@ -81,7 +81,9 @@ impl SearchText {
             raw.clear();
             searchable_text(outline, &mut raw);
             if raw.is_ascii() {
-                text.extend(raw.chars().map(|c| c.to_ascii_lowercase()));
+                let start = text.len();
+                text.push_str(&raw);
+                text[start..].make_ascii_lowercase();
             } else {
                 text.push_str(&raw.to_lowercase());
             }
