@@ -280,7 +280,7 @@ impl AuthStorage {
     /// The refresher to run before a request to `provider`: its auth.json entry is an
     /// expired OAuth credential pi-rs knows how to refresh, and no `--api-key` overrides it.
     pub fn oauth_refresh_due(&self, provider: &str) -> Option<OAuthProvider> {
-        if self.runtime.contains_key(provider) {
+        if self.runtime.contains_key(provider) || self.path.as_os_str().is_empty() {
             return None;
         }
         let entry = self.data.get(provider)?;
@@ -311,8 +311,7 @@ impl AuthStorage {
                 Some("oauth") => {
                     // Only a valid access token is usable here; expired ones are
                     // refreshed on the async request path first.
-                    let expires = entry.get("expires").and_then(Value::as_i64).unwrap_or(0);
-                    if expires > chrono::Utc::now().timestamp_millis()
+                    if !is_expired_oauth(entry, crate::ai::message::now_ms())
                         && let Some(access) = entry.get("access").and_then(Value::as_str)
                     {
                         return Some(ApiKey::new(access));
