@@ -10,6 +10,10 @@
 //! replaced atomically, and entries it does not understand (OAuth credentials written by
 //! pi's `/login`) are kept untouched. A key is wrapped in [`ApiKey`], whose `Debug`
 //! shows nothing of it, so it cannot leak into logs or error messages by accident.
+//!
+//! Lookups here are synchronous and never touch the network: an expired OAuth entry
+//! still counts as configured, and [`AuthStorage::oauth_refresh_due`] tells the async
+//! request path to refresh it first (see `ai::oauth`).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -19,6 +23,8 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+
+use super::oauth::{OAuthProvider, is_expired_oauth};
 
 /// A secret credential. `Debug` is redacted; read it with [`expose`](Self::expose).
 #[derive(Clone, PartialEq, Eq)]
@@ -271,7 +277,19 @@ impl AuthStorage {
         self.persist(provider, None)
     }
 
-    /// Whether any credential is configured for a provider (no command is run).
+    /// The refresher to run before a request to `provider`: its auth.json entry is an
+    /// expired OAuth credential pi-rs knows how to refresh, and no `--api-key` overrides it.
+    pub fn oauth_refresh_due(&self, provider: &str) -> Option<OAuthProvider> {
+        if self.runtime.contains_key(provider) || self.path.as_os_str().is_empty() {
+            return None;
+        }
+        let entry = self.data.get(provider)?;
+        let refresher = OAuthProvider::for_provider(provider)?;
+        is_expired_oauth(entry, crate::ai::message::now_ms()).then_some(refresher)
+    }
+
+    /// Whether any credential is configured for a provider (no command is run). An
+    /// expired OAuth entry counts: it is refreshed before the request.
     pub fn has_auth(&self, provider: &str) -> bool {
         self.runtime.contains_key(provider)
             || self.data.contains_key(provider)
@@ -291,10 +309,9 @@ impl AuthStorage {
                     }
                 }
                 Some("oauth") => {
-                    // Token refresh is pi's /login machinery; a still-valid access token
-                    // is usable as is.
-                    let expires = entry.get("expires").and_then(Value::as_i64).unwrap_or(0);
-                    if expires > chrono::Utc::now().timestamp_millis()
+                    // Only a valid access token is usable here; expired ones are
+                    // refreshed on the async request path first.
+                    if !is_expired_oauth(entry, crate::ai::message::now_ms())
                         && let Some(access) = entry.get("access").and_then(Value::as_str)
                     {
                         return Some(ApiKey::new(access));
@@ -349,7 +366,7 @@ impl AuthStorage {
     }
 }
 
-fn read_auth_file(path: &Path) -> Result<Map<String, Value>, AuthError> {
+pub(crate) fn read_auth_file(path: &Path) -> Result<Map<String, Value>, AuthError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
@@ -377,7 +394,7 @@ fn read_auth_file(path: &Path) -> Result<Map<String, Value>, AuthError> {
 }
 
 /// Writes `bytes` to a temp file (mode 0600) next to `path`, then renames it over `path`.
-fn write_private_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_private_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

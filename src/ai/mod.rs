@@ -7,6 +7,7 @@ pub mod json_partial;
 pub mod message;
 pub mod model;
 pub mod models;
+pub mod oauth;
 pub mod overflow;
 pub mod providers;
 pub mod retry;

@@ -17,6 +17,9 @@
 //! (between events), `chunk_size` (split text and arguments into deltas of that many
 //! characters) and `usage: {input, output, cache_read, cache_write}`. Without scripted
 //! usage, input tokens are the request body's bytes / 4, as in the corpus mock.
+//!
+//! `oauth_token: {status, body}` makes the server also answer OAuth token refreshes
+//! (`POST .../oauth/token`) with that status and JSON body; without it they get a 404.
 
 use std::collections::VecDeque;
 use std::io::Write as _;
@@ -83,6 +86,8 @@ pub struct Script {
     pub sequence: Vec<Reply>,
     pub rules: Vec<Rule>,
     pub default: Option<Reply>,
+    /// The answer to every `.../oauth/token` request.
+    pub oauth_token: Option<ScriptError>,
 }
 
 impl Script {
@@ -123,6 +128,7 @@ struct State {
     sequence: Mutex<VecDeque<Reply>>,
     rules: Vec<Rule>,
     default: Option<Reply>,
+    oauth_token: Option<ScriptError>,
     requests: Mutex<Vec<RecordedRequest>>,
     log: Option<PathBuf>,
 }
@@ -154,6 +160,7 @@ impl MockLlm {
             sequence: Mutex::new(script.sequence.into()),
             rules: script.rules,
             default: script.default,
+            oauth_token: script.oauth_token,
             requests: Mutex::new(Vec::new()),
             log,
         });
@@ -318,6 +325,12 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
         {
             let _ = writeln!(f, "{line}");
         }
+    }
+    if path.ends_with("/oauth/token") {
+        return match &state.oauth_token {
+            Some(t) => write_plain(&mut socket, t.status, &[], &t.body.to_string()).await,
+            None => write_plain(&mut socket, 404, &[], "no oauth_token in the mock script").await,
+        };
     }
     let Some(wire) = wire_for(&path) else {
         let msg = format!("no mock endpoint for {path}");
@@ -776,6 +789,7 @@ async fn write_stream(
 
 fn reason(status: u16) -> &'static str {
     match status {
+        200 => "OK",
         400 => "Bad Request",
         401 => "Unauthorized",
         404 => "Not Found",

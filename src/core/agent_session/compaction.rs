@@ -137,6 +137,7 @@ impl AgentSession {
         instructions: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<(CompactionResult, Value), Failure> {
+        self.refresh_oauth_if_due().await.map_err(Failure::Plain)?;
         let client = self.summary_client().map_err(Failure::Plain)?;
         let listening = self.extensions_listen(EventName::SessionBeforeCompact);
         let (preparation, reasoning, branch) = {

@@ -1,12 +1,15 @@
 //! Switching models and thinking levels. Each change is recorded in the session
 //! (`model_change`, `thinking_level_change`) and remembered as the default in the global
-//! settings, as pi does; a level the model cannot do is clamped.
+//! settings, as pi does; a level the model cannot do is clamped. Also the refresh of an
+//! expired OAuth token of the current model's provider before a request.
 
 use std::sync::atomic::Ordering;
 
+use super::client::shared_http_client;
 use super::{AgentSession, DEFAULT_THINKING_LEVEL, State};
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::resolve::ScopedModel;
+use crate::ai::oauth;
 use crate::core::events::SessionEvent;
 use crate::extensions::ModelSelectSource;
 
@@ -229,6 +232,41 @@ impl AgentSession {
         match &self.state().model {
             Some(m) => m.available_thinking_levels(),
             None => ThinkingLevel::ALL.to_vec(),
+        }
+    }
+}
+
+impl AgentSession {
+    /// Refreshes the current model's stored OAuth token if it has expired (pi does this
+    /// before every request), then re-reads auth.json so the request uses the new token.
+    /// The registry lock is not held while the token endpoint is asked.
+    pub(crate) async fn refresh_oauth_if_due(&self) -> Result<(), String> {
+        let (path, refresher) = {
+            let st = self.state();
+            let Some(model) = &st.model else {
+                return Ok(());
+            };
+            match st.registry.auth().oauth_refresh_due(&model.provider) {
+                Some(r) => (st.registry.auth().path().to_path_buf(), r),
+                None => return Ok(()),
+            }
+        };
+        let result = oauth::refresh_stored(&path, refresher, &shared_http_client()).await;
+        let mut st = self.state();
+        st.registry.auth_mut().reload();
+        match result {
+            Ok(_) => Ok(()),
+            // As pi: another process may have refreshed while ours failed.
+            Err(_)
+                if st
+                    .registry
+                    .auth()
+                    .oauth_refresh_due(refresher.id())
+                    .is_none() =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
         }
     }
 }

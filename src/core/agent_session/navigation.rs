@@ -166,6 +166,7 @@ impl AgentSession {
         }
 
         if options.summarize && !abandoned.is_empty() && summary.is_none() {
+            self.refresh_oauth_if_due().await?;
             let client = self.summary_client()?;
             let budget = BranchSummarySettings {
                 reserve_tokens: reserve,

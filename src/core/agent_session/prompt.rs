@@ -132,6 +132,7 @@ impl AgentSession {
         let _op = self.inner.op_lock.lock().await;
         self.flush_pending_bash();
         self.check_model_ready()?;
+        self.refresh_oauth_if_due().await?;
         let cancel = self.new_cancel();
         // A compaction may be due before sending (this also catches aborted answers).
         if let Some(last) = self.last_assistant() {
@@ -165,6 +166,7 @@ impl AgentSession {
         let _op = self.inner.op_lock.lock().await;
         self.flush_pending_bash();
         self.check_model_ready()?;
+        self.refresh_oauth_if_due().await?;
         self.new_cancel();
         self.run_until_settled(Some(messages)).await;
         Ok(())
@@ -178,6 +180,7 @@ impl AgentSession {
         }
         let _op = self.inner.op_lock.lock().await;
         self.check_model_ready()?;
+        self.refresh_oauth_if_due().await?;
         self.new_cancel();
         self.run_until_settled(None).await;
         Ok(())
@@ -462,6 +465,9 @@ impl AgentSession {
         prompts: Option<Vec<AgentMessage>>,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Vec<AgentMessage> {
+        // Later turns of a long session may outlive the token; a failure here shows up
+        // as the provider's missing-key error on the assistant message.
+        let _ = self.refresh_oauth_if_due().await;
         let (config, mut messages) = {
             let mut st = self.state();
             st.streaming = true;

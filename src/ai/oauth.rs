@@ -1,0 +1,340 @@
+//! Refreshing the OAuth credentials that pi's `/login` keeps in auth.json.
+//!
+//! An entry `{"type": "oauth", "refresh", "access", "expires"}` holds a short-lived
+//! access token and a refresh token. Once `expires` (ms since the epoch) has passed, the
+//! refresh token is exchanged at the provider's token endpoint for new ones, and the
+//! entry is rewritten in place: unknown fields of the entry and every other provider are
+//! kept, and the file is replaced atomically with mode 0600.
+//!
+//! pi processes and pi-rs processes share auth.json, and a refresh token is single use,
+//! so a refresh happens under the same lock pi takes (the `auth.json.lock` directory of
+//! the `proper-lockfile` package, stale after 30 s). After taking the lock the file is
+//! read again: if another process refreshed in the meantime, its token is used as is.
+//!
+//! Not for signing in: the `/login` flows are not implemented in pi-rs.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Map, Value, json};
+
+use super::auth::{ApiKey, read_auth_file, write_private_atomic};
+
+/// A lock older than this is left over by a crashed process (proper-lockfile's `stale`).
+pub const LOCK_STALE: Duration = Duration::from_secs(30);
+
+/// How long to wait for another process's lock before giving up; longer than
+/// [`LOCK_STALE`] so a lock left by a crashed process is taken over.
+const LOCK_WAIT: Duration = Duration::from_secs(40);
+
+/// Kept below [`LOCK_STALE`] so our lock never looks stale while we still hold it.
+const REFRESH_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// pi subtracts five minutes from an Anthropic token's lifetime so a request started
+/// just before expiry still carries a valid token.
+const ANTHROPIC_EXPIRY_MARGIN_MS: i64 = 5 * 60 * 1000;
+
+/// Protocol constants of Claude Pro/Max sign-in (the same as pi's, so tokens pi obtained
+/// refresh here).
+const ANTHROPIC_CLIENT_ID: &str = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
+const ANTHROPIC_TOKEN_URL: &str = "https://platform.claude.com/v1/oauth/token";
+
+/// Testing knob: where Anthropic token refreshes are sent instead of the real endpoint.
+pub const ANTHROPIC_TOKEN_URL_ENV: &str = "PI_RS_ANTHROPIC_OAUTH_TOKEN_URL";
+
+/// Providers whose stored OAuth credentials pi-rs can refresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OAuthProvider {
+    Anthropic,
+}
+
+impl OAuthProvider {
+    /// The refresher for a provider id of auth.json, if there is one.
+    pub fn for_provider(id: &str) -> Option<Self> {
+        match id {
+            "anthropic" => Some(Self::Anthropic),
+            _ => None,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+        }
+    }
+
+    fn token_url(self) -> String {
+        match self {
+            Self::Anthropic => std::env::var(ANTHROPIC_TOKEN_URL_ENV)
+                .ok()
+                .filter(|u| !u.is_empty())
+                .unwrap_or_else(|| ANTHROPIC_TOKEN_URL.to_string()),
+        }
+    }
+
+    fn env_var(self) -> &'static str {
+        match self {
+            Self::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+}
+
+/// A refresh that did not produce a usable token. The message says what to do.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "Failed to refresh OAuth token for {provider}: {detail}\n\nRun /login in pi to sign in again, or remove the \"{provider}\" entry from {path} and set {env_var}."
+)]
+pub struct OAuthRefreshError {
+    pub provider: &'static str,
+    pub detail: String,
+    pub path: PathBuf,
+    pub env_var: &'static str,
+}
+
+/// New tokens from the token endpoint.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TokenUpdate {
+    pub access: ApiKey,
+    pub refresh: ApiKey,
+    /// Milliseconds since the epoch.
+    pub expires: i64,
+}
+
+impl std::fmt::Debug for TokenUpdate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenUpdate")
+            .field("expires", &self.expires)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `expires` of an oauth entry (pi writes an integer; a float is tolerated).
+fn entry_expires(entry: &Value) -> Option<i64> {
+    let v = entry.get("expires")?;
+    v.as_i64().or_else(|| v.as_f64().map(|f| f as i64))
+}
+
+/// Whether an auth.json entry is an OAuth credential whose access token has expired
+/// (pi refreshes when `now >= expires`; a missing `expires` counts as expired).
+pub fn is_expired_oauth(entry: &Value, now_ms: i64) -> bool {
+    entry.get("type").and_then(Value::as_str) == Some("oauth")
+        && entry_expires(entry).is_none_or(|e| now_ms >= e)
+}
+
+/// The entry with the new tokens; every other field of it is kept.
+pub fn apply_update(entry: &Value, update: &TokenUpdate) -> Value {
+    let mut map = entry.as_object().cloned().unwrap_or_default();
+    map.insert("type".into(), json!("oauth"));
+    map.insert("refresh".into(), json!(update.refresh.expose()));
+    map.insert("access".into(), json!(update.access.expose()));
+    map.insert("expires".into(), json!(update.expires));
+    Value::Object(map)
+}
+
+/// Reads the token endpoint's answer (`access_token`, `refresh_token`, `expires_in` in
+/// seconds). Without a new refresh token the old one stays in use.
+pub fn parse_token_response(
+    provider: OAuthProvider,
+    body: &str,
+    old_refresh: &str,
+    now_ms: i64,
+) -> Result<TokenUpdate, String> {
+    let data: Value = serde_json::from_str(body)
+        .map_err(|e| format!("the token endpoint returned invalid JSON ({e})"))?;
+    let access = data
+        .get("access_token")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or("the token endpoint's answer has no access_token")?;
+    let expires_in = data
+        .get("expires_in")
+        .and_then(Value::as_f64)
+        .ok_or("the token endpoint's answer has no expires_in")?;
+    let refresh = data
+        .get("refresh_token")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(old_refresh);
+    let margin = match provider {
+        OAuthProvider::Anthropic => ANTHROPIC_EXPIRY_MARGIN_MS,
+    };
+    Ok(TokenUpdate {
+        access: ApiKey::new(access),
+        refresh: ApiKey::new(refresh),
+        expires: now_ms + (expires_in * 1000.0) as i64 - margin,
+    })
+}
+
+/// Exchanges a refresh token for new tokens at `url` (the provider's token endpoint).
+pub async fn request_refresh(
+    provider: OAuthProvider,
+    http: &reqwest::Client,
+    url: &str,
+    refresh_token: &str,
+) -> Result<TokenUpdate, String> {
+    let body = match provider {
+        OAuthProvider::Anthropic => json!({
+            "grant_type": "refresh_token",
+            "client_id": ANTHROPIC_CLIENT_ID,
+            "refresh_token": refresh_token,
+        }),
+    };
+    let response = http
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json")
+        .body(body.to_string())
+        .timeout(REFRESH_TIMEOUT)
+        .send()
+        .await
+        .map_err(|e| format!("request to {url} failed ({e})"))?;
+    let status = response.status();
+    let text = response
+        .text()
+        .await
+        .map_err(|e| format!("reading the answer of {url} failed ({e})"))?;
+    if !status.is_success() {
+        return Err(format!(
+            "{url} answered HTTP {}: {}",
+            status.as_u16(),
+            shorten(text.trim(), 500)
+        ));
+    }
+    parse_token_response(provider, &text, refresh_token, crate::ai::message::now_ms())
+}
+
+fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// The lock on auth.json, held while it exists. The directory is removed on drop.
+#[derive(Debug)]
+pub struct AuthFileLock {
+    dir: PathBuf,
+}
+
+impl Drop for AuthFileLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// The lock directory pi (proper-lockfile) uses for a file.
+pub fn lock_dir_for(auth_path: &Path) -> PathBuf {
+    let mut name = auth_path.as_os_str().to_os_string();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// One attempt at the lock: `None` while another live process holds it. A lock whose
+/// directory was not touched for `stale` is taken over.
+pub fn try_lock(auth_path: &Path, stale: Duration) -> std::io::Result<Option<AuthFileLock>> {
+    let dir = lock_dir_for(auth_path);
+    match std::fs::create_dir(&dir) {
+        Ok(()) => return Ok(Some(AuthFileLock { dir })),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let age = std::fs::metadata(&dir)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok());
+    if age.is_some_and(|a| a > stale) {
+        // Gone already is fine: someone else took it over first, and mkdir decides.
+        let _ = std::fs::remove_dir(&dir);
+        return match std::fs::create_dir(&dir) {
+            Ok(()) => Ok(Some(AuthFileLock { dir })),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+            Err(e) => Err(e),
+        };
+    }
+    Ok(None)
+}
+
+/// Waits for the lock, backing off like pi does, for at most `wait`.
+pub async fn lock(auth_path: &Path, wait: Duration) -> Result<AuthFileLock, String> {
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut delay = Duration::from_millis(50);
+    loop {
+        match try_lock(auth_path, LOCK_STALE) {
+            Ok(Some(lock)) => return Ok(lock),
+            Ok(None) => {}
+            Err(e) => {
+                return Err(format!(
+                    "cannot create the lock {} ({e})",
+                    lock_dir_for(auth_path).display()
+                ));
+            }
+        }
+        if tokio::time::Instant::now() + delay > deadline {
+            return Err(format!(
+                "another pi process holds the lock {}; if none is running, delete that directory",
+                lock_dir_for(auth_path).display()
+            ));
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(1));
+    }
+}
+
+/// Refreshes `provider`'s stored OAuth credential in `auth_path` if it is still expired
+/// once the lock is held, saves the new tokens and returns the access token to use.
+pub async fn refresh_stored(
+    auth_path: &Path,
+    provider: OAuthProvider,
+    http: &reqwest::Client,
+) -> Result<ApiKey, OAuthRefreshError> {
+    refresh_stored_at(auth_path, provider, http, &provider.token_url()).await
+}
+
+async fn refresh_stored_at(
+    auth_path: &Path,
+    provider: OAuthProvider,
+    http: &reqwest::Client,
+    token_url: &str,
+) -> Result<ApiKey, OAuthRefreshError> {
+    let fail = |detail: String| OAuthRefreshError {
+        provider: provider.id(),
+        detail,
+        path: auth_path.to_path_buf(),
+        env_var: provider.env_var(),
+    };
+    let _lock = lock(auth_path, LOCK_WAIT).await.map_err(fail)?;
+    let mut data: Map<String, Value> =
+        read_auth_file(auth_path).map_err(|e| fail(e.to_string()))?;
+    let entry = data
+        .get(provider.id())
+        .filter(|e| e.get("type").and_then(Value::as_str) == Some("oauth"))
+        .cloned()
+        .ok_or_else(|| fail("auth.json no longer holds an OAuth entry for it".into()))?;
+    if !is_expired_oauth(&entry, crate::ai::message::now_ms())
+        && let Some(access) = entry.get("access").and_then(Value::as_str)
+    {
+        // Another process refreshed while we waited for the lock.
+        return Ok(ApiKey::new(access));
+    }
+    let refresh = entry
+        .get("refresh")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| fail("the stored entry has no refresh token".into()))?;
+    let update = request_refresh(provider, http, token_url, refresh)
+        .await
+        .map_err(fail)?;
+    data.insert(provider.id().to_string(), apply_update(&entry, &update));
+    let text = serde_json::to_string_pretty(&Value::Object(data))
+        .map_err(|e| fail(format!("cannot encode auth.json ({e})")))?;
+    write_private_atomic(auth_path, text.as_bytes()).map_err(|e| {
+        fail(format!(
+            "new tokens were issued but {} could not be written ({e})",
+            auth_path.display()
+        ))
+    })?;
+    Ok(update.access)
+}
+
+#[cfg(test)]
+mod tests;
