@@ -11,16 +11,16 @@ Prints the median of N runs of each and the ratio reference / pi-rs.
 Needs: a release build (`cargo build --release --example mock_llm --bin pi`), node + npm
 for the reference (`tests/support/reference-pi.sh` installs it on first use).
 """
-import argparse
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from benchlib import parse_args, temp_home
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = {
@@ -48,21 +48,9 @@ def median_ms(samples):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--pi-rs", default=str(ROOT / "target/release/pi"))
-    ap.add_argument("--mock", default=str(ROOT / "target/release/examples/mock_llm"))
-    ap.add_argument("--reference", default=str(ROOT / "tests/support/reference-pi.sh"))
-    args = ap.parse_args()
+    args = parse_args(runs=10)
 
-    for p in (args.pi_rs, args.mock):
-        if not Path(p).exists():
-            sys.exit(f"missing {p}: run cargo build --release --example mock_llm --bin pi")
-
-    tmp = Path(tempfile.mkdtemp(prefix="pi-bench-"))
-    home = tmp / "home"
-    agent = home / ".pi/agent"
-    agent.mkdir(parents=True)
+    tmp, home, agent = temp_home("pi-bench-")
     (tmp / "script.json").write_text(json.dumps(SCRIPT))
     port = 18900 + os.getpid() % 1000
     server = subprocess.Popen([args.mock, "--port", str(port), "--script", str(tmp / "script.json")],

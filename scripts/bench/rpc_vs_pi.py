@@ -15,16 +15,16 @@ Prints medians over N runs (N processes) and the ratio reference / pi-rs.
 Needs: a release build (`cargo build --release --example mock_llm --bin pi`), node + npm for
 the reference (`tests/support/reference-pi.sh` installs it on first use).
 """
-import argparse
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from benchlib import parse_args, temp_home
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = "".join(f"w{i % 100:02d} " for i in range(1000))  # 4,000 characters
@@ -81,20 +81,9 @@ class Rpc:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--pi-rs", default=str(ROOT / "target/release/pi"))
-    ap.add_argument("--mock", default=str(ROOT / "target/release/examples/mock_llm"))
-    ap.add_argument("--reference", default=str(ROOT / "tests/support/reference-pi.sh"))
-    args = ap.parse_args()
-    for p in (args.pi_rs, args.mock):
-        if not Path(p).exists():
-            sys.exit(f"missing {p}: run cargo build --release --example mock_llm --bin pi")
+    args = parse_args(runs=5)
 
-    tmp = Path(tempfile.mkdtemp(prefix="pi-rpc-bench-"))
-    home = tmp / "home"
-    agent = home / ".pi/agent"
-    agent.mkdir(parents=True)
+    tmp, home, agent = temp_home("pi-rpc-bench-")
     proj = tmp / "proj"
     proj.mkdir()
     (tmp / "script.json").write_text(json.dumps(SCRIPT))
