@@ -306,6 +306,9 @@ add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json."
     Ok(code as u8)
 }
 
+/// How long a signal waits for the aborted run to be recorded before exiting.
+const ABORT_SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_millis(1000);
+
 /// SIGINT / SIGTERM / SIGHUP: stop the agent, kill running commands (they live in their
 /// own process groups and would survive us) and exit with the conventional code.
 async fn exit_on_signal(session: AgentSession) {
@@ -326,6 +329,9 @@ async fn exit_on_signal(session: AgentSession) {
         };
         session.abort();
         pi::tools::shell::kill_all_running();
+        // The aborted answer is recorded once the run winds down (bounded: an abort
+        // ends every automatic action within milliseconds).
+        let _ = tokio::time::timeout(ABORT_SETTLE_LIMIT, session.wait_for_operation()).await;
         // Extensions get their `session_shutdown` and are stopped (they live in their own
         // process groups and would outlive us otherwise).
         let _ = tokio::time::timeout(SHUTDOWN_LIMIT, session.shutdown()).await;

@@ -11,5 +11,6 @@ mod tests;
 pub use events::{AgentEvent, EventSink};
 pub use queue::{DeliveryMode, MessageQueues};
 pub use run::{
-    AgentConfig, AgentHooks, ModelClient, ToolCallVerdict, TurnOptions, run, run_continue,
+    AgentConfig, AgentHooks, ContinueError, ModelClient, ToolCallVerdict, TurnOptions, run,
+    run_continue,
 };

@@ -137,15 +137,43 @@ pub async fn run(
     added
 }
 
+/// Why [`run_continue`] refused to run (pi-agent-core's `continue()` errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ContinueError {
+    #[error("No messages to continue from")]
+    NoMessages,
+    /// The model already answered: continuing would ask it again for the same turn,
+    /// which is how an agent ends up in a request loop.
+    #[error("Cannot continue from message role: assistant")]
+    FromAssistant,
+}
+
 /// Continues from the current conversation without a new prompt (after a retry or a
-/// compaction). The last message must be one a model can answer (user or tool result).
+/// compaction). The last message must be one a model can answer (user, tool result or
+/// a custom message). After an assistant message only queued messages can go on — the
+/// steering queue first, then follow-ups, sent as prompts — and without any the call is
+/// refused and nothing is sent or emitted.
 pub async fn run_continue(
     messages: &mut Vec<AgentMessage>,
     config: &AgentConfig,
     queues: &MessageQueues,
     sink: &mut dyn EventSink,
     cancel: &CancellationToken,
-) -> Vec<AgentMessage> {
+) -> Result<Vec<AgentMessage>, ContinueError> {
+    match messages.last() {
+        None => return Err(ContinueError::NoMessages),
+        Some(AgentMessage::Assistant(_)) => {
+            let mut queued = queues.take_steering();
+            if queued.is_empty() {
+                queued = queues.take_follow_up();
+            }
+            if queued.is_empty() {
+                return Err(ContinueError::FromAssistant);
+            }
+            return Ok(run(queued, messages, config, queues, sink, cancel).await);
+        }
+        Some(_) => {}
+    }
     let mut added = Vec::new();
     sink.emit(AgentEvent::AgentStart);
     sink.emit(AgentEvent::TurnStart);
@@ -153,7 +181,7 @@ pub async fn run_continue(
     sink.emit(AgentEvent::AgentEnd {
         messages: added.clone(),
     });
-    added
+    Ok(added)
 }
 
 async fn run_turns(

@@ -532,3 +532,59 @@ async fn a_hook_can_change_tool_arguments_or_block_the_call() {
 fn api_of_the_test_model_is_parsed() {
     assert_eq!(model().api, Api::OpenAiCompletions);
 }
+
+#[tokio::test]
+async fn continue_refuses_to_ask_the_model_again_after_its_own_answer() {
+    let client = Scripted::new(vec![text("again")]);
+    let cfg = config(client.clone(), Vec::new());
+    let mut messages = vec![user("hi"), AgentMessage::Assistant(text("hello"))];
+    let mut events = Vec::new();
+    let mut sink = |e: AgentEvent| events.push(e);
+    let queues = MessageQueues::new();
+    let refused = run_continue(
+        &mut messages,
+        &cfg,
+        &queues,
+        &mut sink,
+        &CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(refused, Err(ContinueError::FromAssistant));
+    assert!(client.seen.lock().unwrap().is_empty(), "nothing is sent");
+    assert_eq!(messages.len(), 2);
+
+    assert!(events.is_empty(), "nothing is emitted");
+    let mut sink = |_e: AgentEvent| {};
+    let mut empty = Vec::new();
+    let refused = run_continue(
+        &mut empty,
+        &cfg,
+        &queues,
+        &mut sink,
+        &CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(refused, Err(ContinueError::NoMessages));
+}
+
+#[tokio::test]
+async fn continue_after_an_answer_sends_the_queued_messages() {
+    let client = Scripted::new(vec![text("sure")]);
+    let cfg = config(client.clone(), Vec::new());
+    let mut messages = vec![user("hi"), AgentMessage::Assistant(text("hello"))];
+    let queues = MessageQueues::new();
+    queues.push_follow_up(user("and then?"));
+    let mut sink = |_e: AgentEvent| {};
+    let added = run_continue(
+        &mut messages,
+        &cfg,
+        &queues,
+        &mut sink,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    let roles: Vec<&str> = added.iter().map(|m| m.role()).collect();
+    assert_eq!(roles, ["user", "assistant"]);
+    assert_eq!(client.seen.lock().unwrap().len(), 1);
+}

@@ -8,7 +8,8 @@
 //! mode (pi's wording).
 //!
 //! Exit code 0 on success; 1 when a prompt could not be sent or the last answer ended in
-//! an error or was aborted (the error goes to stderr).
+//! an error or was aborted (the error goes to stderr). Signals are handled by the caller
+//! (`main.rs`): the agent is aborted, running commands are killed, exit 130/143/129.
 
 use std::io::Write;
 
@@ -74,6 +75,13 @@ pub async fn run_print(
     let mut encoder = EventJsonEncoder::new();
     let handle = |event: SessionEvent, encoder: &mut EventJsonEncoder| match (&event, output) {
         (SessionEvent::Notice { message }, _) => eprintln!("Warning: {message}"),
+        (
+            SessionEvent::CompactionEnd {
+                error_message: Some(message),
+                ..
+            },
+            PrintOutput::Text,
+        ) => eprintln!("{message}"),
         (
             SessionEvent::ExtensionError {
                 extension_path,

@@ -4,6 +4,7 @@
 //!
 //! - `tui`: prompts and streaming, tool diffs, abort, resize, `--resume`, `/compact`,
 //!   extension dialogs.
+//! - `abort`: Escape during a retry wait and an overflow compaction.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
@@ -14,6 +15,7 @@ mod support;
 #[path = "../support/extensions.rs"]
 mod ext_support;
 
+mod abort;
 mod env;
 mod tree;
 mod tui;

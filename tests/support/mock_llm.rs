@@ -15,7 +15,9 @@
 //! `retry-after` with an error), `drop_after_bytes` (close the connection mid-stream),
 //! `malformed_line` (an unparsable `data:` line after the first event), `delay_ms`
 //! (between events), `chunk_size` (split text and arguments into deltas of that many
-//! characters) and `usage: {input, output, cache_read, cache_write}`. Without scripted
+//! characters), `cut_by_max_tokens` (stop as if the output limit was hit: tool-call
+//! arguments end halfway, finish reason `length` / `max_tokens`; chat completions and
+//! Anthropic) and `usage: {input, output, cache_read, cache_write}`. Without scripted
 //! usage, input tokens are the request body's bytes / 4, as in the corpus mock.
 //!
 //! `oauth_token: {status, body}` makes the server also answer OAuth token refreshes
@@ -45,7 +47,23 @@ pub struct Reply {
     pub malformed_line: bool,
     pub delay_ms: Option<u64>,
     pub chunk_size: Option<usize>,
+    pub cut_by_max_tokens: bool,
     pub usage: Option<ScriptUsage>,
+}
+
+impl Reply {
+    /// The arguments as streamed: cut halfway with `cut_by_max_tokens`.
+    fn streamed_arguments(&self, tc: &ScriptToolCall) -> String {
+        let full = tc.arguments.to_string();
+        if !self.cut_by_max_tokens {
+            return full;
+        }
+        let mut half = full.len() / 2;
+        while !full.is_char_boundary(half) {
+            half -= 1;
+        }
+        full[..half].to_string()
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -508,14 +526,16 @@ fn render_completions(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) 
             json!({"tool_calls": [{"index": i, "id": format!("call_{n}_{i}"), "type": "function", "function": {"name": tc.name, "arguments": ""}}]}),
             Value::Null,
         ));
-        for piece in split(&tc.arguments.to_string(), reply.chunk_size) {
+        for piece in split(&reply.streamed_arguments(tc), reply.chunk_size) {
             ev.push(chunk(
                 json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}),
                 Value::Null,
             ));
         }
     }
-    let finish = if reply.tool_calls.is_empty() {
+    let finish = if reply.cut_by_max_tokens {
+        "length"
+    } else if reply.tool_calls.is_empty() {
         "stop"
     } else {
         "tool_calls"
@@ -664,13 +684,15 @@ fn render_anthropic(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) ->
     }
     for (i, tc) in reply.tool_calls.iter().enumerate() {
         ev.push(named("content_block_start", json!({"index": index, "content_block": {"type": "tool_use", "id": format!("toolu_{n}_{i}"), "name": tc.name, "input": {}}})));
-        for piece in split(&tc.arguments.to_string(), reply.chunk_size) {
+        for piece in split(&reply.streamed_arguments(tc), reply.chunk_size) {
             ev.push(named("content_block_delta", json!({"index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})));
         }
         ev.push(named("content_block_stop", json!({"index": index})));
         index += 1;
     }
-    let stop = if reply.tool_calls.is_empty() {
+    let stop = if reply.cut_by_max_tokens {
+        "max_tokens"
+    } else if reply.tool_calls.is_empty() {
         "end_turn"
     } else {
         "tool_use"

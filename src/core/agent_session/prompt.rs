@@ -241,37 +241,45 @@ impl AgentSession {
         })
     }
 
-    /// Runs the agent, then keeps going while pi would: retries, overflow recovery, and
-    /// queued messages after a threshold compaction. The first run uses the caller's fresh
-    /// cancellation token, so an abort that arrives right after the prompt was accepted
-    /// still stops it.
+    /// Runs the agent, then keeps going while pi would: retries, one overflow recovery,
+    /// and queued messages after a threshold compaction.
+    ///
+    /// One cancellation scope covers the whole prompt: every pass, retry wait, compaction
+    /// and the pause before a continuation listen to the token the caller installed, so an
+    /// abort that lands between two passes still ends the prompt. Automatic passes are
+    /// bounded: retries by `retry.maxRetries` (counted again only after a successful
+    /// answer), overflow recovery by one per prompt, and continuations after a threshold
+    /// compaction by the messages queued.
     async fn run_until_settled(&self, prompts: Option<Vec<AgentMessage>>) {
+        let cancel = lock(&self.inner.cancel).clone();
+        self.state().overflow_recovery_attempted = false;
         let mut prompts = prompts;
-        let mut first = true;
         loop {
-            let cancel = if std::mem::take(&mut first) {
-                lock(&self.inner.cancel).clone()
-            } else {
-                self.new_cancel()
+            let Ok(added) = self.run_agent(prompts.take(), &cancel).await else {
+                return;
             };
-            let added = self.run_agent(prompts.take(), &cancel).await;
             let last = added.iter().rev().find_map(|m| match m {
                 AgentMessage::Assistant(a) => Some(a.clone()),
                 _ => None,
             });
             let Some(last) = last else { return };
-            if cancel.is_cancelled() && last.stop_reason == StopReason::Aborted {
+            if cancel.is_cancelled() {
                 self.end_retry_if_any(false, Some("Request aborted".into()));
                 return;
             }
-            match self.retry_if_transient(&last).await {
+            match self.retry_if_transient(&last, &cancel).await {
                 Next::Continue => continue,
                 Next::Done => {}
             }
+            if cancel.is_cancelled() {
+                return;
+            }
             match self.auto_compact_if_needed(&last, false, &cancel).await {
                 Next::Continue => {
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+                        _ = cancel.cancelled() => return,
+                    }
                 }
                 Next::Done => return,
             }
@@ -294,7 +302,11 @@ impl AgentSession {
 
     /// pi's automatic retry of a transient error: the error answer is dropped from the
     /// agent's messages (it stays in the file) and the run continues after a backoff.
-    async fn retry_if_transient(&self, last: &AssistantMessage) -> Next {
+    async fn retry_if_transient(
+        &self,
+        last: &AssistantMessage,
+        run_cancel: &tokio_util::sync::CancellationToken,
+    ) -> Next {
         let (enabled, settings, window) = {
             let st = self.state();
             (
@@ -353,7 +365,6 @@ impl AgentSession {
         }
         let token = tokio_util::sync::CancellationToken::new();
         *lock(&self.inner.retry_cancel) = Some(token.clone());
-        let run_cancel = lock(&self.inner.cancel).clone();
         let waited = tokio::select! {
             r = sleep_cancellable(delay_ms, &token) => r,
             _ = run_cancel.cancelled() => false,
@@ -410,31 +421,41 @@ impl AgentSession {
         match decision {
             AutoCompaction::None => Next::Done,
             AutoCompaction::OverflowRecoveryExhausted => {
+                let message = self.overflow_exhausted_message();
                 self.emit(SessionEvent::CompactionEnd {
                     reason: CompactionReason::Overflow,
                     result: None,
                     aborted: false,
                     will_retry: false,
-                    error_message: Some(
-                        crate::compaction::trigger::OVERFLOW_RECOVERY_EXHAUSTED.to_string(),
-                    ),
+                    error_message: Some(message),
                 });
                 Next::Done
             }
             AutoCompaction::Overflow => {
+                // A rejected request is retried once after compacting. A reply that was
+                // accepted but reported more input than the window (a silent overflow) is
+                // kept: the compaction is for the next prompt, and the model is not asked
+                // again — continuing from its own answer would only repeat the request.
+                let will_retry = last.stop_reason == StopReason::Error;
                 {
                     let mut st = self.state();
                     st.overflow_recovery_attempted = true;
-                    if matches!(st.messages.last(), Some(AgentMessage::Assistant(a)) if a.stop_reason == StopReason::Error)
+                    if will_retry
+                        && matches!(st.messages.last(), Some(AgentMessage::Assistant(a)) if a.stop_reason == StopReason::Error)
                     {
                         st.messages.pop();
                     }
                 }
+                if !will_retry {
+                    self.emit(SessionEvent::Notice {
+                        message: self.silent_overflow_notice(last),
+                    });
+                }
                 let ok = self
-                    .run_compaction(CompactionReason::Overflow, None, true, cancel)
+                    .run_compaction(CompactionReason::Overflow, None, will_retry, cancel)
                     .await
                     .is_ok();
-                if ok {
+                if ok && will_retry {
                     let mut st = self.state();
                     if matches!(st.messages.last(), Some(AgentMessage::Assistant(a)) if a.stop_reason == StopReason::Error)
                     {
@@ -459,12 +480,47 @@ impl AgentSession {
         }
     }
 
+    /// pi's text for an overflow that survived its one recovery, plus what to change.
+    fn overflow_exhausted_message(&self) -> String {
+        let st = self.state();
+        let Some(model) = st.model.as_ref() else {
+            return crate::compaction::trigger::OVERFLOW_RECOVERY_EXHAUSTED.to_string();
+        };
+        format!(
+            "{} The request to {}/{} still did not fit after compacting; its contextWindow is \
+             configured as {} tokens. Start a new session (/new) or go back with /tree, switch \
+             to a model with a larger context window, or, if the provider's real window differs, \
+             correct contextWindow for this model in {}.",
+            crate::compaction::trigger::OVERFLOW_RECOVERY_EXHAUSTED,
+            model.provider,
+            model.id,
+            model.context_window,
+            self.paths().models().display(),
+        )
+    }
+
+    /// Said when an accepted reply reports more input than the model's window holds:
+    /// usually a `contextWindow` set too small for the model (or a gateway's usage).
+    fn silent_overflow_notice(&self, last: &AssistantMessage) -> String {
+        let window = self.state().model.as_ref().map_or(0, |m| m.context_window);
+        format!(
+            "{}/{} reported {} input tokens, more than its configured contextWindow of {} tokens: \
+             compacting the session. If the model's real context window is larger, correct \
+             contextWindow in {}.",
+            last.provider,
+            last.model,
+            last.usage.input + last.usage.cache_read,
+            window,
+            self.paths().models().display(),
+        )
+    }
+
     /// One run of the agent loop. Returns the messages it added.
     async fn run_agent(
         &self,
         prompts: Option<Vec<AgentMessage>>,
         cancel: &tokio_util::sync::CancellationToken,
-    ) -> Vec<AgentMessage> {
+    ) -> Result<Vec<AgentMessage>, agent::ContinueError> {
         // Later turns of a long session may outlive the token; a failure here shows up
         // as the provider's missing-key error on the assistant message.
         let _ = self.refresh_oauth_if_due().await;
@@ -473,7 +529,7 @@ impl AgentSession {
             st.streaming = true;
             let Some(model) = st.model.clone() else {
                 st.streaming = false;
-                return Vec::new();
+                return Ok(Vec::new());
             };
             let auth = st.registry.request_auth(&model).unwrap_or_default();
             let retry = st.settings.retry();
@@ -526,17 +582,15 @@ impl AgentSession {
             emit_to(&inner, SessionEvent::Agent(event));
         };
         let added = match prompts {
-            Some(p) => {
-                agent::run(
-                    p,
-                    &mut messages,
-                    &config,
-                    &self.inner.queues,
-                    &mut sink,
-                    cancel,
-                )
-                .await
-            }
+            Some(p) => Ok(agent::run(
+                p,
+                &mut messages,
+                &config,
+                &self.inner.queues,
+                &mut sink,
+                cancel,
+            )
+            .await),
             None => {
                 agent::run_continue(
                     &mut messages,
@@ -548,13 +602,20 @@ impl AgentSession {
                 .await
             }
         };
+        let added = match added {
+            Ok(added) => added,
+            Err(refused) => {
+                self.state().streaming = false;
+                return Err(refused);
+            }
+        };
         {
             let mut st = self.state();
             st.messages = messages;
             st.streaming = false;
         }
         self.flush_pending_bash();
-        added
+        Ok(added)
     }
 
     /// Persistence and bookkeeping for one agent event (before subscribers see it).
@@ -566,7 +627,6 @@ impl AgentSession {
                 let text = u.content.text();
                 let changed = {
                     let mut st = self.state();
-                    st.overflow_recovery_attempted = false;
                     if let Some(i) = st.queued_steering.iter().position(|t| *t == text) {
                         st.queued_steering.remove(i);
                         true
@@ -611,7 +671,6 @@ impl AgentSession {
                 if let AgentMessage::Assistant(a) = message
                     && a.stop_reason != StopReason::Error
                 {
-                    self.state().overflow_recovery_attempted = false;
                     self.end_retry_if_any(true, None);
                 }
             }
