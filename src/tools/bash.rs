@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use super::args::string_arg;
+use super::config::ToolConfig;
 use super::js::js_number_to_string;
 use super::output::{OutputAccumulator, OutputSnapshot};
-use super::registry::ToolConfig;
 use super::shell::{ProcessEnd, ProcessSpec, path_with_bin_dir, resolve_shell, run_process};
 use super::truncate::{DEFAULT_MAX_BYTES, Limits, TruncatedBy, format_size};
-use super::write::string_arg;
 use super::{Tool, ToolCallArgs, ToolError, ToolOutput};
 
 const DESCRIPTION: &str = "Run a bash command in the current working directory and get its stdout and stderr. Only the last 2000 lines or 50KB of output are returned (whichever limit is reached first); when output is cut, the complete output is saved to a temporary file. An optional timeout in seconds stops the command.";

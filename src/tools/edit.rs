@@ -6,6 +6,8 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use super::args::string_arg;
+use super::config::ToolConfig;
 use super::edit_diff::{
     Replacement, apply_edits, detect_line_ending, generate_diff_string, normalize_to_lf,
     restore_line_endings, strip_bom,
@@ -13,8 +15,6 @@ use super::edit_diff::{
 use super::fsio::{Access, check_access, errno_code, node_error, write_file_replacing};
 use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
-use super::registry::ToolConfig;
-use super::write::string_arg;
 use super::{Tool, ToolCallArgs, ToolError, ToolOutput};
 
 const DESCRIPTION: &str = "Edit one file by replacing exact text. Each edits[].oldText must match a unique region of the file as it was before this call, and the regions must not overlap. When two changes are close together or touch the same block, combine them into a single edit; do not pad oldText with long unchanged stretches just to bridge distant changes.";

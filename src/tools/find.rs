@@ -15,12 +15,12 @@ use ignore::WalkState;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::args::string_arg;
+use super::config::ToolConfig;
 use super::js::{js_number_to_string, number_value};
 use super::path::resolve_to_cwd;
-use super::registry::ToolConfig;
 use super::truncate::{DEFAULT_MAX_BYTES, Limits, format_size, truncate_head};
 use super::walk::{FirstInPathOrder, IgnoreRules, walker};
-use super::write::string_arg;
 use super::{Tool, ToolCallArgs, ToolError, ToolOutput};
 
 const DESCRIPTION: &str = "Find files by glob pattern. Returns matching paths relative to the search directory, honoring .gitignore. At most 1000 results or 50KB of output are returned (whichever comes first).";

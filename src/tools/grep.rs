@@ -16,14 +16,14 @@ use ignore::overrides::OverrideBuilder;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::args::string_arg;
+use super::config::ToolConfig;
 use super::js::{js_number_to_string, number_value};
 use super::path::resolve_to_cwd;
-use super::registry::ToolConfig;
 use super::truncate::{
     DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, Limits, format_size, truncate_head, truncate_line,
 };
 use super::walk::{FirstInPathOrder, IgnoreRules, walker};
-use super::write::string_arg;
 use super::{Tool, ToolCallArgs, ToolError, ToolOutput};
 
 const DESCRIPTION: &str = "Search the contents of files for a regular expression (or a literal string). Returns the matching lines with their file paths and line numbers, honoring .gitignore. At most 100 matches or 50KB of output are returned (whichever comes first), and lines longer than 500 characters are shortened.";

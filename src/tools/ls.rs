@@ -9,9 +9,9 @@ use async_trait::async_trait;
 use icu_normalizer::DecomposingNormalizerBorrowed;
 use serde_json::{Map, Value, json};
 
+use super::config::ToolConfig;
 use super::js::{js_number_to_string, number_value};
 use super::path::resolve_to_cwd;
-use super::registry::ToolConfig;
 use super::truncate::{DEFAULT_MAX_BYTES, Limits, format_size, truncate_head};
 use super::{Tool, ToolCallArgs, ToolError, ToolOutput};
 

@@ -14,8 +14,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ai::message::{ToolSpec, UserBlock};
 
+pub mod args;
 pub mod bash;
 pub mod bash_exec;
+pub mod config;
 pub mod edit;
 pub mod edit_diff;
 pub mod find;
@@ -36,8 +38,9 @@ pub mod validate;
 pub mod walk;
 pub mod write;
 
+pub use config::ToolConfig;
 pub use registry::{
-    ToolConfig, UnknownToolError, builtin_tool_names, create_tool, create_tools, default_tool_names,
+    UnknownToolError, builtin_tool_names, create_tool, create_tools, default_tool_names,
 };
 
 /// Whether a tool may run at the same time as other tool calls of the same response.

@@ -5,10 +5,11 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use super::args::string_arg;
+use super::config::ToolConfig;
 use super::fsio::{node_error, write_file_replacing};
 use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
-use super::registry::ToolConfig;
 use super::truncate::js_length;
 use super::{Tool, ToolCallArgs, ToolError, ToolOutput};
 
@@ -83,11 +84,4 @@ impl Tool for WriteTool {
             js_length(&content)
         )))
     }
-}
-
-pub(crate) fn string_arg(args: &Value, key: &str) -> Result<String, ToolError> {
-    args.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| ToolError::new(format!("`{key}` must be a string")))
 }
