@@ -24,8 +24,6 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::oauth::{OAuthProvider, is_expired_oauth};
-
 /// A secret credential. `Debug` is redacted; read it with [`expose`](Self::expose).
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);
@@ -443,6 +441,41 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         builder.mode(0o700);
     }
     builder.create(dir)
+}
+
+/// Providers whose stored OAuth credentials pi-rs can refresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OAuthProvider {
+    Anthropic,
+}
+
+impl OAuthProvider {
+    /// The refresher for a provider id of auth.json, if there is one.
+    pub fn for_provider(id: &str) -> Option<Self> {
+        match id {
+            "anthropic" => Some(Self::Anthropic),
+            _ => None,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// The `expires` of an oauth entry (pi writes an integer; a float is tolerated).
+fn entry_expires(entry: &Value) -> Option<i64> {
+    let v = entry.get("expires")?;
+    v.as_i64().or_else(|| v.as_f64().map(|f| f as i64))
+}
+
+/// Whether an auth.json entry is an OAuth credential whose access token has expired
+/// (pi refreshes when `now >= expires`; a missing `expires` counts as expired).
+pub fn is_expired_oauth(entry: &Value, now_ms: i64) -> bool {
+    entry.get("type").and_then(Value::as_str) == Some("oauth")
+        && entry_expires(entry).is_none_or(|e| now_ms >= e)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Map, Value, json};
 
 use super::auth::{ApiKey, read_auth_file, write_private_atomic};
+pub use super::auth::{OAuthProvider, is_expired_oauth};
 
 /// A lock older than this is left over by a crashed process (proper-lockfile's `stale`).
 pub const LOCK_STALE: Duration = Duration::from_secs(30);
@@ -42,27 +43,9 @@ const ANTHROPIC_TOKEN_URL: &str = "https://platform.claude.com/v1/oauth/token";
 /// Testing knob: where Anthropic token refreshes are sent instead of the real endpoint.
 pub const ANTHROPIC_TOKEN_URL_ENV: &str = "PI_RS_ANTHROPIC_OAUTH_TOKEN_URL";
 
-/// Providers whose stored OAuth credentials pi-rs can refresh.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OAuthProvider {
-    Anthropic,
-}
-
+// The provider list and its ids live in `auth` (the store decides when a refresh is due);
+// how each provider is refreshed lives here.
 impl OAuthProvider {
-    /// The refresher for a provider id of auth.json, if there is one.
-    pub fn for_provider(id: &str) -> Option<Self> {
-        match id {
-            "anthropic" => Some(Self::Anthropic),
-            _ => None,
-        }
-    }
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Self::Anthropic => "anthropic",
-        }
-    }
-
     fn token_url(self) -> String {
         match self {
             Self::Anthropic => std::env::var(ANTHROPIC_TOKEN_URL_ENV)
@@ -106,19 +89,6 @@ impl std::fmt::Debug for TokenUpdate {
             .field("expires", &self.expires)
             .finish_non_exhaustive()
     }
-}
-
-/// The `expires` of an oauth entry (pi writes an integer; a float is tolerated).
-fn entry_expires(entry: &Value) -> Option<i64> {
-    let v = entry.get("expires")?;
-    v.as_i64().or_else(|| v.as_f64().map(|f| f as i64))
-}
-
-/// Whether an auth.json entry is an OAuth credential whose access token has expired
-/// (pi refreshes when `now >= expires`; a missing `expires` counts as expired).
-pub fn is_expired_oauth(entry: &Value, now_ms: i64) -> bool {
-    entry.get("type").and_then(Value::as_str) == Some("oauth")
-        && entry_expires(entry).is_none_or(|e| now_ms >= e)
 }
 
 /// The entry with the new tokens; every other field of it is kept.

@@ -5,24 +5,12 @@
 //! `completeSimple`: cancellation, error stop reasons, joining the text blocks.
 
 use async_trait::async_trait;
-use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::ai::message::{AssistantBlock, AssistantMessage, Message, StopReason};
 use crate::ai::model::ThinkingLevel;
 use crate::compaction::error::CompactionError;
-
-/// Which summary a request produces (used in error messages and visible to backends).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum SummaryKind {
-    /// The history before the cut point (first summary or an update of the previous one).
-    History,
-    /// The beginning of a turn that was cut in the middle.
-    TurnPrefix,
-    /// A branch the user navigated away from.
-    Branch,
-}
+use crate::compaction::kind::SummaryKind;
 
 /// One summarization call: a system prompt and one user message, no tools.
 #[derive(Debug, Clone, PartialEq)]

@@ -70,7 +70,7 @@ pub async fn generate_branch_summary<E: Borrow<SessionEntry> + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::backend::SummaryKind;
+    use crate::compaction::kind::SummaryKind;
     use crate::compaction::prompts::BRANCH_SUMMARY_PROMPT;
     use crate::compaction::testkit::{PathBuilder, Reply, ScriptedBackend, read, request_text};
     use serde_json::json;

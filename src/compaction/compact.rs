@@ -100,7 +100,7 @@ pub async fn compact(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::backend::SummaryKind;
+    use crate::compaction::kind::SummaryKind;
     use crate::compaction::prepare::prepare_compaction;
     use crate::compaction::settings::CompactionSettings;
     use crate::compaction::testkit::{

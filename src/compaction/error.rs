@@ -3,7 +3,7 @@
 //! Every failure is a value the caller can show and recover from: the session is never
 //! changed when summarizing fails, so nothing is lost.
 
-use crate::compaction::backend::SummaryKind;
+use crate::compaction::kind::SummaryKind;
 
 /// A failed compaction or branch summary.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -25,6 +25,7 @@ pub mod cut;
 pub mod error;
 pub mod file_ops;
 pub mod js;
+pub mod kind;
 pub mod message_ref;
 pub mod prepare;
 pub mod prompts;
@@ -36,7 +37,7 @@ pub mod trigger;
 #[cfg(test)]
 mod testkit;
 
-pub use backend::{SummaryBackend, SummaryKind, SummaryRequest};
+pub use backend::{SummaryBackend, SummaryRequest};
 pub use branch::{
     BranchEntries, BranchPreparation, collect_entries_for_branch_summary, prepare_branch_entries,
 };
@@ -45,6 +46,7 @@ pub use compact::{CompactionDetails, CompactionResult, compact};
 pub use cut::{CutPoint, find_cut_point, find_turn_start_index};
 pub use error::CompactionError;
 pub use file_ops::{FileLists, FileOps};
+pub use kind::SummaryKind;
 pub use message_ref::MessageRef;
 pub use prepare::{CompactionPreparation, prepare_compaction};
 pub use serialize::serialize_conversation;

@@ -12,7 +12,8 @@ use std::borrow::Borrow;
 
 use crate::ai::message::{Extra, Message, UserBlock, UserContent, UserMessage, now_ms};
 use crate::ai::model::ThinkingLevel;
-use crate::compaction::backend::{SummaryKind, SummaryRequest};
+use crate::compaction::backend::SummaryRequest;
+use crate::compaction::kind::SummaryKind;
 use crate::compaction::serialize::serialize_agent_messages;
 use crate::messages::AgentMessage;
 

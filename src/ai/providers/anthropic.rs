@@ -11,9 +11,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::driver::{HttpRequest, SseDecoder};
-use super::openai_completions::preview;
 use super::output::Output;
+use super::preview;
+use super::wire::{HttpRequest, SseDecoder};
 use super::{CacheRetention, StreamOptions, clamp_thinking_level, compat_bool, mapped_level};
 use crate::ai::json_partial::repair_json;
 use crate::ai::message::{AssistantBlock, Context, Message, StopReason, UserBlock, UserContent};

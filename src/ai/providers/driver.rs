@@ -4,67 +4,20 @@
 
 use futures::channel::mpsc::{UnboundedSender, unbounded};
 use futures::{StreamExt, stream};
-use serde_json::Value;
 
 use super::output::Output;
+use super::wire::{HttpRequest, SseDecoder, decode_chunk};
 use super::{StreamOptions, anthropic, google, openai_completions, openai_responses};
 use crate::ai::message::{Context, StopReason};
 use crate::ai::model::{Api, Model};
 use crate::ai::retry::{
     RetryNotice, is_retryable_status, server_requested_delay, sleep_cancellable,
 };
-use crate::ai::sse::{SseEvent, SseParser};
+use crate::ai::sse::SseParser;
 use crate::ai::stream::{EventStream, StreamEvent};
 
 /// pi's message for a cancelled request.
 pub(crate) const ABORTED_MESSAGE: &str = "Request was aborted";
-
-/// A request ready to send: POST `url` with `headers` and a JSON `body`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HttpRequest {
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    pub body: Value,
-}
-
-impl HttpRequest {
-    /// Sets a header, replacing one with the same (case-insensitive) name.
-    pub fn set_header(&mut self, name: &str, value: &str) {
-        self.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
-        self.headers.push((name.to_string(), value.to_string()));
-    }
-
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Turns one API's SSE events into changes of an [`Output`].
-pub trait SseDecoder: Send {
-    /// Handles one event; an `Err` ends the stream with that message.
-    fn on_event(&mut self, event: SseEvent<'_>, out: &mut Output) -> Result<(), String>;
-    /// The body ended: close open blocks, check the response was complete.
-    fn finish(&mut self, out: &mut Output) -> Result<(), String>;
-}
-
-/// Feeds a whole body (or one chunk of it) to a decoder; stops at the first error.
-pub fn decode_chunk(
-    parser: &mut SseParser,
-    decoder: &mut dyn SseDecoder,
-    chunk: &[u8],
-    out: &mut Output,
-) -> Result<(), String> {
-    let mut result = Ok(());
-    parser.feed(chunk, |event| {
-        if result.is_ok() {
-            result = decoder.on_event(event, out);
-        }
-    });
-    result
-}
 
 fn finish_body(
     parser: &mut SseParser,
@@ -126,7 +79,9 @@ fn error_message(api: &Api, status: u16, body: &str) -> String {
     }
 }
 
-pub(super) fn stream(model: Model, context: Context, options: StreamOptions) -> EventStream {
+/// Streams one response of `model` to `context`. See the module docs for the contract.
+pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> EventStream {
+    let (model, context) = (model.clone(), context.clone());
     let (tx, rx) = unbounded();
     // The work runs inside the returned stream (no spawn): it needs no runtime handle at
     // call time and stops when the consumer drops the stream.

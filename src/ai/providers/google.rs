@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value, json};
 
-use super::driver::{HttpRequest, SseDecoder};
-use super::openai_completions::preview;
 use super::output::Output;
+use super::preview;
+use super::wire::{HttpRequest, SseDecoder};
 use super::{StreamOptions, clamp_thinking_level};
 use crate::ai::message::{AssistantBlock, Context, Message, StopReason, UserBlock, UserContent};
 use crate::ai::model::{Model, ThinkingLevel};

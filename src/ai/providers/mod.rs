@@ -16,6 +16,7 @@ pub mod google;
 pub mod openai_completions;
 pub mod openai_responses;
 mod output;
+mod wire;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -24,13 +25,12 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::ApiKey;
-use super::message::Context;
 use super::model::{Model, ThinkingLevel};
 use super::retry::{RetryNotice, RetryPolicy};
-use super::stream::EventStream;
 
-pub use driver::{HttpRequest, SseDecoder, decode_chunk};
+pub use driver::stream;
 pub use output::{Output, calculate_cost};
+pub use wire::{HttpRequest, SseDecoder, decode_chunk};
 
 /// How long providers should keep the prompt cache (pi's `cacheRetention`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -135,11 +135,6 @@ impl StreamOptions {
     }
 }
 
-/// Streams one response of `model` to `context`. See the module docs for the contract.
-pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> EventStream {
-    driver::stream(model.clone(), context.clone(), options)
-}
-
 /// The thinking levels a model offers, honouring `thinkingLevelMap` (a `null` entry
 /// removes a level; `xhigh` needs an explicit entry or a known xhigh model).
 pub fn supported_thinking_levels(model: &Model) -> Vec<ThinkingLevel> {
@@ -196,6 +191,15 @@ pub(crate) fn compat_bool(model: &Model, key: &str) -> Option<bool> {
 /// A string `compat` field of the model, if set.
 pub(crate) fn compat_str<'a>(model: &'a Model, key: &str) -> Option<&'a str> {
     model.compat.as_ref()?.get(key)?.as_str()
+}
+
+/// The first 200 characters of an event's data, for error messages.
+pub(crate) fn preview(data: &str) -> String {
+    let mut s: String = data.chars().take(200).collect();
+    if s.len() < data.len() {
+        s.push('…');
+    }
+    s
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::driver::HttpRequest;
+use super::wire::HttpRequest;
 use super::{CacheRetention, StreamOptions, clamp_thinking_level, mapped_level};
 use crate::ai::message::{AssistantBlock, Context, Message, UserBlock, UserContent};
 use crate::ai::model::{Model, ThinkingLevel};
@@ -517,15 +517,6 @@ pub fn error_message(status: u16, body: &str) -> String {
         text.push_str(raw);
     }
     text
-}
-
-/// The first 200 characters of an event's data, for error messages.
-pub(crate) fn preview(data: &str) -> String {
-    let mut s: String = data.chars().take(200).collect();
-    if s.len() < data.len() {
-        s.push('…');
-    }
-    s
 }
 
 mod compat;

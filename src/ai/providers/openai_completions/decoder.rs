@@ -11,9 +11,9 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, Visitor};
 use serde_json::Value;
 
-use super::super::driver::SseDecoder;
 use super::super::output::Output;
-use super::preview;
+use super::super::preview;
+use super::super::wire::SseDecoder;
 use crate::ai::message::{AssistantBlock, StopReason};
 use crate::ai::model::Model;
 use crate::ai::sse::SseEvent;
@@ -442,9 +442,8 @@ mod tests {
         let mut out = Output::new(&model);
         let mut d = Decoder::new(&model);
         let mut p = SseParser::new();
-        let r =
-            super::super::super::driver::decode_chunk(&mut p, &mut d, body.as_bytes(), &mut out)
-                .and_then(|()| d.finish(&mut out));
+        let r = super::super::super::wire::decode_chunk(&mut p, &mut d, body.as_bytes(), &mut out)
+            .and_then(|()| d.finish(&mut out));
         (r, out)
     }
 
