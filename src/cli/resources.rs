@@ -11,12 +11,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::cli::args::Args;
+use crate::core::extension_discovery::discover_extensions;
 use crate::core::prompt_templates::{LoadedPromptTemplates, load_prompt_templates};
 use crate::core::resource_paths::ResourceOptions;
 use crate::core::settings::Settings;
 use crate::core::skills::{LoadedSkills, load_skills};
 use crate::extensions::protocol::FlagType;
-use crate::extensions::{ExtensionHost, HostChannels, HostMode, LoadOptions, discover_extensions};
+use crate::extensions::{ExtensionHost, HostChannels, HostMode, LoadOptions};
 use crate::tools::Tool;
 
 /// How startup runs extensions: the mode they are told about, whether a user interface

@@ -1,8 +1,10 @@
 //! What ties the layers together for a running pi: where files live, settings, project
-//! context, prompt templates, skills and the system prompt (and, later, `AgentSession`).
+//! context, prompt templates, skills, finding extensions, the system prompt, and
+//! `AgentSession` with its events.
 
 pub mod agent_session;
 pub mod events;
+pub mod extension_discovery;
 pub mod frontmatter;
 pub mod paths;
 pub mod prompt_templates;

@@ -11,7 +11,7 @@
 //! merged by the caller with [`merge_paths`].
 //!
 //! This module only finds files; parsing them is the job of `prompt_templates`, `skills`
-//! and `extensions::discovery`, which also supply the per-kind folder scanners. Scans skip
+//! and `extension_discovery`, which also supply the per-kind folder scanners. Scans skip
 //! dot files, `node_modules` and whatever `.gitignore` / `.ignore` / `.fdignore` files in
 //! the scanned folders exclude, as pi does.
 
@@ -22,6 +22,10 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::core::paths::home_dir;
+
+/// Whose configuration a resource comes from (defined with the extension sources, the
+/// lowest layer that keeps it).
+pub use crate::extensions::ResourceScope;
 
 /// Something wrong with a resource, to be shown as a warning at startup.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,17 +61,6 @@ impl std::fmt::Display for ResourceDiagnostic {
             }
         }
     }
-}
-
-/// Whose configuration a resource comes from (pi's `scope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResourceScope {
-    /// `<cwd>/.pi/settings.json` or a project folder.
-    Project,
-    /// The agent directory's `settings.json` or a user folder.
-    User,
-    /// A command-line flag (`-e`, `--skill`, `--prompt-template`).
-    Cli,
 }
 
 /// A file found by [`resolve`], with where it came from.

@@ -18,97 +18,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
-use tokio::process::Child;
+use serde_json::json;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::actions::{ActionKind, ExtensionAction, ExtensionError};
-use super::discovery::ExtensionSource;
 use super::events::EventName;
-use super::log::ExtensionLog;
+use super::link::{Failure, Inner, Outputs, Pending, Reply, describe_exit, kill_group, lock};
 use super::protocol::{Hello, PROTOCOL_VERSION, Registration, line};
+use super::source::{ExtensionSource, ResourceScope};
 use super::streams;
-use super::ui::UiRequest;
-use crate::core::resource_paths::ResourceScope;
 use crate::tools::UpdateSink;
-
-pub(crate) use super::streams::content_from_value;
-
-/// Where a connection delivers what its extension sends, shared by all connections.
-#[derive(Clone)]
-pub(crate) struct Outputs {
-    pub actions: mpsc::UnboundedSender<ExtensionAction>,
-    pub ui: mpsc::UnboundedSender<UiRequest>,
-    pub has_ui: bool,
-    pub cwd: PathBuf,
-    pub log: Arc<ExtensionLog>,
-    pub ui_counter: Arc<AtomicU64>,
-}
-
-/// Why a request got no usable answer.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Failure {
-    /// The extension was not running when the request was made.
-    NotRunning,
-    /// The process died or broke the protocol while the request was pending (this has
-    /// been reported already).
-    Gone(String),
-    /// No answer in time (the caller reports it).
-    TimedOut(Duration),
-    /// The extension answered with an error (the caller reports it).
-    Handler(String),
-    /// The caller gave up (cancellation).
-    Cancelled,
-}
-
-pub(crate) type Reply = Result<Option<Value>, Failure>;
-
-pub(super) struct Pending {
-    pub(super) label: String,
-    pub(super) reply: oneshot::Sender<Reply>,
-    pub(super) updates: Option<UpdateSink>,
-}
-
-pub(super) struct Inner {
-    pub(super) path: PathBuf,
-    pub(super) name: String,
-    pub(super) writer: Mutex<Option<mpsc::UnboundedSender<String>>>,
-    pub(super) pending: Mutex<HashMap<u64, Pending>>,
-    pub(super) next_id: AtomicU64,
-    pub(super) alive: AtomicBool,
-    pub(super) registered: AtomicBool,
-    pub(super) closing: AtomicBool,
-    /// Dialogs and `exec` requests in progress; event timeouts pause while > 0.
-    pub(super) busy: watch::Sender<usize>,
-    pub(super) out: Outputs,
-    pub(super) stop: CancellationToken,
-    pub(super) child: tokio::sync::Mutex<Option<Child>>,
-    pub(super) pid: Option<u32>,
-    /// The process has been waited for; its id may belong to someone else now.
-    pub(super) reaped: AtomicBool,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-#[cfg(unix)]
-pub(super) fn kill_group(pid: Option<u32>) {
-    if let Some(pid) = pid {
-        // SAFETY: kill(2) on the process group we created for the extension; no memory
-        // is involved and a group that is already gone yields ESRCH.
-        unsafe {
-            libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-        }
-    }
-}
-
-#[cfg(not(unix))]
-pub(super) fn kill_group(_pid: Option<u32>) {}
 
 /// A running extension that has registered.
 pub(crate) struct Connection {
@@ -127,103 +47,6 @@ pub(crate) struct Started {
     pub connection: Connection,
     /// Problems with the registration that did not prevent loading.
     pub warnings: Vec<String>,
-}
-
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A panic while holding these locks cannot leave them inconsistent (plain inserts
-    // and removals), so a poisoned lock is still usable.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Inner {
-    pub(super) fn send_line(&self, line: String) -> bool {
-        match lock(&self.writer).as_ref() {
-            Some(tx) => tx.send(line).is_ok(),
-            None => false,
-        }
-    }
-
-    pub(super) fn report(&self, event: &str, error: &str) {
-        self.out
-            .log
-            .line(&self.name, &format!("error in {event}: {error}"));
-        let _ = self.out.actions.send(ExtensionAction {
-            extension_path: self.path.clone(),
-            kind: ActionKind::Error(ExtensionError {
-                extension_path: self.path.display().to_string(),
-                event: event.to_string(),
-                error: error.to_string(),
-            }),
-        });
-    }
-
-    pub(super) fn respond(&self, id: Value, result: Value) {
-        self.send_line(line(
-            &json!({"type": "response", "id": id, "result": result}),
-        ));
-    }
-
-    pub(super) fn respond_error(&self, id: Value, error: &str) {
-        self.send_line(line(&json!({"type": "response", "id": id, "error": error})));
-    }
-
-    pub(super) fn action(&self, kind: ActionKind) {
-        let _ = self.out.actions.send(ExtensionAction {
-            extension_path: self.path.clone(),
-            kind,
-        });
-    }
-
-    /// Disables the extension (once): fails pending requests, reports, kills it.
-    pub(super) fn fail(&self, reason: &str) {
-        if !self.alive.swap(false, Ordering::SeqCst) {
-            return;
-        }
-        self.out.log.line(&self.name, &format!("stopped: {reason}"));
-        lock(&self.writer).take();
-        self.stop.cancel();
-        let mut pending: Vec<(u64, Pending)> = lock(&self.pending).drain().collect();
-        pending.sort_by_key(|(id, _)| *id);
-        let in_flight = pending.first().map(|(_, p)| p.label.clone());
-        for (_, p) in pending {
-            let _ = p.reply.send(Err(Failure::Gone(reason.to_string())));
-        }
-        if self.registered.load(Ordering::SeqCst) && !self.closing.load(Ordering::SeqCst) {
-            self.report(in_flight.as_deref().unwrap_or("process"), reason);
-        }
-        self.kill();
-    }
-
-    /// Kills the extension's process group, unless the process is known to be gone.
-    pub(super) fn kill(&self) {
-        if !self.reaped.load(Ordering::SeqCst) {
-            kill_group(self.pid);
-        }
-    }
-
-    pub(super) fn busy(&self, delta: isize) {
-        self.busy
-            .send_modify(|b| *b = b.saturating_add_signed(delta));
-    }
-}
-
-pub(super) fn describe_exit(status: Option<std::process::ExitStatus>) -> String {
-    match status {
-        Some(s) => match s.code() {
-            Some(code) => format!("the extension exited (exit code {code})"),
-            None => {
-                #[cfg(unix)]
-                {
-                    use std::os::unix::process::ExitStatusExt;
-                    if let Some(signal) = s.signal() {
-                        return format!("the extension was killed by signal {signal}");
-                    }
-                }
-                "the extension exited".to_string()
-            }
-        },
-        None => "the extension closed its output".to_string(),
-    }
 }
 
 /// Everything [`Connection::start`] needs besides the extension itself.

@@ -18,7 +18,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Connection, Failure};
+use super::connection::Connection;
 use super::events::{
     BeforeAgentStartOutcome, CompactDecision, EventName, ExtensionBranchSummary,
     ExtensionCompaction, ForkPosition, InputOutcome, InputSource, ModelSelectSource,
@@ -26,8 +26,9 @@ use super::events::{
     TreeDecision, TreePreparation,
 };
 use super::host::ExtensionHost;
+use super::link::Failure;
 use super::protocol::event_line;
-use crate::agent::AgentEvent;
+use crate::agent::{AgentEvent, AgentEventEncoder};
 use crate::ai::message::{ImageContent, UserContent, now_ms};
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::compaction::CompactionPreparation;
@@ -349,7 +350,7 @@ impl ExtensionHost {
                 continue;
             };
             if let Some(content) = result.get("content").filter(|v| !v.is_null()) {
-                match super::connection::content_from_value(content.clone()) {
+                match super::protocol::content_from_value(content.clone()) {
                     Ok(c) => {
                         current.content = c;
                         modified = true;
@@ -610,12 +611,10 @@ impl ExtensionHost {
             // message_update carries the partial message, which is rebuilt from the
             // start and every delta; keep the encoder fed even if only updates are sent.
             let json = match self.inner.encoder.lock() {
-                Ok(mut encoder) => encoder.encode(&event.clone().into()),
+                Ok(mut encoder) => encoder.encode(event),
                 Err(_) => return,
             };
-            if let Some(json) = json
-                && self.has_subscribers(name)
-            {
+            if self.has_subscribers(name) {
                 self.notify_json(name, || json);
             }
             return;
@@ -624,10 +623,8 @@ impl ExtensionHost {
         if !self.has_subscribers(name) {
             return;
         }
-        let mut encoder = crate::core::events::EventJsonEncoder::new();
-        if let Some(json) = encoder.encode(&event.clone().into()) {
-            self.notify_json(name, || json);
-        }
+        let json = AgentEventEncoder::new().encode(event);
+        self.notify_json(name, || json);
     }
 }
 

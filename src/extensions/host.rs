@@ -17,15 +17,15 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::actions::ExtensionAction;
-use super::connection::{Connection, Failure, Outputs, StartOptions};
-use super::discovery::ExtensionSource;
+use super::connection::{Connection, StartOptions};
 use super::events::{EventName, ShutdownReason};
+use super::link::{Failure, Outputs};
 use super::log::{DEFAULT_LOG_LIMIT, ExtensionLog};
 use super::protocol::{FlagType, Hello, PROTOCOL_VERSION, line};
+use super::source::{ExtensionSource, ResourceScope};
 use super::tool::{DEFAULT_CANCEL_GRACE, ExtensionTool};
 use super::ui::UiRequest;
-use crate::core::events::EventJsonEncoder;
-use crate::core::resource_paths::ResourceScope;
+use crate::agent::AgentEventEncoder;
 use crate::tools::Tool;
 
 /// How pi is running (`hello.mode`).
@@ -185,7 +185,7 @@ pub(crate) struct HostInner {
     errors: Vec<LoadError>,
     pub(crate) options: LoadOptions,
     pub(crate) turn_index: AtomicU64,
-    pub(crate) encoder: Mutex<EventJsonEncoder>,
+    pub(crate) encoder: Mutex<AgentEventEncoder>,
     shut_down: AtomicBool,
     pub(crate) log: Arc<ExtensionLog>,
     /// The session file and id `session_start` reports (they change with `/new`,
@@ -360,7 +360,7 @@ impl ExtensionHost {
                 errors,
                 options,
                 turn_index: AtomicU64::new(0),
-                encoder: Mutex::new(EventJsonEncoder::new()),
+                encoder: Mutex::new(AgentEventEncoder::new()),
                 shut_down: AtomicBool::new(false),
                 log,
             }),

@@ -3,7 +3,8 @@
 //! its process; ours are executables speaking JSON lines over stdin/stdout (see
 //! `docs/extensions.md` for the protocol), with pi's event names and powers.
 //!
-//! - [`discovery`] finds them (`-e`, settings, `.pi/extensions/`, `<agent_dir>/extensions/`).
+//! - `core::extension_discovery` finds them (`-e`, settings, `.pi/extensions/`,
+//!   `<agent_dir>/extensions/`) and hands over [`ExtensionSource`]s ([`source`]).
 //! - [`ExtensionHost`] starts them, keeps their registrations (tools, commands, flags),
 //!   sends events and combines the answers into typed outcomes ([`events`]), and shuts
 //!   them down. [`ExtensionHooks`] plugs it into the agent loop.
@@ -19,20 +20,20 @@
 
 pub mod actions;
 mod connection;
-pub mod discovery;
 mod dispatch;
 pub mod events;
 mod exec;
 pub mod hooks;
 pub mod host;
+mod link;
 pub mod log;
 pub mod protocol;
+pub mod source;
 mod streams;
 pub mod tool;
 pub mod ui;
 
 pub use actions::{ActionKind, DeliverAs, ExtensionAction, ExtensionError};
-pub use discovery::{DiscoveredExtensions, ExtensionSource, Launch, discover_extensions};
 pub use events::{
     BeforeAgentStartOutcome, CompactDecision, EventName, ExtensionBranchSummary,
     ExtensionCompaction, ForkPosition, InputOutcome, InputSource, ModelSelectSource,
@@ -45,5 +46,6 @@ pub use host::{
     CommandError, CommandInfo, ExtensionHost, ExtensionInfo, FlagInfo, HostChannels, HostMode,
     LoadError, LoadOptions,
 };
+pub use source::{ExtensionSource, Launch, ResourceScope, launch_for};
 pub use tool::ExtensionTool;
 pub use ui::{NotifyLevel, UiMethod, UiReply, UiRequest, UiResponse};

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ai::message::UserContent;
+use crate::ai::message::{UserBlock, UserContent};
 
 /// The protocol version this host speaks. An extension that needs a newer one says so in
 /// `register.protocolVersion` and is not loaded.
@@ -328,6 +328,15 @@ pub fn event_line(id: Option<u64>, event_json: &str) -> String {
     match id {
         Some(id) => format!("{{\"type\":\"event\",\"id\":{id},\"event\":{event_json}}}\n"),
         None => format!("{{\"type\":\"event\",\"event\":{event_json}}}\n"),
+    }
+}
+
+/// Tool content: a list of text/image blocks, or a plain string.
+pub(crate) fn content_from_value(value: Value) -> Result<Vec<UserBlock>, String> {
+    match value {
+        Value::String(s) => Ok(vec![UserBlock::text(s)]),
+        Value::Null => Ok(Vec::new()),
+        other => serde_json::from_value(other).map_err(|e| format!("invalid content: {e}")),
     }
 }
 

@@ -13,12 +13,12 @@ use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, oneshot};
 
 use super::actions::{ActionKind, DeliverAs};
-use super::connection::{Failure, Inner, describe_exit, kill_group, lock};
 use super::exec;
+use super::link::{Failure, Inner, describe_exit, kill_group, lock};
 use super::log::ExtensionLog;
-use super::protocol::{ExtensionMessage, MAX_LINE_BYTES, Registration, UiCall};
+use super::protocol::{ExtensionMessage, MAX_LINE_BYTES, Registration, UiCall, content_from_value};
 use super::ui::{UiMethod, UiReply, UiRequest, UiResponse};
-use crate::ai::message::{UserBlock, now_ms};
+use crate::ai::message::now_ms;
 use crate::messages::CustomMessage;
 use crate::session::entry::EntryId;
 use crate::tools::ToolOutput;
@@ -152,15 +152,6 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
     }
 }
 
-/// Tool content: a list of text/image blocks, or a plain string.
-pub(crate) fn content_from_value(value: Value) -> Result<Vec<UserBlock>, String> {
-    match value {
-        Value::String(s) => Ok(vec![UserBlock::text(s)]),
-        Value::Null => Ok(Vec::new()),
-        other => serde_json::from_value(other).map_err(|e| format!("invalid content: {e}")),
-    }
-}
-
 fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String> {
     match message {
         ExtensionMessage::Register(_) => {
@@ -205,7 +196,7 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
             let inner = inner.clone();
             tokio::spawn(async move {
                 let cwd = match &request.cwd {
-                    Some(dir) => crate::core::resource_paths::resolve_from(&inner.out.cwd, dir),
+                    Some(dir) => crate::tools::path::resolve_to_cwd(dir, &inner.out.cwd),
                     None => inner.out.cwd.clone(),
                 };
                 let result = exec::run(

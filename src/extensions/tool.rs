@@ -12,7 +12,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::connection::{Connection, Failure, content_from_value};
+use super::connection::Connection;
+use super::link::Failure;
+use super::protocol::content_from_value;
 use super::protocol::{ToolExecutionMode, ToolRegistration, line};
 use crate::ai::message::join_text_blocks;
 use crate::tools::{ExecutionMode, Tool, ToolCallArgs, ToolError, ToolOutput};

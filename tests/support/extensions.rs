@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use pi::core::extension_discovery::discover_extensions;
 use pi::core::resource_paths::ResourceOptions;
 use pi::extensions::{
     ActionKind, ExtensionAction, ExtensionHost, HostChannels, HostMode, LoadOptions,
-    discover_extensions,
 };
 
 /// The repository's `examples/extensions/<name>` folder.

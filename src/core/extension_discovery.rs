@@ -8,6 +8,10 @@
 //! named `extension` or `index` (also with a suffix, like `index.py`); a folder that itself
 //! holds such an entry is one extension. pi's TypeScript modules (`*.ts`, plain `*.js`) are
 //! not ours to run; they are skipped with a warning.
+//!
+//! Finding them follows the settings and folders the way skills and prompt templates are
+//! found ([`crate::core::resource_paths`]); how a found file is started is
+//! [`crate::extensions::launch_for`].
 
 use std::path::{Path, PathBuf};
 
@@ -15,91 +19,13 @@ use crate::core::resource_paths::{
     AutoDir, DiagnosticKind, IgnoreRules, ResolveInput, ResourceDiagnostic, ResourceOptions,
     ResourceScope, canonical, read_dir_sorted, resolve, resolve_from, visible_entries,
 };
-
-/// How to start an extension process.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Launch {
-    pub program: PathBuf,
-    /// Arguments before nothing else (for `#!` files: the interpreter's argument, if
-    /// any, then the file).
-    pub args: Vec<String>,
-}
-
-/// An extension to load.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExtensionSource {
-    /// The file the extension was found as (its identity in errors and logs).
-    pub path: PathBuf,
-    pub launch: Launch,
-    pub scope: ResourceScope,
-}
+use crate::extensions::{ExtensionSource, launch_for};
 
 /// The result of [`discover_extensions`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DiscoveredExtensions {
     pub extensions: Vec<ExtensionSource>,
     pub diagnostics: Vec<ResourceDiagnostic>,
-}
-
-#[cfg(unix)]
-fn is_executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn is_executable(_meta: &std::fs::Metadata) -> bool {
-    false
-}
-
-/// The `#!` line of a file, if it has one.
-fn shebang(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut head = [0u8; 512];
-    let n = file.read(&mut head).ok()?;
-    let head = &head[..n];
-    let rest = head.strip_prefix(b"#!")?;
-    let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-    Some(String::from_utf8_lossy(&rest[..end]).trim().to_string())
-}
-
-/// How to run `path`: directly if it is executable, else through its `#!` interpreter
-/// (split like the kernel does: the interpreter, then the rest as one argument).
-pub fn launch_for(path: &Path) -> Result<Launch, String> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a file", path.display()));
-    }
-    if is_executable(&meta) {
-        return Ok(Launch {
-            program: path.to_path_buf(),
-            args: Vec::new(),
-        });
-    }
-    match shebang(path) {
-        Some(line) if !line.is_empty() => {
-            let (interpreter, argument) = match line.split_once([' ', '\t']) {
-                Some((i, a)) => (i, Some(a.trim())),
-                None => (line.as_str(), None),
-            };
-            let mut args: Vec<String> = argument
-                .filter(|a| !a.is_empty())
-                .map(str::to_string)
-                .into_iter()
-                .collect();
-            args.push(path.display().to_string());
-            Ok(Launch {
-                program: PathBuf::from(interpreter),
-                args,
-            })
-        }
-        _ => Err(format!(
-            "{} is neither executable nor starts with a #! line; make it executable (chmod +x) or add a #! line",
-            path.display()
-        )),
-    }
 }
 
 fn is_extension_file(path: &Path) -> bool {
@@ -331,13 +257,5 @@ mod tests {
         assert_eq!(found.extensions.len(), 1);
         assert_eq!(found.extensions[0].path, ext.join("extension"));
         assert!(found.diagnostics.is_empty());
-    }
-
-    #[test]
-    fn a_plain_file_cannot_be_launched() {
-        let dir = tempfile::tempdir().unwrap();
-        write(&dir.path().join("plain"), "echo hi", false);
-        let err = launch_for(&dir.path().join("plain")).unwrap_err();
-        assert!(err.ends_with("make it executable (chmod +x) or add a #! line"));
     }
 }
