@@ -14,8 +14,11 @@
 
 use serde_json::{Map, Value};
 
+mod error;
 mod scalar;
 
+pub use error::FrontmatterError;
+use error::err;
 use scalar::{FLOW_UNCLOSED, UNCLOSED, flow, quoted, scalar};
 
 /// A markdown file split into its frontmatter and body.
@@ -34,26 +37,6 @@ impl Frontmatter {
         self.fields.get(key).and_then(Value::as_str)
     }
 }
-
-/// Frontmatter that is not valid (in the subset we read).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FrontmatterError {
-    /// 1-based line number inside the file.
-    pub line: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for FrontmatterError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "invalid YAML frontmatter at line {}: {}",
-            self.line, self.message
-        )
-    }
-}
-
-impl std::error::Error for FrontmatterError {}
 
 /// Splits `content` like pi does: the text must start with `---`; the frontmatter ends at
 /// the next line that starts with `---`. Without both, the whole text is the body.
@@ -108,13 +91,6 @@ struct Line<'a> {
 struct Parser<'a> {
     lines: Vec<Line<'a>>,
     pos: usize,
-}
-
-fn err<T>(line: usize, message: impl Into<String>) -> Result<T, FrontmatterError> {
-    Err(FrontmatterError {
-        line,
-        message: message.into(),
-    })
 }
 
 /// Parses a YAML document made of the supported subset.

@@ -37,6 +37,7 @@ pub use file::{
     default_output_name, export_session_file, export_session_file_with_theme, read_session_file,
     write_export,
 };
+pub use page::export_html;
 pub use theme::ExportTheme;
 
 use crate::ai::message::ToolSpec;
@@ -57,9 +58,4 @@ pub struct ExportInput<'a> {
     /// The active tools (name, description, parameter schema), likewise.
     pub tools: &'a [ToolSpec],
     pub theme: &'a ExportTheme,
-}
-
-/// Renders the export page.
-pub fn export_html(input: &ExportInput<'_>) -> String {
-    page::render(input)
 }

@@ -103,7 +103,8 @@ fn render_sections(tree: &SessionTree<'_>, tools: &ToolIndex<'_>, on_path: &[boo
     parts.concat()
 }
 
-pub fn render(input: &ExportInput<'_>) -> String {
+/// Renders the export page.
+pub fn export_html(input: &ExportInput<'_>) -> String {
     let tree = SessionTree::build(input.entries, input.leaf_id);
     let selected = tree.leaf;
     let mut on_path = vec![false; tree.entries.len()];

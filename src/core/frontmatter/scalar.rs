@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::{FrontmatterError, err};
+use super::error::{FrontmatterError, err};
 
 pub(super) const UNCLOSED: &str = "unclosed";
 pub(super) const FLOW_UNCLOSED: &str = "flow collection is not closed with `]` or `}`";

@@ -17,9 +17,6 @@ mod skim;
 
 pub(crate) use json::is_js_space;
 
-use crate::session::entry::EntryId;
-use crate::session::manager::SessionManager;
-
 /// Message text kept per entry (pi's tree view shows and searches this much).
 pub const MESSAGE_TEXT_UNITS: usize = 200;
 /// Longest text kept for entries pi shows whole.
@@ -154,25 +151,6 @@ pub enum ArgNumber {
     Number(f64),
     /// Present, but `null` or not a number.
     NotNumber,
-}
-
-impl SessionManager {
-    /// An outline of every entry in file order: position `i` describes
-    /// `tree().nodes()[i]`.
-    pub fn outlines(&self) -> Vec<EntryOutline> {
-        self.index
-            .nodes
-            .iter()
-            .map(|node| skim::outline_line(node.kind, self.store.line(node.line)))
-            .collect()
-    }
-
-    /// The outline of one entry.
-    pub fn outline(&self, id: &EntryId) -> Option<EntryOutline> {
-        let idx = self.index.lookup(id.as_str())?;
-        let node = &self.index.nodes[idx as usize];
-        Some(skim::outline_line(node.kind, self.store.line(node.line)))
-    }
 }
 
 #[cfg(test)]

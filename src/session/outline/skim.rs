@@ -13,8 +13,30 @@ use super::{
     ARGS_JSON_UNITS, ArgNumber, AssistantOutline, ERROR_TEXT_UNITS, EntryOutline, LONG_TEXT_UNITS,
     MESSAGE_TEXT_UNITS, MessageOutline, ToolArgsOutline, ToolCallOutline, TurnEnding,
 };
+use crate::session::entry::EntryId;
+use crate::session::manager::SessionManager;
 use crate::session::scan::{Bad, Scanner, key_is};
 use crate::session::tree::{EntryKind, MessageRole};
+
+// The outline methods of the manager are here, with the reader they call.
+impl SessionManager {
+    /// An outline of every entry in file order: position `i` describes
+    /// `tree().nodes()[i]`.
+    pub fn outlines(&self) -> Vec<EntryOutline> {
+        self.index
+            .nodes
+            .iter()
+            .map(|node| outline_line(node.kind, self.store.line(node.line)))
+            .collect()
+    }
+
+    /// The outline of one entry.
+    pub fn outline(&self, id: &EntryId) -> Option<EntryOutline> {
+        let idx = self.index.lookup(id.as_str())?;
+        let node = &self.index.nodes[idx as usize];
+        Some(outline_line(node.kind, self.store.line(node.line)))
+    }
+}
 
 /// The outline of an entry line of the given kind.
 pub(super) fn outline_line(kind: EntryKind, line: &[u8]) -> EntryOutline {

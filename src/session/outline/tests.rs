@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::json::{is_js_space, js_number_text};
 use super::skim::outline_line;
 use super::*;
+use crate::session::manager::SessionManager;
 use crate::session::tree::{EntryKind, MessageRole};
 
 fn units(s: &str) -> usize {
