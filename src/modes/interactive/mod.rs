@@ -20,7 +20,9 @@ pub mod markdown;
 pub mod renderer;
 pub mod terminal;
 pub mod text;
-pub mod theme;
+
+/// The themes live one level up (`modes::theme`), shared with RPC mode's HTML export.
+pub use super::theme;
 
 #[cfg(test)]
 mod test_support;

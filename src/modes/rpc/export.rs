@@ -14,7 +14,7 @@ use crate::export::{
     ExportInput, ExportTheme, IN_MEMORY_SESSION_ERROR, NOTHING_TO_EXPORT_ERROR,
     default_output_name, export_html, write_export,
 };
-use crate::modes::interactive::theme::{ColorMode, Theme, default_theme_name, resolved_hex_colors};
+use crate::modes::theme::{ColorMode, Theme, default_theme_name, resolved_hex_colors};
 use crate::session::entry::{EntryId, SessionEntry, SessionHeader};
 
 /// Everything one export needs, copied from the session.

@@ -7,8 +7,8 @@ use crate::modes::interactive::autocomplete::{CommandSpec, CompletionItem};
 use crate::modes::interactive::components::bash_execution::{BashExecutionView, BashStatus};
 use crate::modes::interactive::components::transcript::ChatItem;
 
-use super::AppMsg;
 use super::input::KeyCommand;
+use super::msg::AppMsg;
 use super::overlay::{InputPurpose, Overlay, OverlayOutcome, SelectPurpose};
 use super::state::App;
 use crate::extensions::UiResponse;

@@ -7,31 +7,15 @@
 //! answer (Escape) drops it, which the extension sees as "cancelled". A dialog whose
 //! extension stopped waiting (its timeout passed, or it exited) is closed by itself.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 
 use super::overlay::{InputPurpose, Overlay, SelectPurpose};
 use super::state::App;
-use crate::extensions::{NotifyLevel, UiMethod, UiReply, UiRequest, UiResponse};
+use crate::extensions::{NotifyLevel, UiMethod, UiRequest, UiResponse};
 use crate::modes::interactive::autocomplete::CompletionItem;
 
 /// The options of a `confirm` dialog, in pi's order.
 const CONFIRM_OPTIONS: [&str; 2] = ["Yes", "No"];
-
-/// Extension UI state kept by the app.
-#[derive(Default)]
-pub struct ExtensionUi {
-    /// Dialogs waiting for the open one (or another overlay) to close.
-    waiting: VecDeque<UiRequest>,
-    /// The dialog on screen: its request id and where its answer goes.
-    open: Option<(String, UiReply)>,
-    /// `setStatus` texts by key, shown in the footer.
-    pub statuses: BTreeMap<String, String>,
-    /// `setWidget` lines by key, above the editor.
-    pub widgets_above: BTreeMap<String, Vec<String>>,
-    /// `setWidget` lines by key, below the editor.
-    pub widgets_below: BTreeMap<String, Vec<String>>,
-}
 
 fn option_items(options: &[String]) -> Vec<CompletionItem> {
     options

@@ -7,6 +7,7 @@ mod commands;
 mod events;
 mod extension_ui;
 mod input;
+mod msg;
 mod overlay;
 mod reload;
 mod scoped_models;
@@ -29,63 +30,19 @@ use crate::modes::interactive::components::header::{LoadedResources, StartupHead
 use crate::modes::interactive::components::status::PendingMessages;
 use crate::modes::interactive::components::transcript::Transcript;
 use crate::modes::interactive::editor::Editor;
-use crate::modes::interactive::keys::Keybindings;
 use crate::modes::interactive::renderer::InlineRenderer;
 use crate::modes::interactive::terminal::{self, TerminalGuard};
-use crate::modes::interactive::theme::{ColorMode, Theme, default_theme_name};
 
 use self::input::KeyCommand;
+pub use self::msg::{AppMsg, Loaded, Reloader, SessionLoader, SessionOpener};
 pub use self::state::App;
 use self::state::Status;
-
-/// Results of background work, sent back to the event loop.
-pub enum AppMsg {
-    PromptDone(Result<(), String>),
-    BashChunk(String),
-    BashDone(Result<crate::core::agent_session::BashOutcome, String>),
-    /// `/tree` moved the leaf; the text goes into the editor.
-    Navigated(Option<String>),
-    /// `/fork` made a new session; the selected message goes into the editor.
-    Forked(String),
-    /// The branch summary of a `/tree` move was cancelled: back to the tree on `target`.
-    SummaryCancelled(crate::session::entry::EntryId),
-    Info(String),
-    Error(String),
-    Redraw,
-    FilesWalked(Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>),
-    /// The session finished loading in the background.
-    Loaded(Result<Loaded, String>),
-    /// A dialog or notice from an extension.
-    ExtensionUi(crate::extensions::UiRequest),
-    /// `/share` finished: the links, or why not.
-    ShareDone(Result<String, String>),
-    /// `/reload` finished: its warnings, or why it failed.
-    Reloaded(Result<Vec<String>, String>),
-}
-
-/// A session opened in the background, with what the UI shows about it.
-pub struct Loaded {
-    pub session: AgentSession,
-    pub warnings: Vec<String>,
-    pub usage: crate::modes::interactive::components::footer::UsageTotals,
-}
-
-/// Opens the real session (reading a big file can take a while): the UI is drawn with a
-/// placeholder session first and switches over when this returns.
-pub type SessionLoader = Box<dyn FnOnce() -> Result<(AgentSession, Vec<String>), String> + Send>;
-
-/// `--resume`: makes the loader for the session file the user picks.
-pub type SessionOpener = Box<dyn FnOnce(std::path::PathBuf) -> SessionLoader + Send>;
 
 /// `--resume` at startup: where to list sessions and how to open the chosen one.
 pub struct ResumeAtStartup {
     pub session_dir: std::path::PathBuf,
     pub open: SessionOpener,
 }
-
-/// `/reload`: reads settings and resources again into the session and restarts its
-/// extensions, returning the warnings to show. Blocks: it runs on a blocking thread.
-pub type Reloader = Arc<dyn Fn(&AgentSession) -> Vec<String> + Send + Sync>;
 
 /// What the interactive mode starts with.
 #[derive(Default)]
@@ -412,34 +369,6 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
     }
 }
 
-/// The theme the settings name (or the default for the terminal); a theme that cannot be
-/// loaded falls back to the built-in dark one, with a warning.
-fn load_theme(
-    name: Option<String>,
-    paths: &crate::core::paths::AgentPaths,
-) -> (Theme, Option<String>) {
-    let mode = ColorMode::detect(env);
-    let name = name.unwrap_or_else(|| default_theme_name(env).to_string());
-    match Theme::load_named(&name, &paths.themes(), mode) {
-        Ok(t) => (t, None),
-        Err(e) => (
-            Theme::dark(mode),
-            Some(format!("{e}; using the built-in dark theme")),
-        ),
-    }
-}
-
-/// `keybindings.json` over the defaults, with warnings for what it got wrong.
-fn load_keybindings(paths: &crate::core::paths::AgentPaths) -> (Arc<Keybindings>, Vec<String>) {
-    match Keybindings::load(&paths.keybindings()) {
-        Ok(loaded) => (
-            Arc::new(loaded.bindings),
-            loaded.issues.iter().map(ToString::to_string).collect(),
-        ),
-        Err(e) => (Arc::new(Keybindings::defaults()), vec![e.to_string()]),
-    }
-}
-
 fn new_app(
     session: AgentSession,
     width: u16,
@@ -460,9 +389,9 @@ fn new_app(
             )
         });
     let mut warnings = Vec::new();
-    let (theme, theme_warning) = load_theme(theme_name, &paths);
+    let (theme, theme_warning) = reload::load_theme(theme_name, &paths);
     warnings.extend(theme_warning);
-    let (keys, key_warnings) = load_keybindings(&paths);
+    let (keys, key_warnings) = reload::load_keybindings(&paths);
     warnings.extend(key_warnings);
     let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
     let cwd = session.cwd().to_path_buf();

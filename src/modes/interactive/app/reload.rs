@@ -1,14 +1,21 @@
 //! `/reload` in the interactive UI, as in pi 0.73: refused while the agent answers or
 //! compacts (with pi's warnings); otherwise the session reloads its settings and
-//! resources and restarts its extensions on a blocking thread (the [`super::Reloader`]),
-//! and then the UI reloads what it owns itself: keybindings, the theme, editor and
-//! display settings, the `/` completion, the extensions' UI channel, the chat and the
-//! resource listing of the header.
+//! resources and restarts its extensions on a blocking thread (the
+//! [`Reloader`](super::msg::Reloader)), and then the UI reloads what it owns itself:
+//! keybindings, the theme, editor and display settings, the `/` completion, the
+//! extensions' UI channel, the chat and the resource listing of the header.
 //!
 //! Submits typed meanwhile wait, as they do while a session loads.
+//!
+//! Also here, because startup reads them the same way: [`load_theme`] and
+//! [`load_keybindings`].
 
-use super::AppMsg;
+use std::sync::Arc;
+
+use super::msg::AppMsg;
 use super::state::{App, Status, header_resources};
+use crate::modes::interactive::keys::Keybindings;
+use crate::modes::interactive::theme::{ColorMode, Theme, default_theme_name};
 
 /// What the status line shows while reloading (pi's text).
 const RELOADING: &str = "Reloading keybindings, extensions, skills, prompts, themes...";
@@ -63,7 +70,7 @@ impl App {
             }
         };
         let mut ui_warnings = Vec::new();
-        let (keys, key_warnings) = super::load_keybindings(self.session.paths());
+        let (keys, key_warnings) = load_keybindings(self.session.paths());
         ui_warnings.extend(key_warnings);
         self.keys = keys;
         self.editor.set_keybindings(self.keys.clone());
@@ -77,7 +84,7 @@ impl App {
                     s.editor_padding_x() as usize,
                 )
             });
-        let (theme, theme_warning) = super::load_theme(theme_name, self.session.paths());
+        let (theme, theme_warning) = load_theme(theme_name, self.session.paths());
         self.theme = theme;
         ui_warnings.extend(theme_warning);
         self.hide_thinking = hide_thinking;
@@ -103,5 +110,36 @@ impl App {
         for text in std::mem::take(&mut self.queued_submits) {
             self.on_submit(text);
         }
+    }
+}
+
+/// The theme the settings name (or the default for the terminal); a theme that cannot be
+/// loaded falls back to the built-in dark one, with a warning.
+pub(super) fn load_theme(
+    name: Option<String>,
+    paths: &crate::core::paths::AgentPaths,
+) -> (Theme, Option<String>) {
+    let env = |name: &str| std::env::var(name).ok();
+    let mode = ColorMode::detect(env);
+    let name = name.unwrap_or_else(|| default_theme_name(env).to_string());
+    match Theme::load_named(&name, &paths.themes(), mode) {
+        Ok(t) => (t, None),
+        Err(e) => (
+            Theme::dark(mode),
+            Some(format!("{e}; using the built-in dark theme")),
+        ),
+    }
+}
+
+/// `keybindings.json` over the defaults, with warnings for what it got wrong.
+pub(super) fn load_keybindings(
+    paths: &crate::core::paths::AgentPaths,
+) -> (Arc<Keybindings>, Vec<String>) {
+    match Keybindings::load(&paths.keybindings()) {
+        Ok(loaded) => (
+            Arc::new(loaded.bindings),
+            loaded.issues.iter().map(ToString::to_string).collect(),
+        ),
+        Err(e) => (Arc::new(Keybindings::defaults()), vec![e.to_string()]),
     }
 }

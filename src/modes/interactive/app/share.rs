@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
-use super::AppMsg;
+use super::msg::AppMsg;
 use super::state::{App, Status};
 use crate::ai::message::ToolSpec;
 use crate::session::entry::{EntryId, SessionEntry, SessionHeader};

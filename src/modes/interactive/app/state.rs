@@ -2,7 +2,7 @@
 //! terminal's scrollback and what is still live), the editor, the status line and the
 //! footer data, plus the bookkeeping that maps streaming events onto chat items.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,7 +20,24 @@ use crate::modes::interactive::renderer::InlineRenderer;
 use crate::modes::interactive::theme::Theme;
 use crate::session::entry::SessionEntry;
 
+use super::msg::{AppMsg, Loaded, Reloader, SessionOpener};
 use super::overlay::Overlay;
+use crate::extensions::{UiReply, UiRequest};
+
+/// Extension UI state kept by the app (driven by `extension_ui`).
+#[derive(Default)]
+pub struct ExtensionUi {
+    /// Dialogs waiting for the open one (or another overlay) to close.
+    pub(super) waiting: VecDeque<UiRequest>,
+    /// The dialog on screen: its request id and where its answer goes.
+    pub(super) open: Option<(String, UiReply)>,
+    /// `setStatus` texts by key, shown in the footer.
+    pub statuses: BTreeMap<String, String>,
+    /// `setWidget` lines by key, above the editor.
+    pub widgets_above: BTreeMap<String, Vec<String>>,
+    /// `setWidget` lines by key, below the editor.
+    pub widgets_below: BTreeMap<String, Vec<String>>,
+}
 
 /// What the status line shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,7 +109,7 @@ pub struct App {
     /// The footer's data; cleared when something it shows may have changed.
     pub footer_cache: Option<FooterData>,
     pub show_hardware_cursor: bool,
-    pub tx: tokio::sync::mpsc::UnboundedSender<super::AppMsg>,
+    pub tx: tokio::sync::mpsc::UnboundedSender<AppMsg>,
     /// The real session is still being opened; submits wait in `queued_submits`.
     pub loading: bool,
     pub queued_submits: Vec<String>,
@@ -101,15 +118,15 @@ pub struct App {
     /// Printed after the terminal is restored (e.g. `No session selected`).
     pub quit_message: Option<String>,
     /// `--resume`: opens the session the startup picker chose.
-    pub startup_open: Option<super::SessionOpener>,
+    pub startup_open: Option<SessionOpener>,
     /// Extensions' dialogs, statuses and widgets.
-    pub extension_ui: super::extension_ui::ExtensionUi,
+    pub extension_ui: ExtensionUi,
     /// `/share` is creating a gist; Escape cancels it.
     pub share_cancel: Option<tokio_util::sync::CancellationToken>,
     /// An extension asked to quit (`ctx.shutdown()`): done once the agent is idle.
     pub shutdown_requested: bool,
-    /// What `/reload` runs (see [`super::Reloader`]).
-    pub reloader: Option<super::Reloader>,
+    /// What `/reload` runs (see [`Reloader`]).
+    pub reloader: Option<Reloader>,
     /// The project's files for `@` completion (walked in the background).
     pub project_files: std::sync::Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>,
 }
@@ -180,7 +197,7 @@ impl App {
     }
 
     /// Switches to the session loaded in the background and shows its conversation.
-    pub fn install_session(&mut self, loaded: super::Loaded) {
+    pub fn install_session(&mut self, loaded: Loaded) {
         self.session = loaded.session;
         self.usage = loaded.usage;
         self.provider_count = provider_count(&self.session);
@@ -208,7 +225,7 @@ impl App {
             let tx = self.tx.clone();
             tokio::spawn(async move {
                 while let Some(request) = requests.recv().await {
-                    if tx.send(super::AppMsg::ExtensionUi(request)).is_err() {
+                    if tx.send(AppMsg::ExtensionUi(request)).is_err() {
                         break;
                     }
                 }

@@ -3,23 +3,10 @@
 
 use crossterm::event::KeyEvent;
 
-use super::{Editor, LastAction};
+use super::{Editor, LastAction, Popup, PopupKey};
 use crate::modes::interactive::autocomplete::{CompletionItem, Suggestions};
 use crate::modes::interactive::components::select_list::{SelectLayout, SelectList};
 use crate::modes::interactive::keys::Action;
-
-pub(super) struct Popup {
-    pub list: SelectList,
-    pub prefix: String,
-    /// Opened by Tab path completion: updates keep forcing path suggestions.
-    pub forced: bool,
-}
-
-pub(super) enum PopupKey {
-    Done,
-    Submit,
-    NotPopup,
-}
 
 /// `@…` being typed: a word starting with `@` right before the cursor.
 fn in_at_context(before: &str) -> bool {

@@ -23,10 +23,10 @@ use std::sync::Arc;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::style::Style;
 
-use self::completion::Popup;
 use self::layout::{VisualLine, segments, visual_lines};
 use self::memory::{KillRing, PromptHistory, Snapshot, UndoStack};
 use super::autocomplete::AutocompleteProvider;
+use super::components::select_list::SelectList;
 use super::keys::{Action, Keybindings};
 use super::theme::{Theme, ThemeToken};
 use crate::ai::model::ThinkingLevel;
@@ -79,6 +79,32 @@ enum LastAction {
 enum Jump {
     Forward,
     Backward,
+}
+
+/// The open completion popup (driven by `completion`).
+struct Popup {
+    pub list: SelectList,
+    pub prefix: String,
+    /// Opened by Tab path completion: updates keep forcing path suggestions.
+    pub forced: bool,
+}
+
+/// What a key did to the popup.
+enum PopupKey {
+    Done,
+    Submit,
+    NotPopup,
+}
+
+/// Line endings to `\n`, tabs to 4 spaces (pi's editor normalisation); other control
+/// characters are dropped so they can never reach the terminal.
+fn normalize(text: &str) -> String {
+    text.replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace('\t', "    ")
+        .chars()
+        .filter(|c| *c == '\n' || !c.is_control())
+        .collect()
 }
 
 /// The prompt editor.
@@ -222,7 +248,7 @@ impl Editor {
         self.popup = None;
         self.last_action = LastAction::None;
         self.history_index = None;
-        let normalized = paste::normalize(text);
+        let normalized = normalize(text);
         if self.text() != normalized {
             self.push_undo();
         }
@@ -238,7 +264,7 @@ impl Editor {
         self.push_undo();
         self.last_action = LastAction::None;
         self.history_index = None;
-        self.insert_raw(&paste::normalize(text));
+        self.insert_raw(&normalize(text));
     }
 
     /// Hides the completion popup.
@@ -311,9 +337,9 @@ impl Editor {
         }
         if self.popup.is_some() {
             match self.handle_popup_key(key) {
-                completion::PopupKey::Done => return EditorAction::Handled,
-                completion::PopupKey::Submit => return self.submit(),
-                completion::PopupKey::NotPopup => {}
+                PopupKey::Done => return EditorAction::Handled,
+                PopupKey::Submit => return self.submit(),
+                PopupKey::NotPopup => {}
             }
         }
         if is(Action::Tab) {

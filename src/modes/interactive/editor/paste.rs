@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::layout::MARKER;
-use super::{Editor, LastAction};
+use super::{Editor, LastAction, normalize};
 
 /// Pastes with more lines than this become a marker.
 const MAX_INLINE_LINES: usize = 10;
@@ -15,17 +15,6 @@ const MAX_INLINE_CHARS: usize = 1000;
 /// `ESC [ <code> ; 5 u`: tmux (extended-keys csi-u) re-encodes control bytes inside a
 /// paste this way; they are turned back into the bytes.
 static CSI_U_CTRL: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\x1b\[(\d+);5u").ok());
-
-/// Line endings to `\n`, tabs to 4 spaces (pi's editor normalisation); other control
-/// characters are dropped so they can never reach the terminal.
-pub(super) fn normalize(text: &str) -> String {
-    text.replace("\r\n", "\n")
-        .replace('\r', "\n")
-        .replace('\t', "    ")
-        .chars()
-        .filter(|c| *c == '\n' || !c.is_control())
-        .collect()
-}
 
 fn decode_csi_u(text: &str) -> String {
     let Some(re) = CSI_U_CTRL.as_ref() else {

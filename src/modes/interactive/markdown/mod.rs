@@ -101,27 +101,13 @@ fn split_blocks(text: &str) -> Vec<Block<'_>> {
     blocks
 }
 
-/// Whether the source has an empty line between a block that started at `prev_start`
-/// and one that starts at `next_start`.
-fn blank_line_between(text: &str, prev_start: usize, next_start: usize) -> bool {
-    let next_start = next_start.min(text.len());
-    let gap_start = text
-        .get(..next_start)
-        .unwrap_or(text)
-        .trim_end()
-        .len()
-        .max(prev_start);
-    text.get(gap_start..next_start)
-        .is_some_and(|gap| gap.matches('\n').count() >= 2)
-}
-
 /// Whether pi puts an empty line between two top-level blocks: always after headings,
 /// code, quotes, tables and rules; between a paragraph and a following list only when
 /// the source had one; after a list only when the source had one.
 fn spaced(text: &str, prev: &Block<'_>, next: &Block<'_>) -> bool {
     match (prev.kind, next.kind) {
         (BlockKind::Paragraph, BlockKind::List) | (BlockKind::List, _) => {
-            blank_line_between(text, prev.range.start, next.range.start)
+            render::blank_line_between(text, prev.range.start, next.range.start)
         }
         _ => true,
     }

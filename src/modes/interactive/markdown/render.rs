@@ -9,7 +9,6 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::blank_line_between;
 use super::table::{Cell, Table};
 use crate::modes::interactive::highlight;
 use crate::modes::interactive::text::{WrapOptions, str_width, wrap_spans};
@@ -616,4 +615,18 @@ fn tight_lists<'e>(events: impl Iterator<Item = &'e Event<'e>>) -> Vec<bool> {
         }
     }
     result
+}
+
+/// Whether the source has an empty line between a block that started at `prev_start`
+/// and one that starts at `next_start`.
+pub(super) fn blank_line_between(text: &str, prev_start: usize, next_start: usize) -> bool {
+    let next_start = next_start.min(text.len());
+    let gap_start = text
+        .get(..next_start)
+        .unwrap_or(text)
+        .trim_end()
+        .len()
+        .max(prev_start);
+    text.get(gap_start..next_start)
+        .is_some_and(|gap| gap.matches('\n').count() >= 2)
 }

@@ -24,7 +24,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
 use super::search::{MAX_SEARCH_TEXT_BYTES, normalize};
-use super::{Scope, SessionPicker};
 use crate::session::listing::{SessionInfo, load_search_text_capped, session_info};
 
 /// Sessions in the first batch: enough to fill the first screen.
@@ -33,6 +32,15 @@ const FIRST_BATCH: usize = 24;
 const BATCH: usize = 128;
 /// Sessions per batch of search text.
 const TEXT_BATCH: usize = 48;
+
+/// Which sessions are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Sessions of the current folder's session directory.
+    Current,
+    /// Sessions of every folder.
+    All,
+}
 
 /// Something the loader found.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,17 +141,6 @@ impl Loader {
             }
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
         }
-    }
-
-    /// Hands every event that is ready to the picker. Returns whether anything arrived
-    /// (the picker should be redrawn).
-    pub fn feed(&mut self, picker: &mut SessionPicker) -> bool {
-        let mut any = false;
-        while let Some(event) = self.try_next() {
-            picker.apply(event);
-            any = true;
-        }
-        any
     }
 
     /// Stops the thread and waits for it (it finishes the batch it is reading first).

@@ -27,22 +27,13 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 pub use loader::{
-    DeleteMethod, LoadEvent, Loader, LoaderConfig, SessionText, delete_session_file,
+    DeleteMethod, LoadEvent, Loader, LoaderConfig, Scope, SessionText, delete_session_file,
     delete_with_trash_command, rename_session_file,
 };
 
 use super::line_input::LineInput;
 use crate::session::listing::SessionInfo;
 use search::{Query, SearchDoc};
-
-/// Which sessions are listed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Scope {
-    /// Sessions of the current folder's session directory.
-    Current,
-    /// Sessions of every folder.
-    All,
-}
 
 /// Row order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -534,5 +525,19 @@ pub fn format_age(now: DateTime<Utc>, then: DateTime<Utc>) -> String {
         format!("{}mo", days / 30)
     } else {
         format!("{}y", days / 365)
+    }
+}
+
+// Here rather than in `loader`, which knows nothing of the picker it fills.
+impl Loader {
+    /// Hands every event that is ready to the picker. Returns whether anything arrived
+    /// (the picker should be redrawn).
+    pub fn feed(&mut self, picker: &mut SessionPicker) -> bool {
+        let mut any = false;
+        while let Some(event) = self.try_next() {
+            picker.apply(event);
+            any = true;
+        }
+        any
     }
 }

@@ -10,10 +10,10 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use ratatui::style::Modifier;
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use serde_json::Value;
 
-use super::{Component, Ui, panel, text_block};
+use super::Ui;
 use crate::ai::message::{ToolCall, ToolResultMessage, UserBlock};
 use crate::modes::interactive::highlight::IncrementalHighlight;
 use crate::modes::interactive::keys::Action;
@@ -127,24 +127,6 @@ impl ToolExecutionState {
             }
         }
         Ok(None)
-    }
-}
-
-impl Component for ToolExecutionState {
-    fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
-        let background = ui.theme.bg(if self.is_pending() {
-            ThemeToken::ToolPendingBg
-        } else if self.result.as_ref().is_some_and(|r| r.is_error) {
-            ThemeToken::ToolErrorBg
-        } else {
-            ThemeToken::ToolSuccessBg
-        });
-        let mut out = vec![Line::default()];
-        out.extend(panel(width, 1, 1, background, |w| {
-            let logical = views::body(self, w, ui);
-            text_block(logical, w, 0)
-        }));
-        out
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::modes::interactive::components::Component;
 use crate::modes::interactive::keys::Keybindings;
 use crate::modes::interactive::test_support::{plain, styled, theme};
 use serde_json::json;

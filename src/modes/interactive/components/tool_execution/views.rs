@@ -7,12 +7,32 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::{ToolExecutionState, ToolResultView, expand_hint, title};
-use crate::modes::interactive::components::Ui;
+use crate::modes::interactive::components::{Component, Ui, panel, text_block};
 use crate::modes::interactive::diff::render_diff;
 use crate::modes::interactive::highlight::{self, language_for_path};
 use crate::modes::interactive::keys::Action;
 use crate::modes::interactive::text::{WrapOptions, sanitize, sanitize_single_line, wrap_spans};
 use crate::modes::interactive::theme::ThemeToken;
+
+// The panel around the views is drawn here too, so the state (`super`) does not
+// depend on its views.
+impl Component for ToolExecutionState {
+    fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        let background = ui.theme.bg(if self.is_pending() {
+            ThemeToken::ToolPendingBg
+        } else if self.result.as_ref().is_some_and(|r| r.is_error) {
+            ThemeToken::ToolErrorBg
+        } else {
+            ThemeToken::ToolSuccessBg
+        });
+        let mut out = vec![Line::default()];
+        out.extend(panel(width, 1, 1, background, |w| {
+            let logical = body(self, w, ui);
+            text_block(logical, w, 0)
+        }));
+        out
+    }
+}
 
 type Logical = Vec<Vec<Span<'static>>>;
 

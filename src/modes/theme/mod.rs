@@ -125,8 +125,8 @@ pub struct ExportColors {
 
 /// Built-in theme files, embedded in the binary.
 const BUILTIN_THEMES: &[(&str, &str)] = &[
-    ("dark", include_str!("../../../../themes/dark.json")),
-    ("light", include_str!("../../../../themes/light.json")),
+    ("dark", include_str!("../../../themes/dark.json")),
+    ("light", include_str!("../../../themes/light.json")),
 ];
 
 /// Names of the built-in themes.
