@@ -1,9 +1,10 @@
 //! pi-rs: a fast, drop-in Rust implementation of the pi coding agent.
 //!
-//! Layers (data flows one way): `ai` (models and providers) and `session` (JSONL tree
-//! store) at the bottom, `tools` and `agent` (the model ⇄ tools loop) above them,
-//! `core` (AgentSession, settings, resources) tying them together, and `modes`
-//! (interactive, print, rpc) as the only code that touches the terminal or stdio.
+//! Layers, bottom first; each uses only the layers below it (`docs/architecture.md`,
+//! checked by `tests/architecture/`): `ai` (models and providers), `messages`, `session`
+//! (JSONL tree store) and `tools`, `agent` (the model ⇄ tools loop), `compaction` and
+//! `export`, `extensions`, `core` (AgentSession, settings, resources), `modes`
+//! (interactive, print, rpc: the only code that touches the terminal or stdio), `cli`.
 
 pub mod agent;
 pub mod ai;
