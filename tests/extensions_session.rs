@@ -245,15 +245,11 @@ fn lifecycle_events_fire_where_pi_fires_them() {
             .await
             .unwrap();
         assert!(!navigated.cancelled);
-        let thinker = session
-            .with_registry(|r| r.find("mock", "mock-thinker").cloned())
-            .unwrap();
+        let thinker = session.find_model("mock", "mock-thinker").unwrap();
         session.set_model(thinker).unwrap();
         let file = session.with_session(|m| m.session_file().unwrap().to_path_buf());
         session.new_session(None).await.unwrap();
-        let plain = session
-            .with_registry(|r| r.find("mock", "mock-model").cloned())
-            .unwrap();
+        let plain = session.find_model("mock", "mock-model").unwrap();
         session.set_model(plain).unwrap();
         session.switch_session(&file).await.unwrap();
         session.fork(&first_user).await.unwrap();

@@ -75,7 +75,7 @@ impl Reloader {
             prompt_templates: templates.templates,
             skills: skills.skills,
         });
-        if let Some(error) = session.with_registry(|r| r.error().map(str::to_string)) {
+        if let Some(error) = session.models_error() {
             warnings.push(format!("models.json error: {error}"));
         }
         if let Some(loaded) = extensions {

@@ -207,13 +207,11 @@ impl AgentSession {
     }
 
     fn queue_steering(&self, text: &str, images: Vec<ImageContent>) {
-        self.state().queued_steering.push(text.to_string());
         self.inner.queues.push_steering(user_message(text, &images));
         self.emit_queue_update();
     }
 
     fn queue_follow_up(&self, text: &str, images: Vec<ImageContent>) {
-        self.state().queued_follow_up.push(text.to_string());
         self.inner
             .queues
             .push_follow_up(user_message(text, &images));
@@ -622,25 +620,8 @@ impl AgentSession {
     fn on_agent_event(&self, event: &AgentEvent) {
         match event {
             AgentEvent::MessageStart {
-                message: AgentMessage::User(u),
-            } => {
-                let text = u.content.text();
-                let changed = {
-                    let mut st = self.state();
-                    if let Some(i) = st.queued_steering.iter().position(|t| *t == text) {
-                        st.queued_steering.remove(i);
-                        true
-                    } else if let Some(i) = st.queued_follow_up.iter().position(|t| *t == text) {
-                        st.queued_follow_up.remove(i);
-                        true
-                    } else {
-                        false
-                    }
-                };
-                if changed {
-                    self.emit_queue_update();
-                }
-            }
+                message: AgentMessage::User(_),
+            } => self.emit_queue_update_if_changed(),
             AgentEvent::MessageEnd { message } => {
                 let result = {
                     let mut st = self.state();

@@ -180,9 +180,6 @@ impl AgentSession {
         let dropped = self.inner.queues.drain_all();
         let queue_changed = {
             let mut st = self.state();
-            let had_texts = !st.queued_steering.is_empty() || !st.queued_follow_up.is_empty();
-            st.queued_steering.clear();
-            st.queued_follow_up.clear();
             st.pending_bash.clear();
             st.pending_next_turn.clear();
             st.system_prompt_override = None;
@@ -204,7 +201,7 @@ impl AgentSession {
                     };
                 }
             }
-            had_texts || !dropped.is_empty()
+            !dropped.is_empty()
         };
         // pi reports the queues only when they change (a fork or `/new` with nothing
         // queued emits no `queue_update`).

@@ -150,9 +150,9 @@ impl App {
                 self.hide_thinking = !self.hide_thinking;
                 self.transcript.set_hide_thinking(self.hide_thinking);
                 let hide = self.hide_thinking;
-                self.session.with_settings(|s| {
-                    let _ = s.set_global(&["hideThinkingBlock"], serde_json::Value::Bool(hide));
-                });
+                let _ = self
+                    .session
+                    .set_global_setting(&["hideThinkingBlock"], serde_json::Value::Bool(hide));
                 self.full_redraw = true;
                 return KeyCommand::None;
             }

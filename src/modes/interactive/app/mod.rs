@@ -448,17 +448,17 @@ fn new_app(
     options: &InteractiveOptions,
 ) -> App {
     let paths = session.paths().clone();
-    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding) = session
-        .with_settings(|s| {
-            (
-                s.theme().map(str::to_string),
-                s.hide_thinking_block(),
-                s.quiet_startup(),
-                s.show_hardware_cursor(),
-                s.autocomplete_max_visible() as usize,
-                s.editor_padding_x() as usize,
-            )
-        });
+    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding) = {
+        let s = session.settings();
+        (
+            s.theme().map(str::to_string),
+            s.hide_thinking_block(),
+            s.quiet_startup(),
+            s.show_hardware_cursor(),
+            s.autocomplete_max_visible() as usize,
+            s.editor_padding_x() as usize,
+        )
+    };
     let mut warnings = Vec::new();
     let (theme, theme_warning) = load_theme(theme_name, &paths);
     warnings.extend(theme_warning);

@@ -23,7 +23,7 @@ impl App {
             return;
         }
         let Some(reloader) = self.reloader.clone() else {
-            self.session.with_registry(|r| r.reload());
+            self.session.reload_models();
             self.refresh_usage();
             self.footer_cache = None;
             self.notice("Reloaded models and keys");
@@ -67,16 +67,16 @@ impl App {
         ui_warnings.extend(key_warnings);
         self.keys = keys;
         self.editor.set_keybindings(self.keys.clone());
-        let (theme_name, hide_thinking, show_cursor, max_visible, padding) =
-            self.session.with_settings(|s| {
-                (
-                    s.theme().map(str::to_string),
-                    s.hide_thinking_block(),
-                    s.show_hardware_cursor(),
-                    s.autocomplete_max_visible() as usize,
-                    s.editor_padding_x() as usize,
-                )
-            });
+        let (theme_name, hide_thinking, show_cursor, max_visible, padding) = {
+            let s = self.session.settings();
+            (
+                s.theme().map(str::to_string),
+                s.hide_thinking_block(),
+                s.show_hardware_cursor(),
+                s.autocomplete_max_visible() as usize,
+                s.editor_padding_x() as usize,
+            )
+        };
         let (theme, theme_warning) = super::load_theme(theme_name, self.session.paths());
         self.theme = theme;
         ui_warnings.extend(theme_warning);

@@ -267,12 +267,14 @@ pub fn usage_totals(session: &AgentSession) -> UsageTotals {
 }
 
 fn provider_count(session: &AgentSession) -> usize {
-    session.with_registry(|r| {
-        let mut p: Vec<String> = r.available().into_iter().map(|m| m.provider).collect();
-        p.sort();
-        p.dedup();
-        p.len()
-    })
+    let mut p: Vec<String> = session
+        .available_models()
+        .into_iter()
+        .map(|m| m.provider)
+        .collect();
+    p.sort();
+    p.dedup();
+    p.len()
 }
 
 fn items_of(m: &crate::messages::AgentMessage) -> usize {
