@@ -6,6 +6,8 @@ mod clipboard;
 mod commands;
 mod events;
 mod extension_ui;
+mod handle;
+mod headless;
 mod input;
 mod overlay;
 mod reload;
@@ -34,9 +36,11 @@ use crate::modes::interactive::renderer::InlineRenderer;
 use crate::modes::interactive::terminal::{self, TerminalGuard};
 use crate::modes::interactive::theme::{ColorMode, Theme, default_theme_name};
 
-use self::input::KeyCommand;
+pub use self::handle::{Effect, UiEvent};
+pub use self::headless::Headless;
 pub use self::state::App;
 use self::state::Status;
+pub use self::view::Composed;
 
 /// Results of background work, sent back to the event loop.
 pub enum AppMsg {
@@ -171,72 +175,49 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
 
     loop {
         let deadline = tokio::time::Instant::from_std(last_frame + frame_interval);
-        tokio::select! {
+        let event = tokio::select! {
             biased;
-            event = term.next() => {
-                match event {
-                    Some(Ok(Event::Key(key))) => {
-                        let command = app.on_key(key);
-                        handle_command(&mut app, command, &guard);
-                    }
-                    Some(Ok(Event::Paste(text))) => app.on_paste(&text),
-                    Some(Ok(Event::Resize(w, h))) => {
-                        app.renderer.set_size(w, h);
-                        app.full_redraw = true;
-                        app.dirty = true;
-                    }
-                    Some(Ok(_)) => {}
-                    Some(Err(_)) | None => app.quit = true,
-                }
+            event = term.next() => match event {
+                Some(Ok(Event::Key(key))) => UiEvent::Key(key),
+                Some(Ok(Event::Paste(text))) => UiEvent::Paste(text),
+                Some(Ok(Event::Resize(w, h))) => UiEvent::Resize(w, h),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => UiEvent::InputClosed,
+            },
+            Some(event) = session_rx.recv() => UiEvent::Session(event),
+            Some(msg) = rx.recv() => UiEvent::Msg(msg),
+            _ = tick.tick(), if app.animating() || app.extension_dialog_open() => UiEvent::Tick,
+            _ = tokio::time::sleep_until(deadline), if app.dirty => UiEvent::FrameDue,
+        };
+        let is_msg = matches!(event, UiEvent::Msg(_));
+        match app.handle(event) {
+            Effect::None => {}
+            Effect::Suspend => {
+                let mut out = std::io::stdout();
+                let _ = app.renderer.finish_session(&mut out);
+                let _ = terminal::suspend();
+                let (w, h) = TerminalGuard::size();
+                app.renderer.set_size(w, h);
+                app.full_redraw = true;
+                app.dirty = true;
             }
-            Some(event) = session_rx.recv() => {
-                // Streaming deltas do not change what the footer shows.
-                if !matches!(
-                    event,
-                    crate::core::events::SessionEvent::Agent(
-                        crate::agent::AgentEvent::MessageUpdate { .. }
-                            | crate::agent::AgentEvent::ToolExecutionUpdate { .. }
-                    )
-                ) {
-                    app.footer_cache = None;
-                }
-                app.on_session_event(event);
+            Effect::ExternalEditor => external_editor(&mut app),
+            Effect::Resubscribe => session_rx = app.session.subscribe(),
+            Effect::Fail(e) => {
+                // Nothing else can work without the session: say why and stop.
+                let mut out = std::io::stdout();
+                let _ = app.renderer.finish_session(&mut out);
+                drop(guard);
+                eprintln!("Error: {e}");
+                return 1;
             }
-            Some(msg) = rx.recv() => {
-                if let AppMsg::Loaded(result) = msg {
-                    match result {
-                        Ok(loaded) => {
-                            app.install_session(loaded);
-                            session_rx = app.session.subscribe();
-                            crate::core::timing::mark("session loaded");
-                        }
-                        Err(e) => {
-                            // Nothing else can work without the session: say why and stop.
-                            app.loading = false;
-                            let mut out = std::io::stdout();
-                            let _ = app.renderer.finish_session(&mut out);
-                            drop(guard);
-                            eprintln!("Error: {e}");
-                            return 1;
-                        }
-                    }
-                } else {
-                    on_app_msg(&mut app, msg);
-                }
-                if !app.busy
-                    && !app.loading
-                    && let Some((text, images)) = prompts.next()
-                {
-                    send_initial(&mut app, text, images);
-                }
-            }
-            _ = tick.tick(), if app.animating() || app.extension_dialog_open() => {
-                if app.animating() {
-                    app.spinner = app.spinner.wrapping_add(1);
-                    app.dirty = true;
-                }
-            }
-            _ = tokio::time::sleep_until(deadline), if app.dirty => {}
+        }
+        if is_msg
+            && !app.busy
+            && !app.loading
+            && let Some((text, images)) = prompts.next()
+        {
+            send_initial(&mut app, text, images);
         }
         // pi defers an extension's shutdown request until queued messages are done.
         if app.shutdown_requested && !app.busy && !app.loading && !app.session.is_streaming() {
@@ -300,31 +281,6 @@ fn send_initial(app: &mut App, text: String, images: Vec<crate::ai::message::Ima
             .await;
         let _ = tx.send(AppMsg::PromptDone(result));
     });
-}
-
-fn handle_command(app: &mut App, command: KeyCommand, guard: &TerminalGuard) {
-    let _ = guard;
-    match command {
-        KeyCommand::None => {}
-        KeyCommand::Submit(text) => app.on_submit(text),
-        KeyCommand::FollowUp(text) => app.on_follow_up(text),
-        KeyCommand::DoubleEscape => app.on_double_escape(),
-        KeyCommand::Suspend => {
-            let mut out = std::io::stdout();
-            let _ = app.renderer.finish_session(&mut out);
-            let _ = terminal::suspend();
-            let (w, h) = TerminalGuard::size();
-            app.renderer.set_size(w, h);
-            app.full_redraw = true;
-            app.dirty = true;
-        }
-        KeyCommand::ExternalEditor => external_editor(app),
-        KeyCommand::OpenStartupSession(path) => {
-            if let Some(open) = app.startup_open.take() {
-                start_loading(app, open(path));
-            }
-        }
-    }
 }
 
 /// Ctrl+G: edit the prompt in `$VISUAL` / `$EDITOR`.
