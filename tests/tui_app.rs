@@ -70,7 +70,7 @@ impl Env {
             paths: AgentPaths::new(self.agent()),
             settings: Settings::load(&self.agent(), &self.cwd()),
             registry,
-            session: SessionManager::create(&self.cwd(), &self.sessions()).unwrap(),
+            session: SessionManager::create(self.cwd(), self.sessions()).unwrap(),
             model,
             thinking: ThinkingLevel::Off,
             scoped_models: Vec::new(),
