@@ -7,16 +7,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::client::{
-    ProviderClient, budgets_from_settings, cache_retention_from_env, shared_http_client,
+    ProviderClient, budgets_from_settings, cache_retention_from_env, provider_retry_policy,
 };
 use super::{AgentSession, emit_to, lock};
 use crate::agent::{self, AgentConfig, AgentEvent};
 use crate::ai::auth::missing_key_message;
+use crate::ai::http::shared_client;
 use crate::ai::message::{
     AssistantMessage, ImageContent, StopReason, UserBlock, UserContent, UserMessage, now_ms,
 };
 use crate::ai::overflow::is_context_overflow;
-use crate::ai::retry::{RetryPolicy, is_retryable_error, sleep_cancellable};
+use crate::ai::retry::{is_retryable_error, sleep_cancellable};
 use crate::compaction::{
     AutoCompaction, AutoCompactionCheck, CompactionSettings, check_auto_compaction,
 };
@@ -530,19 +531,15 @@ impl AgentSession {
                 return Ok(Vec::new());
             };
             let auth = st.registry.request_auth(&model).unwrap_or_default();
-            let retry = st.settings.retry();
             let inner = Arc::downgrade(&self.inner);
             let client = ProviderClient {
                 model: model.clone(),
                 auth,
                 budgets: budgets_from_settings(st.settings.thinking_budgets()),
-                retry: RetryPolicy {
-                    max_delay_ms: retry.max_delay_ms,
-                    ..RetryPolicy::default()
-                },
+                retry: provider_retry_policy(&st.settings.retry()),
                 session_id: Some(st.session.session_id().to_string()),
                 cache_retention: cache_retention_from_env(),
-                http: shared_http_client(),
+                http: shared_client(),
                 on_retry: Some(Arc::new(move |notice| {
                     if let Some(inner) = inner.upgrade() {
                         emit_to(
