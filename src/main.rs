@@ -151,6 +151,15 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
     let rt = runtime().map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
 
     let Some(output) = print_mode else {
+        // pi asks before continuing a session whose directory is gone; the other modes
+        // refuse it (in `open_session_source`).
+        let source = match startup::missing_session_cwd(&source, &cwd) {
+            None => source,
+            Some(issue) if startup::confirm_continue_here(&issue) => {
+                startup::SessionSource::OpenHere(issue.file)
+            }
+            Some(_) => return Ok(0),
+        };
         // Interactive: draw at once with a placeholder session (model and settings, no
         // file yet), and open the real session — possibly a big file — in the background.
         let placeholder = startup::build_session(
@@ -210,8 +219,13 @@ fn run(mut args: Args) -> Result<u8, StartupError> {
                 })
             };
         let (loader, resume) = if tui_resume {
-            let open: pi::modes::interactive::app::SessionOpener =
-                Box::new(move |path| make_loader(startup::SessionSource::Open(path)));
+            let open: pi::modes::interactive::app::SessionOpener = Box::new(move |path, here| {
+                make_loader(if here {
+                    startup::SessionSource::OpenHere(path)
+                } else {
+                    startup::SessionSource::Open(path)
+                })
+            });
             (
                 None,
                 Some(pi::modes::interactive::app::ResumeAtStartup {

@@ -29,6 +29,7 @@ use crate::session::SessionManager;
 use crate::session::entry::SessionEntry;
 use crate::session::listing::{list, list_all};
 use crate::session::paths::default_session_dir;
+use crate::session::refusal::{MissingCwd, read_only_refusal};
 use crate::tools::{builtin_tool_names, default_tool_names};
 
 /// A fatal startup problem: printed as `Error: …` and the process exits with 1.
@@ -155,6 +156,9 @@ pub enum SessionSource {
     InMemory,
     Create,
     Open(PathBuf),
+    /// Open a session file but continue it in the current directory instead of the one
+    /// its header names (which no longer exists; the user agreed).
+    OpenHere(PathBuf),
     Fork(PathBuf),
     ContinueRecent,
 }
@@ -232,21 +236,56 @@ pub fn resolve_session_source(
 }
 
 /// Opens (or creates) the session: the part that reads big files.
+///
+/// An existing session is refused (nothing in its file changed) when its header names a
+/// working directory that no longer exists (pi's message and how to go on; the
+/// interactive UI asks first, see [`missing_session_cwd`]) or when it accepts no appends
+/// (a newer format version): pi-rs never runs a turn it cannot save.
 pub fn open_session_source(
     source: &SessionSource,
     cwd: &Path,
     session_dir: &Path,
 ) -> Result<SessionManager, StartupError> {
-    match source {
-        SessionSource::InMemory => Ok(SessionManager::in_memory(cwd)),
+    let manager = match source {
+        SessionSource::InMemory => return Ok(SessionManager::in_memory(cwd)),
         SessionSource::Create => {
-            SessionManager::create(cwd, session_dir).map_err(|e| StartupError(e.to_string()))
+            SessionManager::create(cwd, session_dir).map_err(|e| StartupError(e.to_string()))?
         }
-        SessionSource::Open(path) => open_session(path, session_dir),
-        SessionSource::Fork(path) => fork_session(path, cwd, session_dir),
+        SessionSource::Open(path) => {
+            if let Some(issue) = missing_session_cwd(source, cwd) {
+                return Err(StartupError(format!("{issue}\n{}", issue.hint())));
+            }
+            open_session(path, session_dir)?
+        }
+        SessionSource::OpenHere(path) => {
+            SessionManager::open_with_cwd(path, Some(session_dir), Some(cwd))
+                .map_err(|e| StartupError(e.to_string()))?
+        }
+        SessionSource::Fork(path) => fork_session(path, cwd, session_dir)?,
         SessionSource::ContinueRecent => SessionManager::continue_recent(cwd, session_dir)
-            .map_err(|e| StartupError(e.to_string())),
+            .map_err(|e| StartupError(e.to_string()))?,
+    };
+    if let (Some(reason), Some(file)) = (manager.read_only_reason(), manager.session_file()) {
+        return Err(StartupError(read_only_refusal(file, reason)));
     }
+    Ok(manager)
+}
+
+/// The session file `source` opens, when its header names a working directory that no
+/// longer exists (only [`SessionSource::Open`]: `--continue` and forks run in the current
+/// directory anyway). Reads only the file's first line.
+pub fn missing_session_cwd(source: &SessionSource, cwd: &Path) -> Option<MissingCwd> {
+    match source {
+        SessionSource::Open(path) => MissingCwd::check(path, cwd),
+        _ => None,
+    }
+}
+
+/// Asks on the terminal whether to continue a session whose directory is gone in the
+/// current one (pi asks the same in its UI). `false`: the user declined.
+pub fn confirm_continue_here(issue: &MissingCwd) -> bool {
+    eprintln!("{}", issue.prompt_text());
+    confirm("Continue in the current directory?")
 }
 
 /// Picks and opens the session manager from the flags. `picker` chooses for `--resume`;

@@ -273,6 +273,22 @@ impl AgentSession {
         f(&self.state().session)
     }
 
+    /// What was odd about the session file when it was opened (truncated or malformed
+    /// lines, duplicate ids, cycles, a file moved aside). Each mode shows these once at
+    /// startup; after `/resume` / `switch_session` they arrive as
+    /// [`SessionEvent::SessionLoadWarning`].
+    pub fn load_warnings(&self) -> Vec<crate::session::error::LoadWarning> {
+        self.state().session.load_warnings().to_vec()
+    }
+
+    /// Emits a [`SessionEvent::SessionLoadWarning`] for each of [`AgentSession::load_warnings`]
+    /// (for front ends that report them as events once they listen).
+    pub fn emit_load_warnings(&self) {
+        for warning in self.load_warnings() {
+            self.emit(SessionEvent::SessionLoadWarning { warning });
+        }
+    }
+
     /// The agent's current messages (the context of the next request).
     pub fn messages(&self) -> Vec<AgentMessage> {
         self.state().messages.clone()

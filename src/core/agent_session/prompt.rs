@@ -132,7 +132,7 @@ impl AgentSession {
         }
         let _op = self.inner.op_lock.lock().await;
         self.flush_pending_bash();
-        self.check_model_ready()?;
+        self.check_can_run()?;
         self.refresh_oauth_if_due().await?;
         let cancel = self.new_cancel();
         // A compaction may be due before sending (this also catches aborted answers).
@@ -166,7 +166,7 @@ impl AgentSession {
     pub(crate) async fn run_messages(&self, messages: Vec<AgentMessage>) -> Result<(), String> {
         let _op = self.inner.op_lock.lock().await;
         self.flush_pending_bash();
-        self.check_model_ready()?;
+        self.check_can_run()?;
         self.refresh_oauth_if_due().await?;
         self.new_cancel();
         self.run_until_settled(Some(messages)).await;
@@ -180,7 +180,7 @@ impl AgentSession {
             return Err(ALREADY_STREAMING.to_string());
         }
         let _op = self.inner.op_lock.lock().await;
-        self.check_model_ready()?;
+        self.check_can_run()?;
         self.refresh_oauth_if_due().await?;
         self.new_cancel();
         self.run_until_settled(None).await;
@@ -219,8 +219,15 @@ impl AgentSession {
         self.emit_queue_update();
     }
 
-    fn check_model_ready(&self) -> Result<(), String> {
+    /// A run needs a model with a key and a session that can save what it adds: a
+    /// session file that accepts no appends (a newer format version) never runs a turn.
+    fn check_can_run(&self) -> Result<(), String> {
         let st = self.state();
+        if let (Some(reason), Some(file)) =
+            (st.session.read_only_reason(), st.session.session_file())
+        {
+            return Err(crate::session::refusal::read_only_refusal(file, reason));
+        }
         let Some(model) = &st.model else {
             return Err(
                 "No model selected. Use /model or --model to choose one, or set an API key (see docs/providers.md)."

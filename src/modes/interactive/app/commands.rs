@@ -27,6 +27,7 @@ use crate::modes::interactive::components::tree_selector::{
 use crate::modes::interactive::components::user_message_selector::UserMessageSelector;
 use crate::modes::interactive::editor::Editor;
 use crate::session::entry::EntryId;
+use crate::session::refusal::MissingCwd;
 
 /// Built-in slash commands (name, description), as pi lists them.
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
@@ -622,16 +623,7 @@ impl App {
                     })
                 );
                 self.overlay = None;
-                if at_startup {
-                    return KeyCommand::OpenStartupSession(path);
-                }
-                let session = self.session.clone();
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = session.switch_session(&path).await {
-                        let _ = tx.send(AppMsg::Error(e));
-                    }
-                });
+                return self.resume(path, at_startup);
             }
             OverlayOutcome::StartupCancelled => {
                 self.overlay = None;
@@ -805,17 +797,66 @@ impl App {
                 }
             }
             SelectPurpose::ResumeSession => {
-                let session = self.session.clone();
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    let path = std::path::PathBuf::from(&choice.value);
-                    if let Err(e) = session.switch_session(&path).await {
-                        let _ = tx.send(AppMsg::Error(e));
-                    }
-                });
+                return self.resume(std::path::PathBuf::from(&choice.value), false);
+            }
+            SelectPurpose::MissingCwd { path, at_startup } => {
+                let here = choice.value == "Yes";
+                match (here, at_startup) {
+                    (true, true) => return KeyCommand::OpenStartupSession { path, here },
+                    // pi exits quietly when the question is declined at startup.
+                    (false, true) => self.quit = true,
+                    (true, false) => self.switch_session(path, true),
+                    (false, false) => self.notice("Resume cancelled"),
+                }
             }
         }
         KeyCommand::None
+    }
+
+    /// Opens a session chosen with `/resume` (or the `--resume` picker at startup). A
+    /// session whose header names a directory that is gone is not opened before the user
+    /// agreed to continue it in the current one (pi's "Session cwd not found").
+    fn resume(&mut self, path: std::path::PathBuf, at_startup: bool) -> KeyCommand {
+        if let Some(issue) = MissingCwd::check(&path, &self.cwd) {
+            let options = ["Yes", "No"]
+                .into_iter()
+                .map(|o| CompletionItem {
+                    value: o.to_string(),
+                    label: o.to_string(),
+                    description: None,
+                })
+                .collect();
+            self.overlay = Some(Overlay::select(
+                &format!("Session cwd not found\n{}", issue.prompt_text()),
+                options,
+                SelectPurpose::MissingCwd { path, at_startup },
+            ));
+            return KeyCommand::None;
+        }
+        if at_startup {
+            return KeyCommand::OpenStartupSession { path, here: false };
+        }
+        self.switch_session(path, false);
+        KeyCommand::None
+    }
+
+    /// Switches to another session file in the background (`here`: in the current
+    /// directory instead of the one the file names). Refusals arrive as errors.
+    fn switch_session(&mut self, path: std::path::PathBuf, here: bool) {
+        let session = self.session.clone();
+        let cwd = here.then(|| self.cwd.clone());
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            match session.switch_session_in(&path, cwd.as_deref()).await {
+                Ok(()) if cwd.is_some() => {
+                    let _ = tx.send(AppMsg::Info("Resumed session in current cwd".into()));
+                }
+                Ok(()) => {}
+                Err(e) => {
+                    let _ = tx.send(AppMsg::Error(e));
+                }
+            }
+        });
     }
 
     /// Text entered in an input dialog.

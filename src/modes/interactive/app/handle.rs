@@ -113,9 +113,9 @@ impl App {
             KeyCommand::DoubleEscape => self.on_double_escape(),
             KeyCommand::Suspend => return Effect::Suspend,
             KeyCommand::ExternalEditor => return Effect::ExternalEditor,
-            KeyCommand::OpenStartupSession(path) => {
+            KeyCommand::OpenStartupSession { path, here } => {
                 if let Some(open) = self.startup_open.take() {
-                    start_loading(self, open(path));
+                    start_loading(self, open(path, here));
                 }
             }
         }

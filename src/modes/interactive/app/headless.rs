@@ -51,7 +51,7 @@ impl Headless {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut app = new_app(session, width, height, tx, &options);
         for w in &options.warnings {
-            app.notice(format!("Warning: {w}"));
+            app.pin_warning(w);
         }
         if let Some(loader) = options.loader.take() {
             super::start_loading(&mut app, loader);

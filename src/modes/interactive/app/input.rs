@@ -22,8 +22,12 @@ pub enum KeyCommand {
     Suspend,
     ExternalEditor,
     DoubleEscape,
-    /// `--resume`: the user chose the session to open.
-    OpenStartupSession(std::path::PathBuf),
+    /// `--resume`: the user chose the session to open (`here`: continue it in the current
+    /// directory, its own being gone).
+    OpenStartupSession {
+        path: std::path::PathBuf,
+        here: bool,
+    },
 }
 
 const APP_ACTIONS: &[Action] = &[

@@ -78,8 +78,9 @@ pub struct Loaded {
 /// placeholder session first and switches over when this returns.
 pub type SessionLoader = Box<dyn FnOnce() -> Result<(AgentSession, Vec<String>), String> + Send>;
 
-/// `--resume`: makes the loader for the session file the user picks.
-pub type SessionOpener = Box<dyn FnOnce(std::path::PathBuf) -> SessionLoader + Send>;
+/// `--resume`: makes the loader for the session file the user picks; `true` continues it
+/// in the current directory instead of the one its header names (which is gone).
+pub type SessionOpener = Box<dyn FnOnce(std::path::PathBuf, bool) -> SessionLoader + Send>;
 
 /// `--resume` at startup: where to list sessions and how to open the chosen one.
 pub struct ResumeAtStartup {
@@ -135,7 +136,7 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     let mut app = new_app(session.clone(), width, height, tx.clone(), &options);
     crate::core::timing::mark("app state built");
     for w in &options.warnings {
-        app.notice(format!("Warning: {w}"));
+        app.pin_warning(w);
     }
     let mut options = options;
     if let Some(loader) = options.loader.take() {
@@ -487,13 +488,16 @@ fn new_app(
         shutdown_requested: false,
         share_cancel: None,
         reloader: options.reloader.clone(),
+        pinned_warnings: Vec::new(),
+        session_warnings: Vec::new(),
     };
     if options.loader.is_none() && options.resume.is_none() {
         app.refresh_usage();
         app.rebuild_transcript();
     }
+    // Kept across the rebuild when the real session has loaded (and every later one).
     for w in warnings {
-        app.notice(format!("Warning: {w}"));
+        app.pin_warning(w);
     }
     app
 }

@@ -90,11 +90,14 @@ impl App {
         self.forward_extension_ui();
         self.refresh_usage();
         self.footer_cache = None;
-        // Redraws everything: the header with the resources now loaded, then the chat.
+        // Redraws everything: the header with the resources now loaded, then the chat
+        // and the warnings of this reload, which replace those of startup.
+        self.pinned_warnings = warnings
+            .into_iter()
+            .chain(ui_warnings)
+            .map(|w| format!("Warning: {w}"))
+            .collect();
         self.rebuild_transcript();
-        for w in warnings.into_iter().chain(ui_warnings) {
-            self.notice(format!("Warning: {w}"));
-        }
         self.notice(RELOADED);
         self.run_queued_submits();
     }
