@@ -3,6 +3,7 @@
 //! agents or terminals.
 
 pub mod auth;
+pub mod js;
 pub mod json_partial;
 pub mod message;
 pub mod model;
