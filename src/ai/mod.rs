@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod http;
+pub mod js;
 pub mod json_partial;
 pub mod message;
 pub mod model;

@@ -15,8 +15,6 @@
 mod json;
 mod skim;
 
-pub(crate) use json::is_js_space;
-
 use crate::session::entry::EntryId;
 use crate::session::manager::SessionManager;
 
