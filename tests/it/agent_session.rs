@@ -2,11 +2,10 @@
 //! project, the session file on disk, retries, compaction and tree navigation.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support::mock_llm::{MockLlm, Script};
 use pi::ai::message::StopReason;
 use pi::ai::model::ThinkingLevel;
 use pi::ai::models::ModelRegistry;
@@ -18,7 +17,6 @@ use pi::messages::AgentMessage;
 use pi::session::SessionManager;
 use pi::session::entry::SessionEntry;
 use serde_json::{Value, json};
-use support::mock_llm::{MockLlm, Script};
 
 struct Env {
     _dir: tempfile::TempDir,

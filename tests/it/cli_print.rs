@@ -3,14 +3,12 @@
 //! Ctrl+C killing running commands, and the errors users see.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::mock_llm::{MockLlm, Script};
 use serde_json::{Value, json};
-use support::mock_llm::{MockLlm, Script};
 
 struct Project {
     dir: tempfile::TempDir,

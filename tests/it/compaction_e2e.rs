@@ -3,13 +3,11 @@
 //! overflow reported instead of looping.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use crate::support::mock_llm::{MockLlm, Script};
 use serde_json::{Value, json};
-use support::mock_llm::{MockLlm, Script};
 
 struct Project {
     dir: tempfile::TempDir,

@@ -5,20 +5,15 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod support {
-    pub mod chromium;
-    pub mod export_page;
-}
-
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use crate::support::chromium;
+use crate::support::export_page::*;
 use pi::export::tree::{FilterMode, SessionTree, layout};
 use pi::export::{ExportInput, ExportTheme, export_html, export_session_file, read_session_file};
 use pi::session::entry::{SessionEntry, SessionHeader};
 use serde_json::json;
-use support::chromium;
-use support::export_page::*;
 
 fn export_to(dir: &Path, fixture_name: &str) -> PathBuf {
     let out = dir.join(fixture_name.replace(".jsonl", ".html"));
@@ -229,7 +224,7 @@ fn screenshots_are_produced_at_desktop_and_phone_widths() {
     let phone = dir.path().join("phone.png");
     chromium::screenshot(&browser, &page, "", &phone, 420, 860);
     assert_eq!(chromium::png_size(&phone), (420, 860));
-    // `PI_UPDATE_DOCS_SCREENSHOT=1 cargo test --test export_browser screenshots` refreshes
+    // `PI_UPDATE_DOCS_SCREENSHOT=1 cargo test --test it export_browser::screenshots` refreshes
     // the picture in the docs.
     if std::env::var_os("PI_UPDATE_DOCS_SCREENSHOT").is_some() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/images");

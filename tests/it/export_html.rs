@@ -4,12 +4,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod support {
-    pub mod export_page;
-}
-
 use std::collections::BTreeSet;
 
+use crate::support::export_page::*;
 use base64::Engine as _;
 use pi::ai::message::ToolSpec;
 use pi::export::{ExportInput, ExportTheme, export_html, export_session_file, read_session_file};
@@ -17,7 +14,6 @@ use pi::session::entry::{EntryId, SessionEntry, SessionHeader};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use support::export_page::*;
 
 fn export_fixture(name: &str) -> String {
     let dir = tempfile::tempdir().unwrap();

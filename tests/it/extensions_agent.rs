@@ -5,15 +5,11 @@
 //! tree navigation, session switches, dialogs) is in `extensions_session.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-#[path = "support/extensions.rs"]
-mod ext_support;
-mod support;
-
-use ext_support::{example, script};
-use serde_json::json;
-use support::pi_project::{
+use crate::support::extensions::{example, script};
+use crate::support::pi_project::{
     Project, conversation, entry_lines, jsonl, succeeded, system_prompt, text_of, tool_names,
 };
+use serde_json::json;
 
 #[test]
 fn permission_gate_blocks_rm_rf_and_the_model_reads_why_while_other_commands_run() {

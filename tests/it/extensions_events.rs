@@ -4,14 +4,11 @@
 //! handshake and flags, dialogs without a UI, `exec`, tool cancellation and stderr.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
-#[path = "support/extensions.rs"]
-mod ext_support;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ext_support::{drain, load, next_action, options, script};
+use crate::support::extensions::{self as ext_support, drain, load, next_action, options, script};
 use pi::agent::AgentEvent;
 use pi::ai::message::{ToolResultMessage, UserBlock, UserContent};
 use pi::extensions::{

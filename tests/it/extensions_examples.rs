@@ -3,14 +3,11 @@
 //! a message, and a tool with partial updates.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
-#[path = "support/extensions.rs"]
-mod ext_support;
-
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ext_support::{example, load, next_action, options};
+use crate::support::extensions::{self as ext_support, example, load, next_action, options};
 use pi::ai::message::{AssistantMessage, UserContent, UserMessage};
 use pi::compaction::{CompactionPreparation, CompactionSettings, FileOps, MessageRef};
 use pi::extensions::{

@@ -3,12 +3,9 @@
 //! host still working, the failure reported once, and the process gone.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
-#[path = "support/extensions.rs"]
-mod ext_support;
-
 use std::time::{Duration, Instant};
 
-use ext_support::{drain, errors, load, options, script};
+use crate::support::extensions::{drain, errors, load, options, script};
 use pi::extensions::{ShutdownReason, ToolCallDecision};
 use pi::messages::AgentMessage;
 use pi::tools::ToolCallArgs;

@@ -4,13 +4,10 @@
 //! ends). An extension that records every event it gets shows when each one fires.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-#[path = "support/extensions.rs"]
-mod ext_support;
-mod support;
-
 use std::path::Path;
 
-use ext_support::{example, script};
+use crate::support::extensions::{example, script};
+use crate::support::pi_project::{Project, conversation, jsonl};
 use pi::cli::args::parse;
 use pi::cli::resources::{ExtensionStartup, ResourceLoading};
 use pi::cli::startup::build_session;
@@ -21,7 +18,6 @@ use pi::core::settings::Settings;
 use pi::extensions::{HostMode, SessionStartReason, UiMethod, UiResponse};
 use pi::session::SessionManager;
 use serde_json::{Value, json};
-use support::pi_project::{Project, conversation, jsonl};
 
 /// Builds the session the way `pi` does, for print mode (or with a UI), with `argv`.
 fn start(

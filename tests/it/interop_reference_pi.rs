@@ -3,11 +3,11 @@
 //! conversation we build. Skipped, with the reason printed, without node/npm.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::support::mock_llm::{MockLlm, Script};
+use crate::support::reference_pi;
 use pi::ai::model::ThinkingLevel;
 use pi::ai::models::ModelRegistry;
 use pi::core::agent_session::{AgentSession, AgentSessionOptions, NavigateOptions, PromptOptions};
@@ -16,8 +16,6 @@ use pi::core::settings::Settings;
 use pi::session::SessionManager;
 use pi::session::entry::SessionEntry;
 use serde_json::{Value, json};
-use support::mock_llm::{MockLlm, Script};
-use support::reference_pi;
 
 struct Home {
     dir: tempfile::TempDir,

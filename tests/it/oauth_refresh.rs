@@ -4,13 +4,11 @@
 //! refused refresh is a clear error with exit code 1.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use crate::support::mock_llm::{MockLlm, Script};
 use serde_json::{Value, json};
-use support::mock_llm::{MockLlm, Script};
 
 struct Project {
     dir: tempfile::TempDir,

@@ -3,10 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 
+use crate::support::mock_llm::{MockLlm, Reply, Script, ScriptError, ScriptToolCall, ScriptUsage};
 use futures::StreamExt;
 use pi::ai::auth::ApiKey;
 use pi::ai::message::{
@@ -17,7 +16,6 @@ use pi::ai::providers::{StreamOptions, stream};
 use pi::ai::retry::{RetryNotice, RetryPolicy};
 use pi::ai::stream::{PartialMessage, StreamEvent, with_role};
 use serde_json::{Value, json};
-use support::mock_llm::{MockLlm, Reply, Script, ScriptError, ScriptToolCall, ScriptUsage};
 
 fn model(api: Api, server: &MockLlm) -> Model {
     let (base_url, id) = match api {
@@ -169,7 +167,7 @@ fn reply(text: &str) -> Reply {
     }
 }
 
-fn auth_header(api: &Api, req: &support::mock_llm::RecordedRequest) -> String {
+fn auth_header(api: &Api, req: &crate::support::mock_llm::RecordedRequest) -> String {
     match api {
         Api::AnthropicMessages => format!("x-api-key: {}", req.header("x-api-key").unwrap_or("-")),
         Api::GoogleGenerativeAi => format!(
@@ -640,14 +638,14 @@ async fn corpus_scripts_drive_the_mock_with_rules_before_the_sequence() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path().join("script.json");
         if path.exists() {
-            support::mock_llm::Script::from_json(&std::fs::read_to_string(&path).unwrap())
+            crate::support::mock_llm::Script::from_json(&std::fs::read_to_string(&path).unwrap())
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             parsed += 1;
         }
     }
     assert!(parsed >= 7, "all corpus scripts parse ({parsed})");
     let text = std::fs::read_to_string(dir.join("tree-branch-summary/script.json")).unwrap();
-    let server = MockLlm::start(support::mock_llm::Script::from_json(&text).unwrap());
+    let server = MockLlm::start(crate::support::mock_llm::Script::from_json(&text).unwrap());
     let m = model(Api::OpenAiCompletions, &server);
     let mut summary_ctx = context(false);
     summary_ctx.messages = vec![Message::User(UserMessage::text(

@@ -1,12 +1,10 @@
 //! `/reload` through the session API (`cli::reload::Reloader`, what the interactive UI
 //! runs): what the project holds after the edit is what the session uses, and nothing of
-//! the old extensions is left behind. The terminal side is in `tests/e2e/tui.rs`.
+//! the old extensions is left behind. The terminal side is in `tests/it/e2e/tui.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-#[path = "support/extensions.rs"]
-mod ext_support;
-mod support;
-
+use crate::support::extensions as ext_support;
+use crate::support::pi_project::Project;
 use pi::cli::args::parse;
 use pi::cli::reload::Reloader;
 use pi::cli::resources::{ExtensionStartup, ResourceLoading};
@@ -17,7 +15,6 @@ use pi::core::settings::Settings;
 use pi::extensions::{HostMode, SessionStartReason};
 use pi::session::SessionManager;
 use serde_json::json;
-use support::pi_project::Project;
 
 /// An extension that registers one tool, named after its file (`shout.sh`: `shout`).
 const TOOL_EXTENSION: &str = r#"#!/bin/sh

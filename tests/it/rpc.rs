@@ -4,15 +4,13 @@
 //! input. (pi's own transcripts are replayed in `rpc_corpus.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support::rpc_client::{RpcProject, brief, json_lines, last_user_text, messages_of};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::rpc_client::{RpcProject, brief, json_lines, last_user_text, messages_of};
 
 #[test]
 fn a_prompt_with_a_tool_call_is_answered_first_then_streams_pi_events() {

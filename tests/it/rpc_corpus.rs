@@ -5,14 +5,12 @@
 //! session, its fork and the fork's clone).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::support::rpc_client::{RpcProject, json_lines};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::rpc_client::{RpcProject, json_lines};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")

@@ -6,18 +6,14 @@
 //! mode, and a failing extension is reported as `extension_error`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-#[path = "support/extensions.rs"]
-mod ext_support;
-mod support;
-
 use std::path::Path;
 use std::time::Duration;
 
-use ext_support::{example, script};
+use crate::support::extensions::{self as ext_support, example, script};
+use crate::support::reference_pi;
+use crate::support::rpc_client::{RpcClient, RpcProject, brief};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::reference_pi;
-use support::rpc_client::{RpcClient, RpcProject, brief};
 
 fn with_extension(p: &RpcProject, extension: &Path) -> RpcClient {
     let mut cmd = p.command();

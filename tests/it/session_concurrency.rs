@@ -6,17 +6,24 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::process::Command;
 
+use crate::support::session::*;
 use pi::session::manager::SessionManager;
-use support::session::*;
 
 const CHILD_FILE: &str = "PI_SESSION_TEST_APPEND_TO";
 const CHILD_TAG: &str = "PI_SESSION_TEST_APPEND_TAG";
 const TEST_NAME: &str = "two_processes_appending_to_one_file_never_interleave_lines";
 const APPENDS: usize = 150;
+
+/// The test's name as the test harness knows it (module path without the crate name), for
+/// `--exact`: the child processes run only this test.
+fn harness_name() -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{TEST_NAME}"),
+        None => TEST_NAME.to_string(),
+    }
+}
 
 /// Long enough that a torn write would be visible (lines of ~64 KiB).
 fn big_text(tag: &str, i: usize) -> String {
@@ -43,7 +50,7 @@ fn two_processes_appending_to_one_file_never_interleave_lines() {
         .iter()
         .map(|tag| {
             Command::new(&exe)
-                .args(["--exact", TEST_NAME, "--test-threads=1"])
+                .args(["--exact", &harness_name(), "--test-threads=1"])
                 .env(CHILD_FILE, &file)
                 .env(CHILD_TAG, tag)
                 .spawn()

@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -518,7 +516,7 @@ fn contexts_of_migrated_legacy_files_match_what_pi_sent_after_migrating_them() {
             &legacy.join(format!("hand-made-{version}.jsonl")),
             dir.path(),
         );
-        ours.append_message(support::session::user(&format!(
+        ours.append_message(crate::support::session::user(&format!(
             "Prompt after loading legacy {version} file"
         )))
         .unwrap();

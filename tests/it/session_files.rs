@@ -2,13 +2,11 @@
 //! promise about each (load what can be loaded, tell the user, never lose a byte).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::fs;
 use std::path::Path;
 
+use crate::support::session::*;
 use pi::session::manager::SessionManager;
-use support::session::*;
 
 const HEADER: &str = r#"{"type":"session","version":3,"id":"01a20156-4849-716a-9ef4-cfcfd767c6ff","timestamp":"2026-11-22T03:39:21.546Z","cwd":"/home/user/proj"}"#;
 

@@ -3,17 +3,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::fs;
 use std::path::Path;
 
+use crate::support::session::*;
 use pi::session::listing::{
     SessionInfo, list, list_all, load_search_text, load_search_text_capped,
 };
 use pi::session::manager::SessionManager;
 use pi::session::paths::default_session_dir;
-use support::session::*;
 
 fn rows(infos: &[SessionInfo]) -> String {
     infos

@@ -2,11 +2,9 @@
 //! what the tree and the context look like after each step.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
+use crate::support::session::*;
 use pi::session::entry::EntryId;
 use pi::session::manager::SessionManager;
-use support::session::*;
 
 #[test]
 fn appends_form_a_chain_and_the_leaf_follows_the_last_append() {

@@ -4,17 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::collections::HashSet;
 
+use crate::support::session::*;
 use pi::messages::AgentMessage;
 use pi::session::context::SessionContext;
 use pi::session::entry::{EntryId, SessionEntry};
 use pi::session::manager::SessionManager;
 use pi::session::tree::{EntryKind, MessageRole};
 use proptest::prelude::*;
-use support::session::*;
 
 #[derive(Debug, Clone)]
 enum Op {

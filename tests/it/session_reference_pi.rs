@@ -6,17 +6,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-mod support;
-
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support::reference_pi::{available, rpc_command, run};
+use crate::support::session::*;
 use pi::ai::message::UserContent;
 use pi::messages::{AgentMessage, BashExecutionMessage};
 use pi::session::manager::SessionManager;
 use serde_json::Value;
-use support::reference_pi::{available, rpc_command, run};
-use support::session::*;
 
 /// A session using every kind of entry pi knows, written by us.
 fn write_session(sessions: &Path, cwd: &Path) -> SessionManager {

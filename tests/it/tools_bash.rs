@@ -2,15 +2,13 @@
 //! (checked against pi 0.73.1 and the corpus), streaming, timeouts, cancellation that
 //! kills the whole process group, huge output saved to a file, binary output.
 
-mod tools_common;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::tools_common::{Sandbox, text_of};
 use pi::tools::bash_exec::{ShellOptions, run_shell_command};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tools_common::{Sandbox, text_of};
 
 /// Whether a process is gone (or a zombie waiting to be reaped by init).
 fn process_is_dead(pid: i32) -> bool {

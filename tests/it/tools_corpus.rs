@@ -5,13 +5,11 @@
 // Fixture helpers outside #[test] functions may unwrap too.
 #![allow(clippy::unwrap_used)]
 
-mod tools_common;
-
 use std::path::PathBuf;
 
+use crate::tools_common::Sandbox;
 use pi::tools::{ToolConfig, builtin_tool_names, create_tools};
 use serde_json::{Value, json};
-use tools_common::Sandbox;
 
 fn corpus_dir() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/basic-tools");

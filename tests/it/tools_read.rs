@@ -5,16 +5,14 @@
 // Fixture helpers outside #[test] functions may unwrap too.
 #![allow(clippy::unwrap_used)]
 
-mod tools_common;
-
 use std::io::Cursor;
 use std::sync::atomic::Ordering;
 
+use crate::tools_common::Sandbox;
 use image::{DynamicImage, ImageFormat, RgbImage};
 use pi::ai::message::UserBlock;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tools_common::Sandbox;
 
 fn numbered_lines(count: usize) -> String {
     (1..=count).map(|i| format!("line {i}\n")).collect()

@@ -6,10 +6,8 @@
 // Fixture helpers outside #[test] functions may unwrap too.
 #![allow(clippy::unwrap_used)]
 
-mod tools_common;
-
+use crate::tools_common::Sandbox;
 use serde_json::json;
-use tools_common::Sandbox;
 
 /// A small project in a git repository, with ignored, hidden and binary files.
 fn project() -> Sandbox {

@@ -3,10 +3,8 @@
 //! one file not losing each other's changes. Expected texts were checked against pi
 //! 0.73.1's tools on the same files.
 
-mod tools_common;
-
+use crate::tools_common::Sandbox;
 use serde_json::json;
-use tools_common::Sandbox;
 
 #[tokio::test]
 async fn write_creates_parent_directories_and_counts_like_javascript() {

@@ -6,13 +6,6 @@
 //!   extension dialogs.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
-
-#[path = "../support/mod.rs"]
-mod support;
-
-#[path = "../support/extensions.rs"]
-mod ext_support;
 
 mod env;
 mod tree;

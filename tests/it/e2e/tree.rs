@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::env::{Env, WAIT, converse, editor_ready, submit};
+use super::env::{Env, WAIT, converse, editor_ready, submit};
 use crate::support::reference_pi;
 use crate::support::tmux::{self, Tmux};
 use pi::session::SessionManager;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::env::{Env, WAIT, converse, editor_ready, submit};
+use super::env::{Env, WAIT, converse, editor_ready, submit};
 use crate::support::tmux;
 use serde_json::json;
 
@@ -172,7 +172,7 @@ fn resume_cancelled_says_no_session_selected() {
 #[test]
 fn an_extension_dialog_in_the_tui_decides_whether_a_command_runs() {
     require_tmux!();
-    if !crate::ext_support::have("python3") {
+    if !crate::support::extensions::have("python3") {
         eprintln!("skipped: python3 is not installed (CI installs it via .ci/run)");
         return;
     }
@@ -260,7 +260,11 @@ fn compact_with_a_focus_summarizes_and_the_next_request_uses_the_summary() {
 fn an_extension_shutdown_request_quits_the_tui() {
     require_tmux!();
     let env = Env::new(json!({"sequence": [{"text": "first answer"}]}));
-    let bye = crate::ext_support::script(env.dir.path(), "bye.sh", crate::ext_support::BYE);
+    let bye = crate::support::extensions::script(
+        env.dir.path(),
+        "bye.sh",
+        crate::support::extensions::BYE,
+    );
     let t = env.start(&format!("-e {}", bye.display()), 100, 30);
     t.wait_until("the editor", WAIT, editor_ready);
     converse(&t, &[("hello", "first answer")]);
@@ -415,7 +419,7 @@ fn share_uploads_a_secret_gist_and_shows_the_viewer_link() {
     let bin = env.dir.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let uploads = env.dir.path().join("uploads");
-    crate::ext_support::script(
+    crate::support::extensions::script(
         &bin,
         "gh",
         &format!(
