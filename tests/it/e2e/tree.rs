@@ -212,7 +212,10 @@ fn a_label_set_in_the_tree_survives_a_restart() {
             .any(|l| l.contains("[checkpoint]") && l.contains("user: first question")),
         "{screen}"
     );
+    // Wait for the tree to close before Ctrl+D: Escape and Ctrl+D read together are
+    // Alt+Ctrl+D, which neither closes the tree nor quits.
     t.keys(&["Escape"]);
+    t.wait_until("the tree to close", WAIT, |s| !s.contains("Session Tree"));
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
