@@ -102,13 +102,16 @@ pub fn prepare(
     let Some(output) = print_mode else {
         // pi asks before continuing a session whose directory is gone; the other modes
         // refuse it (when the factory opens it).
-        let open = match missing_session_cwd(&source, factory.cwd()) {
-            _ if tui_resume => StartupOpen::Picker,
-            None => StartupOpen::Source(source),
-            Some(issue) if confirm_continue_here(&issue) => {
-                StartupOpen::Source(SessionSource::OpenHere(issue.file))
+        let open = if tui_resume {
+            StartupOpen::Picker
+        } else {
+            match missing_session_cwd(&source, factory.cwd()) {
+                None => StartupOpen::Source(source),
+                Some(issue) if confirm_continue_here(&issue) => {
+                    StartupOpen::Source(SessionSource::OpenHere(issue.file))
+                }
+                Some(_) => return Ok(None),
             }
-            Some(_) => return Ok(None),
         };
         return Ok(Some(Launch::Interactive(InteractiveLaunch {
             factory,
