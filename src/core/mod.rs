@@ -1,8 +1,10 @@
 //! What ties the layers together for a running pi: where files live, settings, project
-//! context, prompt templates, skills and the system prompt (and, later, `AgentSession`).
+//! context, prompt templates, skills, the system prompt, `AgentSession`, and the session
+//! factory that builds one from what the command line asked for.
 
 pub mod agent_session;
 pub mod events;
+pub mod factory;
 pub mod frontmatter;
 pub mod paths;
 pub mod prompt_templates;

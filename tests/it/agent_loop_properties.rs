@@ -5,10 +5,10 @@
 //! valid tree. Runs `AgentSession` in-process against the loopback model server.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::support::mock_llm::{MockLlm, Script};
 use pi::ai::model::ThinkingLevel;
 use pi::ai::models::ModelRegistry;
 use pi::core::agent_session::{AgentSession, AgentSessionOptions, PromptOptions};
@@ -17,7 +17,6 @@ use pi::core::settings::Settings;
 use pi::session::SessionManager;
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use crate::support::mock_llm::{MockLlm, Script};
 
 /// `retry.maxRetries` in the test's settings.
 const MAX_RETRIES: usize = 2;

@@ -9,12 +9,11 @@ use std::path::Path;
 use crate::support::extensions::{example, script};
 use crate::support::pi_project::{Project, conversation, jsonl};
 use pi::cli::args::parse;
-use pi::cli::resources::{ExtensionStartup, ResourceLoading};
-use pi::cli::startup::build_session;
+use pi::cli::startup::session_config;
 use pi::core::agent_session::{AgentSession, NavigateOptions, PromptOptions};
 use pi::core::events::{EventJsonEncoder, SessionEvent};
+use pi::core::factory::{ExtensionHosting, ResourceLoading, SessionFactory};
 use pi::core::paths::AgentPaths;
-use pi::core::settings::Settings;
 use pi::extensions::{HostMode, SessionStartReason, UiMethod, UiResponse};
 use pi::session::SessionManager;
 use serde_json::{Value, json};
@@ -29,26 +28,24 @@ fn start(
     let mut full: Vec<&str> = vec!["--provider", "mock", "--model", "mock-model"];
     full.extend_from_slice(argv);
     let args = parse(full).unwrap();
-    let settings = Settings::load(&p.agent_dir(), &p.cwd());
-    let manager = SessionManager::create(p.cwd(), p.dir.path().join("sessions")).unwrap();
-    let loading = ResourceLoading::Full(ExtensionStartup {
+    let hosting = ExtensionHosting {
         mode: if has_ui {
             HostMode::Interactive
         } else {
             HostMode::Print
         },
         has_ui,
-        runtime: runtime.handle().clone(),
-    });
-    let built = build_session(
-        &args,
-        &p.cwd(),
+    };
+    let factory = std::sync::Arc::new(SessionFactory::new(
+        session_config(&args),
+        p.cwd(),
         AgentPaths::new(p.agent_dir()),
-        settings,
-        manager,
-        &loading,
-    )
-    .unwrap();
+        hosting,
+    ));
+    let manager = SessionManager::create(p.cwd(), p.dir.path().join("sessions")).unwrap();
+    let built = runtime
+        .block_on(factory.build(manager, ResourceLoading::Full))
+        .unwrap();
     assert!(built.warnings.is_empty(), "{:?}", built.warnings);
     built.session
 }

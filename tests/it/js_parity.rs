@@ -5,15 +5,14 @@
 //! printed, where node (or the reference pi) is missing.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
+use crate::support::reference_pi;
 use pi::ai::js::{js_locale_string, js_number_to_string, js_to_fixed};
 use pi::tools::truncate::format_size;
 use serde_json::{Value, json};
-use crate::support::reference_pi;
 
 fn node_available() -> bool {
     Command::new("node")

@@ -10,15 +10,14 @@
 //!   turn; `--fork <file>` continues it in a new file.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use crate::support::pi_project::{Project, conversation, jsonl, succeeded};
 use crate::support::rpc_client::RpcClient;
 use crate::support::tmux::{self, Tmux};
+use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(20);
 

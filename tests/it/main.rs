@@ -44,6 +44,7 @@ mod rpc_corpus;
 mod rpc_extensions;
 mod session_concurrency;
 mod session_corpus;
+mod session_factory;
 mod session_files;
 mod session_listing;
 mod session_manager;

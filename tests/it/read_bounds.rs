@@ -4,15 +4,14 @@
 //! progress instead of letting it run on in the background.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
 use crate::support::mock_llm::{MockLlm, Script};
 use crate::support::rpc_client::{RpcProject, json_lines};
+use serde_json::{Value, json};
 
 const GIB: u64 = 1024 * 1024 * 1024;
 /// Peak resident memory allowed for reading a file of any size.

@@ -4,13 +4,12 @@
 //! through the built binary against the loopback model server.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
 use crate::support::mock_llm::RecordedRequest;
 use crate::support::pi_project::{Project, jsonl};
 use crate::support::rpc_client::{RpcClient, RpcProject};
+use serde_json::{Value, json};
 
 /// What every summarization request carries in its system prompt.
 const SUMMARY_MARK: &str = "You write summaries of working sessions";

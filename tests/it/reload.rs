@@ -1,17 +1,17 @@
-//! `/reload` through the session API (`cli::reload::Reloader`, what the interactive UI
-//! runs): what the project holds after the edit is what the session uses, and nothing of
+//! `/reload` through the session factory (`SessionFactory::reload`, what the interactive
+//! UI runs): what the project holds after the edit is what the session uses, and nothing of
 //! the old extensions is left behind. The terminal side is in `tests/it/e2e/tui.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
+
+use std::sync::Arc;
 
 use crate::support::extensions as ext_support;
 use crate::support::pi_project::Project;
 use pi::cli::args::parse;
-use pi::cli::reload::Reloader;
-use pi::cli::resources::{ExtensionStartup, ResourceLoading};
-use pi::cli::startup::build_session;
+use pi::cli::startup::session_config;
 use pi::core::agent_session::AgentSession;
+use pi::core::factory::{ExtensionHosting, ResourceLoading, SessionFactory};
 use pi::core::paths::AgentPaths;
-use pi::core::settings::Settings;
 use pi::extensions::{HostMode, SessionStartReason};
 use pi::session::SessionManager;
 use serde_json::json;
@@ -30,31 +30,25 @@ while IFS= read -r line; do
 done
 "#;
 
-fn reloader(p: &Project, runtime: &tokio::runtime::Runtime) -> (AgentSession, Reloader) {
+fn reloader(p: &Project, runtime: &tokio::runtime::Runtime) -> (AgentSession, Arc<SessionFactory>) {
     let args = parse(["--provider", "mock", "--model", "mock-model"]).unwrap();
-    let extensions = ExtensionStartup {
+    let hosting = ExtensionHosting {
         mode: HostMode::Interactive,
         has_ui: false,
-        runtime: runtime.handle().clone(),
     };
-    let built = build_session(
-        &args,
-        &p.cwd(),
+    let factory = Arc::new(SessionFactory::new(
+        session_config(&args),
+        p.cwd(),
         AgentPaths::new(p.agent_dir()),
-        Settings::load(&p.agent_dir(), &p.cwd()),
-        SessionManager::in_memory(p.cwd()),
-        &ResourceLoading::Full(extensions.clone()),
-    )
-    .unwrap();
+        hosting,
+    ));
+    let manager = SessionManager::in_memory(p.cwd());
+    let built = runtime
+        .block_on(factory.build(manager, ResourceLoading::Full))
+        .unwrap();
     assert!(built.warnings.is_empty(), "{:?}", built.warnings);
     runtime.block_on(built.session.start_extensions(SessionStartReason::Startup));
-    let reloader = Reloader {
-        args,
-        cwd: p.cwd(),
-        paths: AgentPaths::new(p.agent_dir()),
-        extensions,
-    };
-    (built.session, reloader)
+    (built.session, factory)
 }
 
 /// Tool names, sorted.
@@ -83,7 +77,7 @@ fn reload_drops_the_tools_of_a_removed_extension_and_keeps_one_copy_of_the_other
     );
 
     std::fs::remove_file(&shout).unwrap();
-    let warnings = reloader.reload(&session);
+    let warnings = runtime.block_on(reloader.reload(&session)).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(tools(&session), ["bash", "edit", "keep", "read", "write"]);
     let extensions: Vec<String> = session
@@ -114,7 +108,7 @@ fn reload_reads_new_context_files_prompt_templates_skills_and_settings() {
         "---\nname: lint\ndescription: Lints the project\n---\nRun the linter.\n",
     );
     p.write(".pi/settings.json", r#"{"compaction": {"enabled": false}}"#);
-    let warnings = reloader.reload(&session);
+    let warnings = runtime.block_on(reloader.reload(&session)).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
 
     let prompt = session.system_prompt();

@@ -10,11 +10,13 @@
 //! Timeouts are a few hundred milliseconds so the whole file runs in seconds.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::support::mock_llm::{MockLlm, Reply, Script};
+use crate::support::pi_project::{Project, jsonl, succeeded};
+use crate::support::rpc_client::RpcProject;
 use futures::StreamExt;
 use pi::ai::auth::ApiKey;
 use pi::ai::message::{Context, Message, StopReason, UserMessage};
@@ -23,9 +25,6 @@ use pi::ai::providers::{StreamOptions, stream};
 use pi::ai::retry::RetryPolicy;
 use pi::ai::stream::StreamEvent;
 use serde_json::{Value, json};
-use crate::support::mock_llm::{MockLlm, Reply, Script};
-use crate::support::pi_project::{Project, jsonl, succeeded};
-use crate::support::rpc_client::RpcProject;
 use tokio_util::sync::CancellationToken;
 
 const TIMEOUT_MS: u64 = 300;

@@ -5,10 +5,10 @@
 //! (scrollback, escape sequences, key encodings).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
-
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::support::mock_llm::{MockLlm, Script};
 use pi::ai::model::ThinkingLevel;
 use pi::ai::models::ModelRegistry;
 use pi::core::agent_session::{AgentSession, AgentSessionOptions};
@@ -17,7 +17,6 @@ use pi::core::settings::Settings;
 use pi::modes::interactive::app::Headless;
 use pi::session::SessionManager;
 use serde_json::{Value, json};
-use crate::support::mock_llm::{MockLlm, Script};
 
 const WAIT: Duration = Duration::from_secs(15);
 

@@ -10,6 +10,7 @@ use super::input::KeyCommand;
 use super::{AppMsg, on_app_msg, start_loading};
 use crate::agent::AgentEvent;
 use crate::core::events::SessionEvent;
+use crate::core::factory::SessionSource;
 
 use super::state::App;
 
@@ -114,8 +115,13 @@ impl App {
             KeyCommand::Suspend => return Effect::Suspend,
             KeyCommand::ExternalEditor => return Effect::ExternalEditor,
             KeyCommand::OpenStartupSession { path, here } => {
-                if let Some(open) = self.startup_open.take() {
-                    start_loading(self, open(path, here));
+                if std::mem::take(&mut self.startup_pick) {
+                    let source = if here {
+                        SessionSource::OpenHere(path)
+                    } else {
+                        SessionSource::Open(path)
+                    };
+                    start_loading(self, source);
                 }
             }
         }

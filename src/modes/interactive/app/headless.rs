@@ -41,7 +41,8 @@ impl Headless {
         Self::with_options(session, width, height, InteractiveOptions::default())
     }
 
-    /// [`Headless::new`] with startup options (warnings, a session loader, ...).
+    /// [`Headless::new`] with startup options (warnings, a session factory and what it
+    /// opens, ...).
     pub fn with_options(
         session: AgentSession,
         width: u16,
@@ -53,8 +54,8 @@ impl Headless {
         for w in &options.warnings {
             app.pin_warning(w);
         }
-        if let Some(loader) = options.loader.take() {
-            super::start_loading(&mut app, loader);
+        if let Some(open) = options.open.take() {
+            super::start_opening(&mut app, open);
         }
         app.full_redraw = true;
         let session_rx = app.session.subscribe();

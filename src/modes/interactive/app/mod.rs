@@ -26,6 +26,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use crate::core::agent_session::{AgentSession, PromptOptions};
+use crate::core::factory::{EXTENSION_SHUTDOWN_LIMIT, SessionFactory, SessionSource};
 use crate::modes::interactive::autocomplete::{CombinedProvider, walk_project};
 use crate::modes::interactive::components::header::{LoadedResources, StartupHeader};
 use crate::modes::interactive::components::status::PendingMessages;
@@ -74,23 +75,15 @@ pub struct Loaded {
     pub usage: crate::modes::interactive::components::footer::UsageTotals,
 }
 
-/// Opens the real session (reading a big file can take a while): the UI is drawn with a
-/// placeholder session first and switches over when this returns.
-pub type SessionLoader = Box<dyn FnOnce() -> Result<(AgentSession, Vec<String>), String> + Send>;
-
-/// `--resume`: makes the loader for the session file the user picks; `true` continues it
-/// in the current directory instead of the one its header names (which is gone).
-pub type SessionOpener = Box<dyn FnOnce(std::path::PathBuf, bool) -> SessionLoader + Send>;
-
-/// `--resume` at startup: where to list sessions and how to open the chosen one.
-pub struct ResumeAtStartup {
-    pub session_dir: std::path::PathBuf,
-    pub open: SessionOpener,
+/// What the interactive mode opens once the UI is up (the session it was given is then a
+/// placeholder the UI draws at once).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartupOpen {
+    /// Load this session in the background.
+    Source(SessionSource),
+    /// `--resume`: show the session picker first and load what the user picks.
+    Picker,
 }
-
-/// `/reload`: reads settings and resources again into the session and restarts its
-/// extensions, returning the warnings to show. Blocks: it runs on a blocking thread.
-pub type Reloader = Arc<dyn Fn(&AgentSession) -> Vec<String> + Send + Sync>;
 
 /// What the interactive mode starts with.
 #[derive(Default)]
@@ -99,12 +92,12 @@ pub struct InteractiveOptions {
     pub initial_prompts: Vec<(String, Vec<crate::ai::message::ImageContent>)>,
     pub warnings: Vec<String>,
     pub verbose: bool,
-    /// Loads the real session; until it returns the UI works on the placeholder.
-    pub loader: Option<SessionLoader>,
-    /// Show the session picker first (`--resume`) and load what the user picks.
-    pub resume: Option<ResumeAtStartup>,
-    /// What `/reload` runs; without it `/reload` only reads models.json and auth.json again.
-    pub reloader: Option<Reloader>,
+    /// Builds the sessions the UI opens at startup and runs `/reload`. Without it the UI
+    /// stays on the session it was given, and `/reload` only reads models.json and
+    /// auth.json again.
+    pub factory: Option<Arc<SessionFactory>>,
+    /// What the factory opens at startup; `None`: the given session is the real one.
+    pub open: Option<StartupOpen>,
 }
 
 /// Frames are drawn at most this often.
@@ -139,12 +132,8 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         app.pin_warning(w);
     }
     let mut options = options;
-    if let Some(loader) = options.loader.take() {
-        start_loading(&mut app, loader);
-    } else if let Some(resume) = options.resume.take() {
-        app.loading = true;
-        app.startup_open = Some(resume.open);
-        app.open_session_picker(resume.session_dir, None, false, true);
+    if let Some(open) = options.open.take() {
+        start_opening(&mut app, open);
     }
 
     // Walking the project for @-completion can take a while in big repositories.
@@ -245,23 +234,52 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     if let Some(message) = app.quit_message.take() {
         println!("{message}");
     }
+    // The extensions get `session_shutdown` and stop (they live in their own process
+    // groups and would outlive us otherwise).
+    let _ = tokio::time::timeout(EXTENSION_SHUTDOWN_LIMIT, app.session.shutdown()).await;
     0
 }
 
-/// Opens the real session on a blocking thread; the result arrives as `AppMsg::Loaded`.
-fn start_loading(app: &mut App, loader: SessionLoader) {
+/// Starts what the UI opens at startup: loading a session, or the `--resume` picker.
+fn start_opening(app: &mut App, open: StartupOpen) {
+    match open {
+        StartupOpen::Source(source) => start_loading(app, source),
+        StartupOpen::Picker => {
+            let Some(dir) = app.factory.as_ref().map(|f| f.session_dir().to_path_buf()) else {
+                return;
+            };
+            app.loading = true;
+            app.startup_pick = true;
+            app.open_session_picker(dir, None, false, true);
+        }
+    }
+}
+
+/// Has the factory load `source` (with its resources and extensions) in a task; the
+/// result arrives as `AppMsg::Loaded`.
+fn start_loading(app: &mut App, source: SessionSource) {
+    let Some(factory) = app.factory.clone() else {
+        return;
+    };
     app.loading = true;
     app.status = Status::Message("Loading session...".into());
     let load_tx = app.tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let result = loader().map(|(session, warnings)| {
-            let usage = state::usage_totals(&session);
-            Loaded {
-                session,
-                warnings,
-                usage,
+    tokio::spawn(async move {
+        let result = match factory.load(source).await {
+            Ok(built) => {
+                // Adding up a long session's usage reads every entry.
+                let session = built.session.clone();
+                tokio::task::spawn_blocking(move || state::usage_totals(&session))
+                    .await
+                    .map(|usage| Loaded {
+                        session: built.session,
+                        warnings: built.warnings,
+                        usage,
+                    })
+                    .map_err(|e| e.to_string())
             }
-        });
+            Err(e) => Err(e.to_string()),
+        };
         let _ = load_tx.send(AppMsg::Loaded(result));
     });
 }
@@ -482,16 +500,16 @@ fn new_app(
         queued_submits: Vec::new(),
         history_budget: HISTORY_BUDGET,
         quit_message: None,
-        startup_open: None,
+        startup_pick: false,
         extension_ui: Default::default(),
         project_files: Default::default(),
         shutdown_requested: false,
         share_cancel: None,
-        reloader: options.reloader.clone(),
+        factory: options.factory.clone(),
         pinned_warnings: Vec::new(),
         session_warnings: Vec::new(),
     };
-    if options.loader.is_none() && options.resume.is_none() {
+    if options.open.is_none() {
         app.refresh_usage();
         app.rebuild_transcript();
     }

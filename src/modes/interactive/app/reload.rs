@@ -1,9 +1,9 @@
 //! `/reload` in the interactive UI, as in pi 0.73: refused while the agent answers or
-//! compacts (with pi's warnings); otherwise the session reloads its settings and
-//! resources and restarts its extensions on a blocking thread (the [`super::Reloader`]),
-//! and then the UI reloads what it owns itself: keybindings, the theme, editor and
-//! display settings, the `/` completion, the extensions' UI channel, the chat and the
-//! resource listing of the header.
+//! compacts (with pi's warnings); otherwise the session factory reloads the session's
+//! settings and resources and restarts its extensions in a task
+//! ([`crate::core::factory::SessionFactory::reload`]), and then the UI reloads what it
+//! owns itself: keybindings, the theme, editor and display settings, the `/` completion,
+//! the extensions' UI channel, the chat and the resource listing of the header.
 //!
 //! Submits typed meanwhile wait, as they do while a session loads.
 
@@ -22,7 +22,7 @@ impl App {
             self.notice(format!("Warning: {why}"));
             return;
         }
-        let Some(reloader) = self.reloader.clone() else {
+        let Some(factory) = self.factory.clone() else {
             self.session.reload_models();
             self.refresh_usage();
             self.footer_cache = None;
@@ -40,9 +40,7 @@ impl App {
         let session = self.session.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let result = tokio::task::spawn_blocking(move || reloader(&session))
-                .await
-                .map_err(|e| e.to_string());
+            let result = factory.reload(&session).await.map_err(|e| e.to_string());
             let _ = tx.send(AppMsg::Reloaded(result));
         });
     }

@@ -100,16 +100,17 @@ pub struct App {
     pub history_budget: std::time::Duration,
     /// Printed after the terminal is restored (e.g. `No session selected`).
     pub quit_message: Option<String>,
-    /// `--resume`: opens the session the startup picker chose.
-    pub startup_open: Option<super::SessionOpener>,
+    /// `--resume`: the startup picker is waiting; what it picks is loaded by the factory.
+    pub startup_pick: bool,
     /// Extensions' dialogs, statuses and widgets.
     pub extension_ui: super::extension_ui::ExtensionUi,
     /// `/share` is creating a gist; Escape cancels it.
     pub share_cancel: Option<tokio_util::sync::CancellationToken>,
     /// An extension asked to quit (`ctx.shutdown()`): done once the agent is idle.
     pub shutdown_requested: bool,
-    /// What `/reload` runs (see [`super::Reloader`]).
-    pub reloader: Option<super::Reloader>,
+    /// Loads the sessions opened at startup and runs `/reload` (see
+    /// [`super::InteractiveOptions::factory`]).
+    pub factory: Option<Arc<crate::core::factory::SessionFactory>>,
     /// The project's files for `@` completion (walked in the background).
     pub project_files: std::sync::Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>,
     /// Warnings from startup (theme, keybindings, settings, …) or the last `/reload`:
