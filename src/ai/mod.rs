@@ -3,6 +3,8 @@
 //! agents or terminals.
 
 pub mod auth;
+pub mod http;
+pub mod js;
 pub mod json_partial;
 pub mod message;
 pub mod model;

@@ -9,9 +9,15 @@
 //! message that says so. Every wait is announced through [`RetryNotice`] and can be cut
 //! short by cancellation.
 //!
-//! Not handled here: a connection that drops after the response started (the partial
-//! message is returned as an error; the agent decides whether to run the turn again,
-//! using [`is_retryable_error`]).
+//! A server that stays silent is bounded too: [`RetryPolicy::timeout_ms`] (pi's
+//! `retry.provider.timeoutMs`, 600 s by default) is the longest wait for the response to
+//! start (headers and the first body bytes) and, once it streams, between two chunks.
+//! The provider driver enforces it; a silent start is retried here like a refused
+//! connection, a stalled stream ends the answer with a "Request timed out" error.
+//!
+//! Not handled here: a connection that drops or stalls after the response started (the
+//! partial message is returned as an error; the agent decides whether to run the turn
+//! again, using [`is_retryable_error`]).
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -30,20 +36,28 @@ pub struct RetryPolicy {
     pub max_backoff_ms: u64,
     /// Longest server-requested wait we accept (pi's `retry.provider.maxRetryDelayMs`).
     pub max_delay_ms: u64,
+    /// Longest silence accepted from the server: before the response starts (headers and
+    /// first body bytes, per attempt) and between two chunks of a streaming body (pi's
+    /// `retry.provider.timeoutMs`).
+    pub timeout_ms: u64,
 }
 
 impl Default for RetryPolicy {
     /// The defaults of the OpenAI and Anthropic SDKs pi uses (2 retries, 0.5 s doubling up
-    /// to 8 s) and pi's 60 s cap on server-requested delays.
+    /// to 8 s, a 10 minute timeout) and pi's 60 s cap on server-requested delays.
     fn default() -> Self {
         Self {
             max_retries: 2,
             base_delay_ms: 500,
             max_backoff_ms: 8_000,
             max_delay_ms: 60_000,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
         }
     }
 }
+
+/// The SDKs' default request timeout, which pi keeps unless `retry.provider.timeoutMs` is set.
+pub const DEFAULT_TIMEOUT_MS: u64 = 600_000;
 
 impl RetryPolicy {
     pub fn none() -> Self {

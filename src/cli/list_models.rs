@@ -30,6 +30,16 @@ fn fuzzy_matches(text: &str, search: &str) -> bool {
     })
 }
 
+/// `--list-models`: prints the table for the models of `agent_dir` (after a warning when
+/// models.json has errors).
+pub fn print_models(agent_dir: &std::path::Path, search: &str) {
+    let registry = ModelRegistry::load(agent_dir);
+    if let Some(e) = registry.error() {
+        eprintln!("Warning: errors loading models.json:\n{e}");
+    }
+    print!("{}", list_models(&registry, Some(search)));
+}
+
 /// The table (or a message) as printed by `--list-models`.
 pub fn list_models(registry: &ModelRegistry, search: Option<&str>) -> String {
     let models: Vec<Model> = registry.available();

@@ -1,10 +1,10 @@
 //! The command line: flag definitions and parsing (`args`), `@file` arguments and piped
-//! stdin (`files`), and startup from flags to a ready session (`startup`, with prompt
-//! templates, skills and extensions in `resources`).
+//! stdin (`files`), what the flags say about the session (`startup`: the factory's
+//! configuration, which session file, the questions pi asks on the terminal), and which
+//! mode to run (`launch`). The session itself is built by `core::factory`.
 
 pub mod args;
 pub mod files;
+pub mod launch;
 pub mod list_models;
-pub mod reload;
-pub mod resources;
 pub mod startup;

@@ -1,47 +1,14 @@
-//! JavaScript semantics that pi's numbers and texts depend on.
+//! JavaScript semantics that pi's token estimates and serialized conversation depend on.
 //!
-//! pi measures text with `String.prototype.length` (UTF-16 code units, not bytes or
-//! chars), writes tool arguments with `JSON.stringify`, and lists object keys in
-//! JavaScript's own order (integer-like keys first, ascending). Token estimates, cut
+//! pi writes tool arguments with `JSON.stringify` and lists object keys in JavaScript's
+//! own order (integer-like keys first, ascending); it measures the result with
+//! `String.prototype.length` (UTF-16 code units, [`crate::ai::js`]). Token estimates, cut
 //! points and the serialized conversation must match pi to the character, so these few
-//! rules are reproduced here. Nothing else in the crate should need them.
+//! rules are reproduced here.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
-/// `s.length` in JavaScript: the number of UTF-16 code units.
-pub fn utf16_len(s: &str) -> usize {
-    if s.is_ascii() {
-        return s.len();
-    }
-    // Every char is one unit except those above U+FFFF (4-byte sequences), which are two.
-    // Counting lead bytes avoids decoding: chars = non-continuation bytes.
-    s.bytes()
-        .map(|b| usize::from((b & 0xC0) != 0x80) + usize::from(b >= 0xF0))
-        .sum()
-}
-
-/// The longest prefix of `s` that is at most `max_units` UTF-16 code units, and the
-/// number of units after it (pi's `text.slice(0, max)` and `text.length - max`).
-///
-/// JavaScript may cut a surrogate pair in half; a Rust string cannot hold half a pair, so
-/// the cut moves one unit earlier in that (rare) case.
-pub fn split_at_utf16(s: &str, max_units: usize) -> (&str, usize) {
-    let total = utf16_len(s);
-    if total <= max_units {
-        return (s, 0);
-    }
-    let mut units = 0;
-    let mut end = 0;
-    for (i, c) in s.char_indices() {
-        let w = c.len_utf16();
-        if units + w > max_units {
-            break;
-        }
-        units += w;
-        end = i + c.len_utf8();
-    }
-    (&s[..end], total - max_units)
-}
+use crate::ai::js::{json_number_to_string, utf16_len};
 
 /// Compares two strings like JavaScript's default `Array.prototype.sort` (by UTF-16 code
 /// units), which orders some characters differently from Rust's byte order.
@@ -99,7 +66,7 @@ pub fn stringify_len_utf16(value: &Value) -> usize {
         Value::Null => 4,
         Value::Bool(true) => 4,
         Value::Bool(false) => 5,
-        Value::Number(n) => format_number(n).len(),
+        Value::Number(n) => json_number_to_string(n).len(),
         Value::String(s) => quoted_len_utf16(s),
         Value::Array(items) => {
             2 + items.len().saturating_sub(1) + items.iter().map(stringify_len_utf16).sum::<usize>()
@@ -130,7 +97,7 @@ fn write_value(value: &Value, out: &mut String) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&format_number(n)),
+        Value::Number(n) => out.push_str(&json_number_to_string(n)),
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.push('[');
@@ -175,81 +142,10 @@ fn write_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// A JSON number as JavaScript prints it. Integers beyond 2^53 lose precision in
-/// JavaScript, so they are printed through `f64` like pi would.
-fn format_number(n: &Number) -> String {
-    const MAX_SAFE: u64 = 9_007_199_254_740_991;
-    if let Some(u) = n.as_u64()
-        && u <= MAX_SAFE
-    {
-        return u.to_string();
-    }
-    if let Some(i) = n.as_i64()
-        && i.unsigned_abs() <= MAX_SAFE
-    {
-        return i.to_string();
-    }
-    n.as_f64().map_or_else(|| "null".to_string(), format_f64)
-}
-
-/// ECMAScript `Number::toString(10)`.
-pub fn format_f64(x: f64) -> String {
-    if x.is_nan() || x.is_infinite() {
-        // JSON.stringify writes non-finite numbers as null.
-        return "null".to_string();
-    }
-    if x == 0.0 {
-        return "0".to_string();
-    }
-    let sign = if x < 0.0 { "-" } else { "" };
-    // Rust's `{:e}` gives the shortest round-trip digits: "d.ddde±x".
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let k = digits.len() as i64;
-    let n = exp + 1;
-    let body = if k <= n && n <= 21 {
-        format!("{digits}{}", "0".repeat((n - k) as usize))
-    } else if 0 < n && n <= 21 {
-        let (int, frac) = digits.split_at(n as usize);
-        format!("{int}.{frac}")
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat((-n) as usize))
-    } else {
-        let e = n - 1;
-        let e_sign = if e >= 0 { "+" } else { "-" };
-        let (first, rest) = digits.split_at(1);
-        if rest.is_empty() {
-            format!("{first}e{e_sign}{}", e.abs())
-        } else {
-            format!("{first}.{rest}e{e_sign}{}", e.abs())
-        }
-    };
-    format!("{sign}{body}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn utf16_length_counts_astral_chars_twice() {
-        assert_eq!(utf16_len("abc"), 3);
-        assert_eq!(utf16_len("héllo"), 5);
-        assert_eq!(utf16_len("日本"), 2);
-        assert_eq!(utf16_len("a😀b"), 4);
-        assert_eq!(utf16_len(""), 0);
-    }
-
-    #[test]
-    fn split_keeps_whole_surrogate_pairs() {
-        assert_eq!(split_at_utf16("abcdef", 4), ("abcd", 2));
-        assert_eq!(split_at_utf16("abc", 4), ("abc", 0));
-        // The emoji would straddle the limit: it is left out entirely.
-        assert_eq!(split_at_utf16("ab😀cd", 3), ("ab", 3));
-    }
 
     #[test]
     fn stringify_matches_javascript() {
@@ -262,24 +158,6 @@ mod tests {
         let astral = json!({"k": "😀\t", "01": 0});
         assert_eq!(stringify(&astral), r#"{"k":"😀\t","01":0}"#);
         assert_eq!(stringify_len_utf16(&astral), utf16_len(&stringify(&astral)));
-    }
-
-    #[test]
-    fn numbers_print_like_number_to_string() {
-        let cases = [
-            (1e21, "1e+21"),
-            (1e20, "100000000000000000000"),
-            (123.456, "123.456"),
-            (1e-7, "1e-7"),
-            (0.000001, "0.000001"),
-            (-2.5e-10, "-2.5e-10"),
-            (1.25e30, "1.25e+30"),
-            (0.1 + 0.2, "0.30000000000000004"),
-        ];
-        for (x, want) in cases {
-            assert_eq!(format_f64(x), want, "{x}");
-        }
-        assert_eq!(stringify(&json!(u64::MAX)), "18446744073709552000");
     }
 
     #[test]

@@ -8,11 +8,12 @@
 
 use std::borrow::{Borrow, Cow};
 
+use crate::ai::js::split_at_utf16;
 use crate::ai::message::{
     AssistantBlock, AssistantMessage, Message, ToolResultMessage, UserBlock, UserContent,
     UserMessage,
 };
-use crate::compaction::js::{js_entries, split_at_utf16, write_stringified};
+use crate::compaction::js::{js_entries, write_stringified};
 use crate::messages::AgentMessage;
 
 /// Tool results longer than this (in JavaScript characters) are cut for the summarizer.

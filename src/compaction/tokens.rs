@@ -7,10 +7,11 @@
 
 use std::borrow::Borrow;
 
+use crate::ai::js::utf16_len;
 use crate::ai::message::{
     AssistantBlock, AssistantMessage, StopReason, Usage, UserBlock, UserContent,
 };
-use crate::compaction::js::{stringify_len_utf16, utf16_len};
+use crate::compaction::js::stringify_len_utf16;
 use crate::compaction::settings::CompactionSettings;
 use crate::messages::AgentMessage;
 use crate::session::entry::SessionEntry;

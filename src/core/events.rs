@@ -71,6 +71,12 @@ pub enum SessionEvent {
     Notice {
         message: String,
     },
+    /// Something odd found in a session file when it was opened (after `/resume` or
+    /// RPC `switch_session`; see `AgentSession::emit_load_warnings`). pi-rs's
+    /// `session_load_warning` in RPC mode; print and JSON mode write it to stderr.
+    SessionLoadWarning {
+        warning: crate::session::error::LoadWarning,
+    },
     /// The model was switched (by `/model`, Ctrl+P or RPC).
     ModelChanged,
     /// The thinking level changed (pi's `thinking_level_changed`).
@@ -108,6 +114,21 @@ impl From<AgentEvent> for SessionEvent {
     fn from(e: AgentEvent) -> Self {
         SessionEvent::Agent(e)
     }
+}
+
+/// pi-rs's `session_load_warning` event: `kind` (see `LoadWarning::kind`), the session
+/// file, the message a user reads and, for a file moved aside, where it went.
+fn load_warning_json(warning: &crate::session::error::LoadWarning) -> Value {
+    let mut v = json!({
+        "type": "session_load_warning",
+        "kind": warning.kind(),
+        "sessionFile": warning.path().display().to_string(),
+        "message": warning.to_string(),
+    });
+    if let crate::session::error::LoadWarning::InvalidHeader { backup, .. } = warning {
+        v["backupFile"] = Value::from(backup.display().to_string());
+    }
+    v
 }
 
 /// Turns events into pi's JSON lines: the agent loop's through
@@ -184,6 +205,7 @@ impl EventJsonEncoder {
                 }
                 v
             }
+            SessionEvent::SessionLoadWarning { warning } => load_warning_json(warning),
             SessionEvent::ProviderRetry { .. }
             | SessionEvent::Notice { .. }
             | SessionEvent::ModelChanged

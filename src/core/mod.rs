@@ -1,10 +1,12 @@
 //! What ties the layers together for a running pi: where files live, settings, project
-//! context, prompt templates, skills, finding extensions, the system prompt, and
-//! `AgentSession` with its events.
+//! context, prompt templates, skills, finding extensions, the system prompt,
+//! `AgentSession` with its events, and the session factory that builds one from what the
+//! command line asked for.
 
 pub mod agent_session;
 pub mod events;
 pub mod extension_discovery;
+pub mod factory;
 pub mod frontmatter;
 pub mod paths;
 pub mod prompt_templates;

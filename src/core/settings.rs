@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::ai::model::ThinkingLevel;
+use crate::ai::retry::DEFAULT_TIMEOUT_MS;
 
 /// A settings file that could not be read or parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,11 +34,20 @@ impl std::fmt::Display for SettingsProblem {
 /// Retry policy for failed model requests (`retry.*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetrySettings {
+    /// Agent-level retries of a failed answer (`retry.enabled`, `retry.maxRetries`,
+    /// `retry.baseDelayMs`).
     pub enabled: bool,
     pub max_retries: u32,
     pub base_delay_ms: u64,
     /// A server-requested wait longer than this fails at once (`retry.provider.maxRetryDelayMs`).
     pub max_delay_ms: u64,
+    /// Retries of a request that failed before its response started
+    /// (`retry.provider.maxRetries`, 2 as in the SDKs pi uses).
+    pub provider_max_retries: u32,
+    /// Longest silence before the response starts and between streamed chunks
+    /// (`retry.provider.timeoutMs`, 600 000 as in the SDKs; 0 means the default, there is
+    /// no way to wait forever).
+    pub provider_timeout_ms: u64,
 }
 
 /// `steeringMode` / `followUpMode`: deliver queued messages one at a time or all at once.
@@ -235,6 +245,12 @@ impl Settings {
             max_retries: self.u64_at("retry.maxRetries", 3) as u32,
             base_delay_ms: self.u64_at("retry.baseDelayMs", 2000),
             max_delay_ms: self.u64_at("retry.provider.maxRetryDelayMs", 60_000),
+            provider_max_retries: u32::try_from(self.u64_at("retry.provider.maxRetries", 2))
+                .unwrap_or(u32::MAX),
+            provider_timeout_ms: match self.u64_at("retry.provider.timeoutMs", 0) {
+                0 => DEFAULT_TIMEOUT_MS,
+                ms => ms,
+            },
         }
     }
     /// Token budgets per thinking level (`thinkingBudgets`), as given.
@@ -594,8 +610,19 @@ mod tests {
                 enabled: true,
                 max_retries: 1,
                 base_delay_ms: 2000,
-                max_delay_ms: 5000
+                max_delay_ms: 5000,
+                provider_max_retries: 2,
+                provider_timeout_ms: 600_000,
             }
         );
+    }
+
+    #[test]
+    fn provider_timeout_and_retries_are_read_and_zero_timeout_means_the_default() {
+        let s = Settings::in_memory(json!({"retry":{"provider":{"timeoutMs":250,"maxRetries":0}}}));
+        assert_eq!(s.retry().provider_timeout_ms, 250);
+        assert_eq!(s.retry().provider_max_retries, 0);
+        let zero = Settings::in_memory(json!({"retry":{"provider":{"timeoutMs":0}}}));
+        assert_eq!(zero.retry().provider_timeout_ms, 600_000);
     }
 }

@@ -12,22 +12,10 @@ use super::escape::{fragment_value, push_escaped};
 use super::markdown::push_markdown;
 use super::tools::{ToolIndex, push_images, push_orphan_result, push_tool_call};
 use super::tree::SessionTree;
+use crate::ai::js::js_locale_string;
 use crate::ai::message::{AssistantBlock, AssistantMessage, StopReason, UserContent};
 use crate::messages::{AgentMessage, BashExecutionMessage, CustomMessage};
 use crate::session::entry::SessionEntry;
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// pi's compact token counts: `950`, `1.4k`, `12k`, `1.2M`.
 pub fn compact_tokens(n: u64) -> String {
@@ -368,7 +356,7 @@ fn entry_body(entry: &SessionEntry, tools: &ToolIndex<'_>) -> (String, &'static 
 
 fn push_compaction(out: &mut String, tokens_before: u64, summary: &str) {
     out.push_str("<details class=\"card compaction\"><summary>[compaction] Compacted from ");
-    out.push_str(&thousands(tokens_before));
+    out.push_str(&js_locale_string(tokens_before));
     out.push_str(" tokens</summary><div class=\"md\">");
     push_markdown(out, summary);
     out.push_str("</div></details>");
@@ -422,8 +410,6 @@ mod tests {
 
     #[test]
     fn numbers_are_formatted_like_pi() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1234567), "1,234,567");
         let tokens: Vec<String> = [950, 1396, 11000, 999_499, 1_260_000]
             .iter()
             .map(|&n| compact_tokens(n))

@@ -7,138 +7,41 @@
 //! large read result several times bigger) each token is mapped to one of nine classes,
 //! neighbouring tokens of the same class share a span and whitespace joins whatever span
 //! is open. Highlighting is the slowest part of an export, so it is skipped for very
-//! large blocks. Not for the terminal: the TUI has its own highlighter.
+//! large blocks. The classification itself is shared with the terminal UI ([`super::syntax`]).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::OnceLock;
 
-use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
+use syntect::parsing::SyntaxReference;
 use syntect::util::LinesWithEndings;
 
 use super::escape::push_escaped;
+use super::syntax::{LineState, SyntaxClass, find_syntax};
 
 /// Code longer than this is shown without colours: highlighting is the slowest part of an
 /// export and a huge file dump is read for its content, not its colours.
 const MAX_HIGHLIGHT_BYTES: usize = 64 * 1024;
 
-/// The colour classes, each tied to one `syntax*` theme token in the stylesheet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Class {
-    Comment,
-    Keyword,
-    Function,
-    Variable,
-    String,
-    Number,
-    Type,
-    Operator,
-    Punctuation,
-}
-
-impl Class {
-    /// The opening tag. Class names are short and unquoted on purpose: a highlighted
-    /// file is mostly these tags.
-    fn open_tag(self) -> &'static str {
-        match self {
-            Class::Comment => "<span class=hc>",
-            Class::Keyword => "<span class=hk>",
-            Class::Function => "<span class=hf>",
-            Class::Variable => "<span class=hv>",
-            Class::String => "<span class=hs>",
-            Class::Number => "<span class=hn>",
-            Class::Type => "<span class=ht>",
-            Class::Operator => "<span class=ho>",
-            Class::Punctuation => "<span class=hp>",
-        }
-    }
-}
-
-struct Highlighter {
-    syntaxes: SyntaxSet,
-    /// Scope prefixes in priority order: the first rule matching the innermost scope wins,
-    /// so the specific rules (`punctuation.definition.string`) precede the general ones.
-    rules: Vec<(Scope, Class)>,
-}
-
-fn highlighter() -> &'static Highlighter {
-    static HIGHLIGHTER: OnceLock<Highlighter> = OnceLock::new();
-    HIGHLIGHTER.get_or_init(|| {
-        let table: &[(&str, Class)] = &[
-            ("comment", Class::Comment),
-            ("punctuation.definition.comment", Class::Comment),
-            ("punctuation.definition.string", Class::String),
-            ("string", Class::String),
-            ("constant.character.escape", Class::String),
-            ("constant.numeric", Class::Number),
-            ("constant.language", Class::Number),
-            ("keyword.operator", Class::Operator),
-            ("keyword", Class::Keyword),
-            ("storage.type", Class::Keyword),
-            ("storage.modifier", Class::Keyword),
-            ("entity.name.tag", Class::Keyword),
-            ("entity.name.function", Class::Function),
-            ("support.function", Class::Function),
-            ("variable.function", Class::Function),
-            ("meta.function-call", Class::Function),
-            ("entity.name.type", Class::Type),
-            ("entity.name.class", Class::Type),
-            ("entity.name.struct", Class::Type),
-            ("entity.name.enum", Class::Type),
-            ("entity.name.trait", Class::Type),
-            ("entity.other.inherited-class", Class::Type),
-            ("support.type", Class::Type),
-            ("support.class", Class::Type),
-            ("entity.other.attribute-name", Class::Variable),
-            ("variable", Class::Variable),
-            ("markup.heading", Class::Keyword),
-            ("markup.inserted", Class::String),
-            ("markup.deleted", Class::Number),
-            ("punctuation", Class::Punctuation),
-        ];
-        let rules = table
-            .iter()
-            .filter_map(|(name, class)| Scope::new(name).ok().map(|s| (s, *class)))
-            .collect();
-        Highlighter {
-            syntaxes: SyntaxSet::load_defaults_newlines(),
-            rules,
-        }
-    })
-}
-
-impl Highlighter {
-    fn classify(&self, stack: &ScopeStack) -> Option<Class> {
-        for scope in stack.as_slice().iter().rev() {
-            if let Some((_, class)) = self.rules.iter().find(|(p, _)| p.is_prefix_of(*scope)) {
-                return Some(*class);
-            }
-        }
-        None
-    }
-
-    fn syntax_for(&self, language: &str) -> Option<&SyntaxReference> {
-        let token = language.trim().to_ascii_lowercase();
-        // The bundled grammars have no TypeScript; JavaScript's colours suit it well.
-        let token = match token.as_str() {
-            "ts" | "tsx" | "typescript" | "mts" | "cts" => "js",
-            "jsx" | "mjs" | "cjs" | "javascript" => "js",
-            "shell" | "console" | "zsh" | "sh" => "bash",
-            "dockerfile" | "makefile" | "mk" => "make",
-            "yml" => "yaml",
-            "py" => "python",
-            other => other,
-        };
-        if token.is_empty() || token == "text" || token == "txt" || token == "plain" {
-            return None;
-        }
-        self.syntaxes.find_syntax_by_token(token)
+/// The opening tag of a class. Class names are short and unquoted on purpose: a
+/// highlighted file is mostly these tags.
+fn open_tag(class: SyntaxClass) -> &'static str {
+    match class {
+        SyntaxClass::Comment => "<span class=hc>",
+        SyntaxClass::Keyword => "<span class=hk>",
+        SyntaxClass::Function => "<span class=hf>",
+        SyntaxClass::Variable => "<span class=hv>",
+        SyntaxClass::String => "<span class=hs>",
+        SyntaxClass::Number => "<span class=hn>",
+        SyntaxClass::Type => "<span class=ht>",
+        SyntaxClass::Operator => "<span class=ho>",
+        SyntaxClass::Punctuation => "<span class=hp>",
     }
 }
 
 /// The highlighting language for a file path (by extension or well-known file name), if
-/// the bundled grammars know it.
+/// the bundled grammars know it. Wider than the terminal's list (pi's): a page is read
+/// later, by anyone, so any file type the grammars know is coloured.
 pub fn language_for_path(path: &str) -> Option<String> {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     let lower = name.to_ascii_lowercase();
@@ -149,7 +52,7 @@ pub fn language_for_path(path: &str) -> Option<String> {
         return Some("bash".into());
     }
     let (_, ext) = lower.rsplit_once('.')?;
-    highlighter().syntax_for(ext).map(|_| ext.to_string())
+    find_syntax(ext).map(|_| ext.to_string())
 }
 
 /// Blocks at least this long are remembered, so a file read (or written) several times
@@ -172,17 +75,15 @@ pub fn clear_cache() {
 /// grammar and the code is not too large. Never fails: a grammar error leaves the rest
 /// of the code plain.
 pub fn push_highlighted(out: &mut String, code: &str, language: Option<&str>) {
-    let hl = if code.len() <= MAX_HIGHLIGHT_BYTES {
-        language.and_then(|l| highlighter().syntax_for(l).map(|s| (highlighter(), s)))
-    } else {
-        None
-    };
-    let Some((hl, syntax)) = hl else {
+    let syntax = language
+        .filter(|_| code.len() <= MAX_HIGHLIGHT_BYTES)
+        .and_then(find_syntax);
+    let Some(syntax) = syntax else {
         push_escaped(out, code);
         return;
     };
     if code.len() < CACHE_MIN_BYTES {
-        highlight_into(out, hl, syntax, code);
+        highlight_into(out, syntax, code);
         return;
     }
     let mut hasher = DefaultHasher::new();
@@ -197,7 +98,7 @@ pub fn push_highlighted(out: &mut String, code: &str, language: Option<&str>) {
         return;
     }
     let start = out.len();
-    highlight_into(out, hl, syntax, code);
+    highlight_into(out, syntax, code);
     let html = out[start..].to_string();
     CACHE.with(|c| {
         c.borrow_mut()
@@ -205,50 +106,36 @@ pub fn push_highlighted(out: &mut String, code: &str, language: Option<&str>) {
     });
 }
 
-fn highlight_into(out: &mut String, hl: &Highlighter, syntax: &SyntaxReference, code: &str) {
-    let mut state = ParseState::new(syntax);
-    let mut stack = ScopeStack::new();
-    let mut open: Option<Class> = None;
-    let mut emit = |out: &mut String, text: &str, class: Option<Class>| {
+/// Writes `code` as escaped HTML in class spans. Neighbouring runs of one class share a
+/// span, and whitespace stays in whatever span is open, which keeps the page small.
+fn highlight_into(out: &mut String, syntax: &SyntaxReference, code: &str) {
+    let mut state = LineState::new(syntax);
+    let mut open: Option<SyntaxClass> = None;
+    let mut emit = |out: &mut String, class: Option<SyntaxClass>, text: &str| {
         if text.is_empty() {
             return;
         }
-        // Whitespace has no colour: it stays in whatever span is open.
         let blank = text.bytes().all(|b| b.is_ascii_whitespace());
         if open != class && !blank {
             if open.is_some() {
                 out.push_str("</span>");
             }
             if let Some(c) = class {
-                out.push_str(c.open_tag());
+                out.push_str(open_tag(c));
             }
             open = class;
         }
         push_escaped(out, text);
     };
-    let mut rest_plain: Option<&str> = None;
     let mut consumed = 0;
     for line in LinesWithEndings::from(code) {
-        let Ok(ops) = state.parse_line(line, &hl.syntaxes) else {
-            rest_plain = Some(&code[consumed..]);
+        let fed = state.feed(line, |class, text| emit(out, class, text));
+        if fed.is_err() {
+            // A grammar error: the rest of the code is shown plain.
+            emit(out, None, &code[consumed..]);
             break;
-        };
-        let mut last = 0;
-        for (pos, op) in ops {
-            let pos = pos.min(line.len());
-            if pos > last && line.is_char_boundary(pos) && line.is_char_boundary(last) {
-                emit(out, &line[last..pos], hl.classify(&stack));
-                last = pos;
-            }
-            if stack.apply(&op).is_err() {
-                stack = ScopeStack::new();
-            }
         }
-        emit(out, &line[last..], hl.classify(&stack));
         consumed += line.len();
-    }
-    if let Some(rest) = rest_plain {
-        emit(out, rest, None);
     }
     if open.is_some() {
         out.push_str("</span>");

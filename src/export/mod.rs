@@ -3,8 +3,9 @@
 //! `/export`, RPC `export_html`).
 //!
 //! Everything is rendered here, in Rust: markdown ([`markdown`]), highlighted code
-//! ([`highlight`]), ANSI-coloured shell output ([`ansi`]), per-tool views ([`tools`]),
-//! the tree sidebar ([`sidebar`], laid out by [`tree`]) and the header ([`header`]). The
+//! ([`highlight`], classified by [`syntax`], which the terminal UI shares), ANSI-coloured
+//! shell output ([`ansi`]), per-tool views ([`tools`]), the tree sidebar ([`sidebar`],
+//! laid out by [`tree`]) and the header ([`header`]). The
 //! page's small script (ours, in `assets/export.js`) only shows and hides the
 //! server-rendered blocks: selecting an entry shows its root→entry path, the filters and
 //! search re-lay out the tree. The page needs no network: no fonts, scripts or images
@@ -25,6 +26,7 @@ pub mod highlight;
 pub mod markdown;
 pub mod page;
 pub mod sidebar;
+pub mod syntax;
 pub mod theme;
 pub mod tools;
 pub mod tree;

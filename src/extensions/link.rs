@@ -80,19 +80,14 @@ impl Drop for Inner {
     }
 }
 
-#[cfg(unix)]
+/// Kills the process group created for the extension (its id is the extension's pid).
+/// Only the group: after the extension has been reaped its pid may belong to another
+/// process.
 pub(super) fn kill_group(pid: Option<u32>) {
-    if let Some(pid) = pid {
-        // SAFETY: kill(2) on the process group we created for the extension; no memory
-        // is involved and a group that is already gone yields ESRCH.
-        unsafe {
-            libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-        }
+    if let Some(pgid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
+        crate::tools::shell::kill_group(pgid);
     }
 }
-
-#[cfg(not(unix))]
-pub(super) fn kill_group(_pid: Option<u32>) {}
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic while holding these locks cannot leave them inconsistent (plain inserts

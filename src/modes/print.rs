@@ -7,6 +7,9 @@
 //! `extension_error` lines in JSON mode and `Extension error (…)` lines on stderr in text
 //! mode (pi's wording).
 //!
+//! Warnings about the session file (truncated or malformed lines, duplicate ids, …) go to
+//! stderr before anything else, as `Warning: …` lines.
+//!
 //! Exit code 0 on success; 1 when a prompt could not be sent or the last answer ended in
 //! an error or was aborted (the error goes to stderr). Signals are handled by the caller
 //! (`main.rs`): the agent is aborted, running commands are killed, exit 130/143/129.
@@ -46,6 +49,10 @@ pub async fn run_print(
 ) -> i32 {
     let stdout = std::io::stdout();
     let mut events = session.subscribe();
+    // What was odd about the session file: stderr, so JSON mode's stdout stays pi's.
+    for warning in session.load_warnings() {
+        eprintln!("Warning: {warning}");
+    }
     if output == PrintOutput::Json {
         let header = session.with_session(|m| serde_json::to_value(m.header()).ok());
         if let Some(h) = header {
@@ -75,6 +82,7 @@ pub async fn run_print(
     let mut encoder = EventJsonEncoder::new();
     let handle = |event: SessionEvent, encoder: &mut EventJsonEncoder| match (&event, output) {
         (SessionEvent::Notice { message }, _) => eprintln!("Warning: {message}"),
+        (SessionEvent::SessionLoadWarning { warning }, _) => eprintln!("Warning: {warning}"),
         (
             SessionEvent::CompactionEnd {
                 error_message: Some(message),

@@ -147,6 +147,34 @@ pub enum LoadWarning {
     },
 }
 
+impl LoadWarning {
+    /// A stable name for the kind of warning (RPC's `session_load_warning` `kind`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LoadWarning::TruncatedLastLine { .. } => "truncated_last_line",
+            LoadWarning::MalformedLines { .. } => "malformed_lines",
+            LoadWarning::NotEntries { .. } => "not_entries",
+            LoadWarning::InvalidHeader { .. } => "invalid_header",
+            LoadWarning::DuplicateIds { .. } => "duplicate_ids",
+            LoadWarning::ParentCycles { .. } => "parent_cycles",
+            LoadWarning::ReadOnly { .. } => "read_only",
+        }
+    }
+
+    /// The session file the warning is about.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            LoadWarning::TruncatedLastLine { path, .. }
+            | LoadWarning::MalformedLines { path, .. }
+            | LoadWarning::NotEntries { path, .. }
+            | LoadWarning::InvalidHeader { path, .. }
+            | LoadWarning::DuplicateIds { path, .. }
+            | LoadWarning::ParentCycles { path, .. }
+            | LoadWarning::ReadOnly { path, .. } => path,
+        }
+    }
+}
+
 impl fmt::Display for LoadWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

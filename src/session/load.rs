@@ -226,21 +226,34 @@ pub(crate) fn load_file(path: &Path, mode: LoadMode, ids: &mut IdSource) -> Resu
     })))
 }
 
+/// The first line of a file, read without loading the rest (a header is a few hundred
+/// bytes; 64 KiB is plenty even for a very long cwd).
+fn first_line(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = fs::File::open(path).ok()?;
+    let mut first = Vec::new();
+    file.take(64 * 1024).read_to_end(&mut first).ok()?;
+    let end = memchr::memchr(b'\n', &first).unwrap_or(first.len());
+    first.truncate(end);
+    Some(first)
+}
+
 /// Whether the first line of a file is a session header (pi's `isValidSessionFile`, used
 /// to pick the most recent session; reads only the start of the file).
 pub(crate) fn has_valid_header(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(file) = fs::File::open(path) else {
+    let Some(first) = first_line(path) else {
         return false;
     };
-    let mut first = Vec::new();
-    // A header is a few hundred bytes; 64 KiB is plenty even for a very long cwd.
-    if file.take(64 * 1024).read_to_end(&mut first).is_err() {
-        return false;
-    }
-    let end = memchr::memchr(b'\n', &first).unwrap_or(first.len());
-    match scan_line(&first[..end]) {
+    match scan_line(&first) {
         LineScan::Object(head) => head.kind.as_deref() == Some("session") && head.id.is_some(),
         _ => false,
     }
+}
+
+/// The header on the first line of a file, read without loading or changing the file
+/// (for checks made before a session is opened).
+pub(crate) fn first_line_header(path: &Path) -> Option<SessionHeader> {
+    let first = first_line(path)?;
+    let at = find_header(&first)?;
+    Some(header_from_map(&at.value))
 }

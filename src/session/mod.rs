@@ -14,6 +14,7 @@ pub mod manager;
 mod migrate;
 pub mod outline;
 pub mod paths;
+pub mod refusal;
 pub mod render;
 mod scan;
 mod store;

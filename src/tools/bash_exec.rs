@@ -13,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::output::{AnsiStripper, Utf8StreamDecoder, sanitize_for_display};
 use super::shell::{ProcessEnd, ProcessSpec, path_with_bin_dir, resolve_shell, run_process};
-use super::truncate::{DEFAULT_MAX_BYTES, Limits, js_length, truncate_tail};
+use super::truncate::{DEFAULT_MAX_BYTES, Limits, truncate_tail};
+use crate::ai::js::utf16_len;
 use crate::messages::BashExecutionMessage;
 
 /// Settings for [`run_shell_command`], usually taken from the session's settings.
@@ -190,11 +191,11 @@ impl CleanOutput {
             // reported and the on-screen output is complete up to 50 KB.
             let _ = file.write_all(text.as_bytes());
         }
-        self.window_units += js_length(text);
+        self.window_units += utf16_len(text);
         self.chunks.push_back(text.to_string());
         while self.window_units > DEFAULT_MAX_BYTES * 2 && self.chunks.len() > 1 {
             if let Some(removed) = self.chunks.pop_front() {
-                self.window_units -= js_length(&removed);
+                self.window_units -= utf16_len(&removed);
             }
         }
     }

@@ -16,7 +16,7 @@ use icu_normalizer::ComposingNormalizerBorrowed;
 
 use super::js::{js_number_to_string, js_trim_end};
 use super::line_diff::{LineRun, LineTag, diff_lines};
-use super::truncate::js_length;
+use crate::ai::js::utf16_len;
 
 /// One requested replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,7 +205,7 @@ impl<'a> Haystack<'a> {
         let fuzzy_needle = normalize_for_fuzzy_match(needle);
         let haystack = self.normalized();
         if fuzzy_needle.is_empty() {
-            return js_length(haystack) as i64 - 1;
+            return utf16_len(haystack) as i64 - 1;
         }
         haystack.matches(fuzzy_needle.as_str()).count() as i64
     }

@@ -1,36 +1,17 @@
 //! JavaScript's number and JSON conventions, where tool texts depend on them: pi prints
 //! numbers with `String(n)` / `toFixed`, parses numeric strings with `Number(s)`, trims with
 //! JavaScript's whitespace set and echoes arguments with `JSON.stringify(value, null, 2)`.
-//! Matching these keeps the texts a model reads identical to pi's.
+//! Matching these keeps the texts a model reads identical to pi's. The rules other
+//! layers share (`String(n)`, `toFixed`, the whitespace set) live in [`crate::ai::js`] and
+//! are re-exported here for the tools.
 //!
 //! This is formatting only; nothing here validates or interprets tool arguments.
 
 use serde_json::Value;
 
-/// JavaScript's `WhiteSpace` and `LineTerminator` characters (what `String.prototype.trim`
-/// removes). Differs from `char::is_whitespace` on U+FEFF (JS trims it) and U+0085 (JS
-/// keeps it).
-pub fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{0009}'
-            | '\u{000A}'
-            | '\u{000B}'
-            | '\u{000C}'
-            | '\u{000D}'
-            | '\u{0020}'
-            | '\u{00A0}'
-            | '\u{1680}'
-            | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
+pub use crate::ai::js::{
+    is_js_whitespace, js_number_to_string, js_to_fixed, json_number_to_string,
+};
 
 /// `String.prototype.trim`.
 pub fn js_trim(text: &str) -> &str {
@@ -110,84 +91,6 @@ fn is_decimal_literal(s: &str) -> bool {
         i += exp_digits;
     }
     i == bytes.len()
-}
-
-/// `String(n)` for a finite number: integers without a fraction, shortest round-trip
-/// digits otherwise, exponent notation from 1e21 up and below 1e-6.
-pub fn js_number_to_string(value: f64) -> String {
-    if value.is_nan() {
-        return "NaN".to_string();
-    }
-    if value.is_infinite() {
-        return if value > 0.0 { "Infinity" } else { "-Infinity" }.to_string();
-    }
-    if value == 0.0 {
-        return "0".to_string();
-    }
-    let abs = value.abs();
-    if (1e-6..1e21).contains(&abs) {
-        return format!("{value}");
-    }
-    // Rust's `{:e}` gives the shortest digits as `1.5e-7`; JavaScript writes `1.5e-7` and
-    // `1e+21`.
-    let formatted = format!("{value:e}");
-    match formatted.split_once('e') {
-        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
-        _ => formatted,
-    }
-}
-
-/// `n.toFixed(digits)`: the exact decimal value of the double, rounded half up.
-pub fn js_to_fixed(value: f64, digits: usize) -> String {
-    if !value.is_finite() {
-        return js_number_to_string(value);
-    }
-    // 40 extra digits print the exact binary value far enough to decide the rounding.
-    let exact = format!("{:.*}", digits + 40, value.abs());
-    let (int_part, frac_part) = exact.split_once('.').unwrap_or((&exact, ""));
-    let mut kept: Vec<u8> = int_part
-        .bytes()
-        .chain(frac_part.bytes().take(digits))
-        .collect();
-    let round_up = frac_part.as_bytes().get(digits).is_some_and(|d| *d >= b'5');
-    if round_up {
-        let mut i = kept.len();
-        loop {
-            if i == 0 {
-                kept.insert(0, b'1');
-                break;
-            }
-            i -= 1;
-            if kept[i] == b'9' {
-                kept[i] = b'0';
-            } else {
-                kept[i] += 1;
-                break;
-            }
-        }
-    }
-    let int_len = kept.len() - digits;
-    let text = String::from_utf8_lossy(&kept).into_owned();
-    let mut out = String::new();
-    let negative = value < 0.0 && kept.iter().any(|d| *d != b'0');
-    if negative {
-        out.push('-');
-    }
-    out.push_str(&text[..int_len]);
-    if digits > 0 {
-        out.push('.');
-        out.push_str(&text[int_len..]);
-    }
-    out
-}
-
-/// A JSON number as JavaScript prints it.
-pub fn json_number_to_string(number: &serde_json::Number) -> String {
-    if number.is_i64() || number.is_u64() {
-        number.to_string()
-    } else {
-        js_number_to_string(number.as_f64().unwrap_or(f64::NAN))
-    }
 }
 
 /// A JSON number for a computed value: integral values become JSON integers, so the
@@ -283,27 +186,6 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(js_string_to_number(text), expected, "{text:?}");
         }
-    }
-
-    #[test]
-    fn number_to_string_follows_js_string() {
-        let shown: Vec<String> = [5.0, 1.5, 0.1, 1e21, 1.5e-7, -3.0, 123456789.0]
-            .into_iter()
-            .map(js_number_to_string)
-            .collect();
-        assert_eq!(
-            shown,
-            ["5", "1.5", "0.1", "1e+21", "1.5e-7", "-3", "123456789"]
-        );
-    }
-
-    #[test]
-    fn to_fixed_rounds_exact_ties_up() {
-        assert_eq!(js_to_fixed(1.125, 2), "1.13");
-        assert_eq!(js_to_fixed(1.005, 2), "1.00"); // 1.005 is below the tie in binary
-        assert_eq!(js_to_fixed(2.0, 2), "2.00");
-        assert_eq!(js_to_fixed(9.999, 2), "10.00");
-        assert_eq!(js_to_fixed(0.25, 1), "0.3");
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub mod path;
 pub mod read;
 pub mod registry;
 pub mod shell;
+pub mod text_window;
 pub mod truncate;
 pub mod validate;
 pub mod walk;

@@ -40,17 +40,29 @@ pub fn kill_all_running() {
     }
 }
 
-/// SIGKILL to the process group `pgid`; if that fails, to the process itself.
+/// SIGKILL to the process group `pgid`; if that fails, to the process itself (pi's
+/// fallback for a child that did not become a group leader).
 pub fn kill_process_group(pgid: i32) {
-    if pgid <= 0 {
-        return;
-    }
-    // SAFETY: plain syscalls with integer arguments; a stale pid only yields ESRCH.
-    unsafe {
-        if libc::kill(-pgid, libc::SIGKILL) != 0 {
+    if !kill_group(pgid) && pgid > 0 {
+        // SAFETY: kill(2) with integer arguments; a stale pid only yields ESRCH.
+        unsafe {
             libc::kill(pgid, libc::SIGKILL);
         }
     }
+}
+
+/// SIGKILL to every process in the group `pgid` (a child started with
+/// `process_group(0)`), and nothing else. Whether any process got the signal: `false` for
+/// a group that is already empty. For callers that may have reaped the leader already,
+/// whose pid may have been reused, and so must not fall back to the pid.
+pub fn kill_group(pgid: i32) -> bool {
+    // 0 and negative ids would name our own group or every process we may signal.
+    if pgid <= 0 {
+        return false;
+    }
+    // SAFETY: kill(2) with integer arguments has no memory effects; a group that is
+    // already gone yields ESRCH.
+    unsafe { libc::kill(-pgid, libc::SIGKILL) == 0 }
 }
 
 /// The shell commands run with: the `shellPath` setting if given (it must exist), else

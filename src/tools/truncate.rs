@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ai::js::split_at_utf16;
+
 /// Default line limit of every tool output.
 pub const DEFAULT_MAX_LINES: usize = 2000;
 /// Default byte limit of every tool output (50 KB).
@@ -233,20 +235,10 @@ pub fn tail_within_bytes(text: &str, max_bytes: usize) -> &str {
 /// Cuts a line to `max_units` UTF-16 code units (JavaScript string length) and marks the
 /// cut with `... [truncated]`. Returns the text and whether it was cut.
 pub fn truncate_line(line: &str, max_units: usize) -> (String, bool) {
-    let mut units = 0usize;
-    for (index, ch) in line.char_indices() {
-        let width = ch.len_utf16();
-        if units + width > max_units {
-            return (format!("{}... [truncated]", &line[..index]), true);
-        }
-        units += width;
+    match split_at_utf16(line, max_units) {
+        (_, 0) => (line.to_string(), false),
+        (kept, _) => (format!("{kept}... [truncated]"), true),
     }
-    (line.to_string(), false)
-}
-
-/// Number of UTF-16 code units in `text` (JavaScript's `String.length`).
-pub fn js_length(text: &str) -> usize {
-    text.chars().map(char::len_utf16).sum()
 }
 
 /// Human-readable size the way pi prints it: `512B`, `50.0KB`, `1.5MB`. The one decimal

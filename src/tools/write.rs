@@ -10,8 +10,8 @@ use super::config::ToolConfig;
 use super::fsio::{node_error, write_file_replacing};
 use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
-use super::truncate::js_length;
 use super::{Tool, ToolCallArgs, ToolError, ToolOutput};
+use crate::ai::js::utf16_len;
 
 const DESCRIPTION: &str = "Write a file with the given content. The file is created when missing and fully replaced when it exists; missing parent directories are created too.";
 
@@ -81,7 +81,7 @@ impl Tool for WriteTool {
         // pi reports the JavaScript string length, not the UTF-8 byte count.
         Ok(ToolOutput::text(format!(
             "Successfully wrote {} bytes to {path}",
-            js_length(&content)
+            utf16_len(&content)
         )))
     }
 }

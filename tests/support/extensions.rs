@@ -26,10 +26,11 @@ pub fn have(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-#[macro_export]
+/// Skips the calling test, with a printed reason, when `$program` is not installed. In
+/// scope in every test module (`#[macro_use]` on `support` and on this module).
 macro_rules! require {
     ($program:expr) => {
-        if !$crate::ext_support::have($program) {
+        if !$crate::support::extensions::have($program) {
             eprintln!("skipping: {} is not installed", $program);
             return;
         }

@@ -20,6 +20,11 @@
 //! Anthropic) and `usage: {input, output, cache_read, cache_write}`. Without scripted
 //! usage, input tokens are the request body's bytes / 4, as in the corpus mock.
 //!
+//! Two replies misbehave by going silent, for timeout tests: `hang_before_headers`
+//! (read the request, then answer nothing at all) and `stall_after_events: N` (send the
+//! headers and the first N events, 0 for none, then nothing more). Either way the
+//! connection stays open until the client closes it.
+//!
 //! `oauth_token: {status, body}` makes the server also answer OAuth token refreshes
 //! (`POST .../oauth/token`) with that status and JSON body; without it they get a 404.
 
@@ -49,6 +54,8 @@ pub struct Reply {
     pub chunk_size: Option<usize>,
     pub cut_by_max_tokens: bool,
     pub usage: Option<ScriptUsage>,
+    pub hang_before_headers: bool,
+    pub stall_after_events: Option<usize>,
 }
 
 impl Reply {
@@ -355,6 +362,9 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
         return write_plain(&mut socket, 404, &[], &msg).await;
     };
     let reply = pick_reply(&state, &body);
+    if reply.hang_before_headers {
+        return wait_for_close(&mut socket).await;
+    }
     if let Some(err) = &reply.error {
         let text = match &err.body {
             Value::String(s) => s.clone(),
@@ -773,6 +783,9 @@ async fn write_stream(
         .await?;
     let mut sent = 0usize;
     for (i, (name, data)) in events.iter().enumerate() {
+        if reply.stall_after_events == Some(i) {
+            return wait_for_close(socket).await;
+        }
         if i > 0
             && let Some(ms) = reply.delay_ms
         {
@@ -807,6 +820,13 @@ async fn write_stream(
     }
     socket.write_all(b"0\r\n\r\n").await?;
     socket.shutdown().await
+}
+
+/// Stays silent until the client closes the connection (or the server stops).
+async fn wait_for_close(socket: &mut TcpStream) -> std::io::Result<()> {
+    let mut sink = [0u8; 1024];
+    while socket.read(&mut sink).await? > 0 {}
+    Ok(())
 }
 
 fn reason(status: u16) -> &'static str {

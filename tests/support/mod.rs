@@ -1,7 +1,11 @@
-//! Helpers shared by integration tests (`mod support;`). Test code: panicking on a broken
-//! fixture is the right failure mode here.
+//! Helpers shared by the integration tests (`tests/it/`, as `crate::support`). Test code:
+//! panicking on a broken fixture is the right failure mode here.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod chromium;
+pub mod export_page;
+#[macro_use]
+pub mod extensions;
 pub mod mock_llm;
 pub mod pi_project;
 pub mod reference_pi;

@@ -5,6 +5,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -18,8 +19,15 @@ fn on_path(program: &str) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
-/// `Err(reason)` when the reference pi cannot run here.
+/// `Err(reason)` when the reference pi cannot run here. Checked once per test process:
+/// the first caller installs pi (if needed) while the others wait, so tests running in
+/// parallel never start two installs into the same folder.
 pub fn available() -> Result<(), String> {
+    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
+    CHECKED.get_or_init(check).clone()
+}
+
+fn check() -> Result<(), String> {
     if !on_path("node") || !on_path("npm") {
         return Err("node/npm not on PATH, cannot run the reference pi".into());
     }

@@ -1,13 +1,24 @@
 //! The HTTP side shared by every API: send with retries, read the SSE body with
 //! cancellation, feed a decoder, and turn every way of failing into one final
 //! `StreamEvent::Error` that keeps the partial message.
+//!
+//! No wait is unbounded: each attempt must get its response headers and first body bytes
+//! within `RetryPolicy::timeout_ms` (or it counts as a failed attempt and is retried like
+//! a refused connection), and a streaming body must not go quiet for longer than that
+//! (the answer then ends with a "Request timed out" error the agent may retry).
+//! Cancellation wins over every wait at once.
+
+use std::time::Duration;
 
 use futures::channel::mpsc::{UnboundedSender, unbounded};
+use futures::stream::BoxStream;
 use futures::{StreamExt, stream};
+use reqwest::header::HeaderMap;
 
 use super::output::Output;
 use super::wire::{HttpRequest, SseDecoder, decode_chunk};
 use super::{StreamOptions, anthropic, google, openai_completions, openai_responses};
+use crate::ai::http::shared_client;
 use crate::ai::message::{Context, StopReason};
 use crate::ai::model::{Api, Model};
 use crate::ai::retry::{
@@ -143,15 +154,21 @@ async fn run_inner(
     send: &impl Fn(&mut Output),
 ) -> Result<(), Failure> {
     let request = build(model, context, options).map_err(Failure::Error)?;
-    let response = send_with_retry(model, &request, options).await?;
-    let mut body = response.bytes_stream();
+    let Started { mut body, first } = send_with_retry(model, &request, options).await?;
     let mut parser = SseParser::new();
     let mut decoder = decoder_for(model, context, options);
+    let idle_limit = Duration::from_millis(options.retry.timeout_ms);
+    let mut pending = Some(first);
     loop {
-        let chunk = tokio::select! {
-            biased;
-            _ = options.cancel.cancelled() => return Err(Failure::Aborted),
-            chunk = body.next() => chunk,
+        let chunk = match pending.take() {
+            Some(first) => first,
+            None => tokio::select! {
+                biased;
+                _ = options.cancel.cancelled() => return Err(Failure::Aborted),
+                chunk = tokio::time::timeout(idle_limit, body.next()) => chunk.map_err(|_| {
+                    Failure::Error(stalled_message(options.retry.timeout_ms))
+                })?,
+            },
         };
         match chunk {
             Some(Ok(bytes)) => {
@@ -177,14 +194,60 @@ async fn run_inner(
     Ok(())
 }
 
+/// A response body, chunk by chunk.
+type Body = BoxStream<'static, reqwest::Result<bytes::Bytes>>;
+
+/// A successful response whose body has started: the rest of the body and its first item
+/// (`None` when the body was empty).
+struct Started {
+    body: Body,
+    first: Option<reqwest::Result<bytes::Bytes>>,
+}
+
+/// What one attempt got before its deadline.
+enum Attempt {
+    /// A success status and the first item of the body.
+    Started(Started),
+    /// An error status, with the headers and body that explain it.
+    Rejected {
+        status: u16,
+        headers: HeaderMap,
+        text: String,
+    },
+    /// No response (connection refused or reset, TLS failure, connect timeout).
+    Failed(reqwest::Error),
+}
+
+/// Sends once and waits for the start of the answer: the first body bytes of a success,
+/// or the whole (short) body of an error status.
+async fn try_once(builder: reqwest::RequestBuilder) -> Attempt {
+    let response = match builder.send().await {
+        Ok(response) => response,
+        Err(e) => return Attempt::Failed(e),
+    };
+    if !response.status().is_success() {
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap_or_default();
+        return Attempt::Rejected {
+            status,
+            headers,
+            text,
+        };
+    }
+    let mut body = response.bytes_stream().boxed();
+    let first = body.next().await;
+    Attempt::Started(Started { body, first })
+}
+
 async fn send_with_retry(
     model: &Model,
     request: &HttpRequest,
     options: &StreamOptions,
-) -> Result<reqwest::Response, Failure> {
+) -> Result<Started, Failure> {
     let client = match &options.client {
         Some(c) => c.clone(),
-        None => default_client(),
+        None => shared_client(),
     };
     let body = serde_json::to_vec(&request.body)
         .map_err(|e| Failure::Error(format!("Could not encode the request body: {e}")))?;
@@ -203,21 +266,19 @@ async fn send_with_retry(
         for (k, v) in &request.headers {
             builder = builder.header(k.as_str(), v.as_str());
         }
-        let sent = tokio::select! {
+        let deadline = Duration::from_millis(policy.timeout_ms);
+        let outcome = tokio::select! {
             biased;
             _ = options.cancel.cancelled() => return Err(Failure::Aborted),
-            sent = builder.send() => sent,
+            outcome = tokio::time::timeout(deadline, try_once(builder)) => outcome,
         };
-        let (error, retryable, server_delay) = match sent {
-            Ok(response) if response.status().is_success() => return Ok(response),
-            Ok(response) => {
-                let status = response.status().as_u16();
-                let headers = response.headers().clone();
-                let text = tokio::select! {
-                    biased;
-                    _ = options.cancel.cancelled() => return Err(Failure::Aborted),
-                    text = response.text() => text.unwrap_or_default(),
-                };
+        let (error, retryable, server_delay) = match outcome {
+            Ok(Attempt::Started(started)) => return Ok(started),
+            Ok(Attempt::Rejected {
+                status,
+                headers,
+                text,
+            }) => {
                 let should_retry = match headers.get("x-should-retry").and_then(|v| v.to_str().ok())
                 {
                     Some("true") => true,
@@ -230,11 +291,13 @@ async fn send_with_retry(
                     server_requested_delay(&headers, &text),
                 )
             }
-            Err(e) => (
+            Ok(Attempt::Failed(e)) => (
                 format!("Connection error: {}", error_chain(&e)),
                 e.is_connect() || e.is_timeout() || e.is_request(),
                 None,
             ),
+            // Nothing was received, so trying again is as safe as after a refused connection.
+            Err(_elapsed) => (no_response_message(policy.timeout_ms), true, None),
         };
         if !retryable || attempt >= max_attempts {
             return Err(Failure::Error(error));
@@ -264,16 +327,32 @@ async fn send_with_retry(
     }
 }
 
-fn default_client() -> reqwest::Client {
-    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            reqwest::Client::builder()
-                .connect_timeout(std::time::Duration::from_secs(30))
-                .build()
-                .unwrap_or_default()
-        })
-        .clone()
+/// The error of an attempt that got no response in time. It says "timed out" so the
+/// agent-level retry treats it as transient, and names the setting that sets the limit.
+fn no_response_message(timeout_ms: u64) -> String {
+    format!(
+        "Request timed out: no response within {} (raise retry.provider.timeoutMs to wait longer)",
+        describe_ms(timeout_ms)
+    )
+}
+
+/// The error of a response that stopped arriving mid-stream.
+fn stalled_message(timeout_ms: u64) -> String {
+    format!(
+        "Request timed out: the response stalled, nothing received for {} (raise retry.provider.timeoutMs to wait longer)",
+        describe_ms(timeout_ms)
+    )
+}
+
+/// "600 s", "1.5 s" or "300 ms".
+fn describe_ms(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
 }
 
 /// Servers sometimes echo the credential back in an error body; never pass it on.
@@ -299,4 +378,26 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::retry::is_retryable_error;
+
+    #[test]
+    fn timeout_errors_name_the_limit_and_the_setting_and_are_retryable() {
+        let silent = no_response_message(600_000);
+        assert_eq!(
+            silent,
+            "Request timed out: no response within 600 s (raise retry.provider.timeoutMs to wait longer)"
+        );
+        let stalled = stalled_message(300);
+        assert!(
+            stalled.contains("stalled, nothing received for 300 ms"),
+            "{stalled}"
+        );
+        assert!(is_retryable_error(&silent) && is_retryable_error(&stalled));
+        assert_eq!(describe_ms(1_500), "1.5 s");
+    }
 }

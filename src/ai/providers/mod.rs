@@ -3,7 +3,8 @@
 //! `stream` picks the client from `model.api`, sends the request (retrying failures
 //! that happen before the response starts, see `ai::retry`), parses the SSE body and
 //! yields provider-neutral [`StreamEvent`]s. It never fails out of band: a bad key, a
-//! refused connection, an error status, a malformed event, a dropped connection or a
+//! refused connection, an error status, a server silent for longer than
+//! `RetryPolicy::timeout_ms`, a malformed event, a dropped or stalled connection or a
 //! cancellation all end the stream with one `StreamEvent::Error` whose message keeps
 //! whatever content arrived, with `stop_reason` `error` or `aborted`.
 //!
@@ -99,9 +100,10 @@ pub struct StreamOptions {
     pub cache_retention: CacheRetention,
     /// Cancels the request or the stream; the stream then ends with `aborted`.
     pub cancel: CancellationToken,
+    /// Retries before the response starts, and the timeout for a silent server.
     pub retry: RetryPolicy,
     pub on_retry: Option<RetryCallback>,
-    /// A shared client (connection pool); a default one is used when `None`.
+    /// The HTTP client; `None` uses the process-wide [`crate::ai::http::shared_client`].
     pub client: Option<reqwest::Client>,
 }
 

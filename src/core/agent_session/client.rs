@@ -1,6 +1,6 @@
 //! The bridge from the agent loop and the summarizers to the provider layer: resolved
-//! credentials, thinking budgets, retry policy and a shared HTTP client, captured once per
-//! run so no lock is held while a request streams.
+//! credentials, thinking budgets, retry policy (with the request timeout) and the shared
+//! HTTP client, captured once per run so no lock is held while a request streams.
 
 use std::sync::Arc;
 
@@ -16,6 +16,7 @@ use crate::ai::providers::{self, CacheRetention, RetryCallback, StreamOptions, T
 use crate::ai::retry::RetryPolicy;
 use crate::ai::stream::{EventStream, StreamEvent};
 use crate::compaction::{CompactionError, SummaryBackend, SummaryRequest};
+use crate::core::settings::RetrySettings;
 
 /// Everything needed to send requests to one model.
 #[derive(Clone)]
@@ -116,10 +117,16 @@ pub fn budgets_from_settings(value: Option<&serde_json::Value>) -> ThinkingBudge
     budgets
 }
 
-/// A shared HTTP client for the whole process (connection pooling across turns).
-pub fn shared_http_client() -> reqwest::Client {
-    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    CLIENT.get_or_init(reqwest::Client::new).clone()
+/// The provider-level retry policy from the `retry.provider.*` settings: retries before
+/// the response starts, the cap on server-requested waits and the request timeout. The
+/// backoff itself is the SDKs' (pi has no setting for it).
+pub fn provider_retry_policy(settings: &RetrySettings) -> RetryPolicy {
+    RetryPolicy {
+        max_retries: settings.provider_max_retries,
+        max_delay_ms: settings.max_delay_ms,
+        timeout_ms: settings.provider_timeout_ms,
+        ..RetryPolicy::default()
+    }
 }
 
 /// A retry callback that forwards notices to a closure.

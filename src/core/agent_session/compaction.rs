@@ -11,10 +11,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::AgentSession;
 use super::client::{
-    ProviderClient, budgets_from_settings, cache_retention_from_env, shared_http_client,
+    ProviderClient, budgets_from_settings, cache_retention_from_env, provider_retry_policy,
 };
 use crate::ai::auth::missing_key_message;
-use crate::ai::retry::RetryPolicy;
+use crate::ai::http::shared_client;
 use crate::compaction::CompactionDetails;
 use crate::compaction::prompts::summary_reasoning;
 use crate::compaction::{
@@ -58,13 +58,10 @@ impl AgentSession {
         Ok(ProviderClient {
             auth,
             budgets: budgets_from_settings(st.settings.thinking_budgets()),
-            retry: RetryPolicy {
-                max_delay_ms: st.settings.retry().max_delay_ms,
-                ..RetryPolicy::default()
-            },
+            retry: provider_retry_policy(&st.settings.retry()),
             session_id: Some(st.session.session_id().to_string()),
             cache_retention: cache_retention_from_env(),
-            http: shared_http_client(),
+            http: shared_client(),
             on_retry: None,
             model,
         })

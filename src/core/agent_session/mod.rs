@@ -17,6 +17,7 @@ mod actions;
 mod bash;
 pub mod client;
 mod compaction;
+mod config;
 mod extensions;
 mod input;
 mod jsonl;
@@ -121,9 +122,9 @@ pub(crate) struct State {
     /// `!cmd` results recorded while streaming, added once the run ends.
     pub pending_bash: Vec<crate::messages::BashExecutionMessage>,
     pub bash_running: bool,
-    /// Texts of queued messages, for display (`queue_update`).
-    pub queued_steering: Vec<String>,
-    pub queued_follow_up: Vec<String>,
+    /// The queue texts last reported in `queue_update` (the queues themselves live in
+    /// `Inner::queues`, the one place messages wait).
+    pub queue_reported: (Vec<String>, Vec<String>),
     /// The running extensions, once attached.
     pub extensions: Option<crate::extensions::ExtensionHost>,
     /// `/name` prompt templates and `/skill:name` skills.
@@ -212,8 +213,7 @@ impl AgentSession {
             overflow_recovery_attempted: false,
             pending_bash: Vec::new(),
             bash_running: false,
-            queued_steering: Vec::new(),
-            queued_follow_up: Vec::new(),
+            queue_reported: (Vec::new(), Vec::new()),
             extensions: None,
             prompt_templates: Vec::new(),
             skills: Vec::new(),
@@ -273,14 +273,20 @@ impl AgentSession {
         f(&self.state().session)
     }
 
-    /// Runs `f` with the settings.
-    pub fn with_settings<R>(&self, f: impl FnOnce(&mut Settings) -> R) -> R {
-        f(&mut self.state().settings)
+    /// What was odd about the session file when it was opened (truncated or malformed
+    /// lines, duplicate ids, cycles, a file moved aside). Each mode shows these once at
+    /// startup; after `/resume` / `switch_session` they arrive as
+    /// [`SessionEvent::SessionLoadWarning`].
+    pub fn load_warnings(&self) -> Vec<crate::session::error::LoadWarning> {
+        self.state().session.load_warnings().to_vec()
     }
 
-    /// Runs `f` with the model registry.
-    pub fn with_registry<R>(&self, f: impl FnOnce(&mut ModelRegistry) -> R) -> R {
-        f(&mut self.state().registry)
+    /// Emits a [`SessionEvent::SessionLoadWarning`] for each of [`AgentSession::load_warnings`]
+    /// (for front ends that report them as events once they listen).
+    pub fn emit_load_warnings(&self) {
+        for warning in self.load_warnings() {
+            self.emit(SessionEvent::SessionLoadWarning { warning });
+        }
     }
 
     /// The agent's current messages (the context of the next request).
@@ -315,10 +321,6 @@ impl AgentSession {
 
     pub fn is_streaming(&self) -> bool {
         self.state().streaming
-    }
-
-    pub fn queues(&self) -> &MessageQueues {
-        &self.inner.queues
     }
 
     /// Replaces the extension hooks (after extensions are (re)loaded).
@@ -422,30 +424,36 @@ impl AgentSession {
     /// Empties both message queues and returns their texts (steering first).
     pub fn clear_queue(&self) -> Vec<String> {
         let drained = self.inner.queues.drain_all();
-        {
-            let mut st = self.state();
-            st.queued_steering.clear();
-            st.queued_follow_up.clear();
-        }
         self.emit_queue_update();
-        drained
-            .iter()
-            .map(|m| match m {
-                AgentMessage::User(u) => u.content.text(),
-                other => other.role().to_string(),
-            })
-            .collect()
+        drained.iter().map(queued_text).collect()
     }
 
+    /// The texts waiting in the steering and follow-up queues.
+    pub fn queued_messages(&self) -> (Vec<String>, Vec<String>) {
+        let (steering, follow_up) = self.inner.queues.pending();
+        (
+            steering.iter().map(queued_text).collect(),
+            follow_up.iter().map(queued_text).collect(),
+        )
+    }
+
+    /// Reports the queues (`queue_update`).
     pub(crate) fn emit_queue_update(&self) {
-        let (steering, follow_up) = {
-            let st = self.state();
-            (st.queued_steering.clone(), st.queued_follow_up.clone())
-        };
+        let (steering, follow_up) = self.queued_messages();
+        self.state().queue_reported = (steering.clone(), follow_up.clone());
         self.emit(SessionEvent::QueueUpdate {
             steering,
             follow_up,
         });
+    }
+
+    /// Reports the queues if they changed since the last report (the agent loop took a
+    /// message from them).
+    pub(crate) fn emit_queue_update_if_changed(&self) {
+        let now = self.queued_messages();
+        if self.state().queue_reported != now {
+            self.emit_queue_update();
+        }
     }
 
     /// A fresh cancellation token for a new operation (the previous one stays cancelled).
@@ -482,6 +490,14 @@ pub(crate) fn emit_to(inner: &Inner, event: SessionEvent) {
 /// structures half-updated in a way that matters more than stopping would).
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How a queued message is shown: its text (or its role, for a non-user message).
+fn queued_text(message: &AgentMessage) -> String {
+    match message {
+        AgentMessage::User(u) => u.content.text(),
+        other => other.role().to_string(),
+    }
 }
 
 fn delivery(mode: QueueMode) -> crate::agent::DeliveryMode {

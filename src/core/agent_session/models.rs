@@ -5,8 +5,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::client::shared_http_client;
 use super::{AgentSession, DEFAULT_THINKING_LEVEL, State};
+use crate::ai::http::shared_client;
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::resolve::ScopedModel;
 use crate::ai::oauth;
@@ -251,7 +251,7 @@ impl AgentSession {
                 None => return Ok(()),
             }
         };
-        let result = oauth::refresh_stored(&path, refresher, &shared_http_client()).await;
+        let result = oauth::refresh_stored(&path, refresher, &shared_client()).await;
         let mut st = self.state();
         st.registry.auth_mut().reload();
         match result {

@@ -7,16 +7,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::client::{
-    ProviderClient, budgets_from_settings, cache_retention_from_env, shared_http_client,
+    ProviderClient, budgets_from_settings, cache_retention_from_env, provider_retry_policy,
 };
 use super::{AgentSession, emit_to, lock};
 use crate::agent::{self, AgentConfig, AgentEvent};
 use crate::ai::auth::missing_key_message;
+use crate::ai::http::shared_client;
 use crate::ai::message::{
     AssistantMessage, ImageContent, StopReason, UserBlock, UserContent, UserMessage, now_ms,
 };
 use crate::ai::overflow::is_context_overflow;
-use crate::ai::retry::{RetryPolicy, is_retryable_error, sleep_cancellable};
+use crate::ai::retry::{is_retryable_error, sleep_cancellable};
 use crate::compaction::{
     AutoCompaction, AutoCompactionCheck, CompactionSettings, check_auto_compaction,
 };
@@ -131,7 +132,7 @@ impl AgentSession {
         }
         let _op = self.inner.op_lock.lock().await;
         self.flush_pending_bash();
-        self.check_model_ready()?;
+        self.check_can_run()?;
         self.refresh_oauth_if_due().await?;
         let cancel = self.new_cancel();
         // A compaction may be due before sending (this also catches aborted answers).
@@ -165,7 +166,7 @@ impl AgentSession {
     pub(crate) async fn run_messages(&self, messages: Vec<AgentMessage>) -> Result<(), String> {
         let _op = self.inner.op_lock.lock().await;
         self.flush_pending_bash();
-        self.check_model_ready()?;
+        self.check_can_run()?;
         self.refresh_oauth_if_due().await?;
         self.new_cancel();
         self.run_until_settled(Some(messages)).await;
@@ -179,7 +180,7 @@ impl AgentSession {
             return Err(ALREADY_STREAMING.to_string());
         }
         let _op = self.inner.op_lock.lock().await;
-        self.check_model_ready()?;
+        self.check_can_run()?;
         self.refresh_oauth_if_due().await?;
         self.new_cancel();
         self.run_until_settled(None).await;
@@ -207,21 +208,26 @@ impl AgentSession {
     }
 
     fn queue_steering(&self, text: &str, images: Vec<ImageContent>) {
-        self.state().queued_steering.push(text.to_string());
         self.inner.queues.push_steering(user_message(text, &images));
         self.emit_queue_update();
     }
 
     fn queue_follow_up(&self, text: &str, images: Vec<ImageContent>) {
-        self.state().queued_follow_up.push(text.to_string());
         self.inner
             .queues
             .push_follow_up(user_message(text, &images));
         self.emit_queue_update();
     }
 
-    fn check_model_ready(&self) -> Result<(), String> {
+    /// A run needs a model with a key and a session that can save what it adds: a
+    /// session file that accepts no appends (a newer format version) never runs a turn.
+    fn check_can_run(&self) -> Result<(), String> {
         let st = self.state();
+        if let (Some(reason), Some(file)) =
+            (st.session.read_only_reason(), st.session.session_file())
+        {
+            return Err(crate::session::refusal::read_only_refusal(file, reason));
+        }
         let Some(model) = &st.model else {
             return Err(
                 "No model selected. Use /model or --model to choose one, or set an API key (see docs/providers.md)."
@@ -532,19 +538,15 @@ impl AgentSession {
                 return Ok(Vec::new());
             };
             let auth = st.registry.request_auth(&model).unwrap_or_default();
-            let retry = st.settings.retry();
             let inner = Arc::downgrade(&self.inner);
             let client = ProviderClient {
                 model: model.clone(),
                 auth,
                 budgets: budgets_from_settings(st.settings.thinking_budgets()),
-                retry: RetryPolicy {
-                    max_delay_ms: retry.max_delay_ms,
-                    ..RetryPolicy::default()
-                },
+                retry: provider_retry_policy(&st.settings.retry()),
                 session_id: Some(st.session.session_id().to_string()),
                 cache_retention: cache_retention_from_env(),
-                http: shared_http_client(),
+                http: shared_client(),
                 on_retry: Some(Arc::new(move |notice| {
                     if let Some(inner) = inner.upgrade() {
                         emit_to(
@@ -622,25 +624,8 @@ impl AgentSession {
     fn on_agent_event(&self, event: &AgentEvent) {
         match event {
             AgentEvent::MessageStart {
-                message: AgentMessage::User(u),
-            } => {
-                let text = u.content.text();
-                let changed = {
-                    let mut st = self.state();
-                    if let Some(i) = st.queued_steering.iter().position(|t| *t == text) {
-                        st.queued_steering.remove(i);
-                        true
-                    } else if let Some(i) = st.queued_follow_up.iter().position(|t| *t == text) {
-                        st.queued_follow_up.remove(i);
-                        true
-                    } else {
-                        false
-                    }
-                };
-                if changed {
-                    self.emit_queue_update();
-                }
-            }
+                message: AgentMessage::User(_),
+            } => self.emit_queue_update_if_changed(),
             AgentEvent::MessageEnd { message } => {
                 let result = {
                     let mut st = self.state();

@@ -6,7 +6,7 @@
 //! [`AgentSession::start_extensions`].
 //!
 //! Finding the files again (which flags and settings say where to look) is the caller's
-//! job (`cli::reload`); this module only installs what was found.
+//! job (`core::factory`); this module only installs what was found.
 
 use std::path::PathBuf;
 

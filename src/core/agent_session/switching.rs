@@ -21,6 +21,7 @@ use crate::extensions::{
 };
 use crate::session::SessionManager;
 use crate::session::entry::{EntryId, SessionEntry};
+use crate::session::refusal::{MissingCwd, read_only_refusal};
 
 /// What `/fork` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -114,18 +115,44 @@ impl AgentSession {
     }
 
     /// `/resume` / RPC `switch_session`: opens another session file.
+    ///
+    /// Refused, with the current session left as it was, when the file's header names a
+    /// working directory that no longer exists (pi's `Stored session working directory
+    /// does not exist: …`; see [`AgentSession::switch_session_in`] to continue it here)
+    /// or when the file accepts no appends (a newer format version): a turn there could
+    /// not be saved. What was odd about the file follows the switch as
+    /// [`SessionEvent::SessionLoadWarning`]s.
     pub async fn switch_session(&self, path: &Path) -> Result<(), String> {
+        self.switch_session_in(path, None).await
+    }
+
+    /// [`AgentSession::switch_session`], continuing the session in `cwd` instead of the
+    /// directory its header names (pi's `cwdOverride`, after the user agreed to continue
+    /// a session whose directory is gone in the current one).
+    pub async fn switch_session_in(&self, path: &Path, cwd: Option<&Path>) -> Result<(), String> {
         self.abort();
         self.check_switch(SwitchReason::Resume, Some(path)).await?;
         let _op = self.inner.op_lock.lock().await;
-        let manager = SessionManager::open(path, None).map_err(|e| e.to_string())?;
+        // Checked before opening: opening may upgrade an old file on disk.
+        if cwd.is_none()
+            && let Some(issue) = MissingCwd::check(path, self.cwd())
+        {
+            return Err(issue.to_string());
+        }
+        let manager = SessionManager::open_with_cwd(path, None, cwd).map_err(|e| e.to_string())?;
+        if let Some(reason) = manager.read_only_reason() {
+            let file = manager.session_file().unwrap_or(path);
+            return Err(read_only_refusal(file, reason));
+        }
         self.replace_session(
             Replacement::Open(Box::new(manager)),
             ShutdownReason::Resume,
             SessionStartReason::Resume,
             Some(path),
         )
-        .await
+        .await?;
+        self.emit_load_warnings();
+        Ok(())
     }
 
     /// The switch itself (the caller holds the operation lock).
@@ -180,9 +207,6 @@ impl AgentSession {
         let dropped = self.inner.queues.drain_all();
         let queue_changed = {
             let mut st = self.state();
-            let had_texts = !st.queued_steering.is_empty() || !st.queued_follow_up.is_empty();
-            st.queued_steering.clear();
-            st.queued_follow_up.clear();
             st.pending_bash.clear();
             st.pending_next_turn.clear();
             st.system_prompt_override = None;
@@ -204,7 +228,7 @@ impl AgentSession {
                     };
                 }
             }
-            had_texts || !dropped.is_empty()
+            !dropped.is_empty()
         };
         // pi reports the queues only when they change (a fork or `/new` with nothing
         // queued emits no `queue_update`).

@@ -1,9 +1,11 @@
-//! Syntax highlighting of code (markdown code blocks, `read`/`write` tool previews) with
-//! syntect, coloured with the theme's nine `syntax*` tokens.
+//! Syntax highlighting of code (markdown code blocks, `read`/`write` tool previews),
+//! coloured with the theme's nine `syntax*` tokens.
 //!
-//! The syntax set is loaded once, lazily, on first use. Highlighting produces
-//! theme-independent [`SyntaxClass`] runs, so a cached result survives a theme switch;
-//! [`to_lines`] applies the colours. [`IncrementalHighlight`] keeps syntect's parser
+//! The classification (syntect's grammars, the scope → [`SyntaxClass`] table, fence
+//! aliases) is shared with the HTML export: `crate::export::syntax`. This module adds what
+//! the terminal needs: size caps, a cache, colours and incremental updates. Classes are
+//! theme-independent, so a cached result survives a theme switch; [`to_lines`] applies
+//! the colours. [`IncrementalHighlight`] keeps syntect's parser
 //! state at the last complete line, so a file that streams in (a `write` tool call being
 //! generated) costs only the new lines per update instead of the whole file. Input is
 //! expected to be sanitised already (see [`super::text::sanitize`]). Huge inputs (over
@@ -19,164 +21,28 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use syntect::highlighting::{
-    Color as SynColor, HighlightState, Highlighter, ScopeSelectors, StyleModifier,
-    Theme as SynTheme, ThemeItem, ThemeSettings,
-};
-use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
 use super::theme::{Theme, ThemeToken};
+pub use crate::export::syntax::{ClassifiedLine, SyntaxClass};
+use crate::export::syntax::{LineState, find_syntax};
 
 /// Inputs larger than this are shown without colours.
 pub const MAX_BYTES: usize = 512 * 1024;
 /// Inputs with more lines than this are shown without colours.
 pub const MAX_LINES: usize = 10_000;
 
-/// What a piece of code is, as far as colouring goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SyntaxClass {
-    Comment,
-    Keyword,
-    Function,
-    Variable,
-    String,
-    Number,
-    Type,
-    Operator,
-    Punctuation,
-}
-
-impl SyntaxClass {
-    const ALL: [SyntaxClass; 9] = [
-        SyntaxClass::Comment,
-        SyntaxClass::Keyword,
-        SyntaxClass::Function,
-        SyntaxClass::Variable,
-        SyntaxClass::String,
-        SyntaxClass::Number,
-        SyntaxClass::Type,
-        SyntaxClass::Operator,
-        SyntaxClass::Punctuation,
-    ];
-
-    pub fn token(self) -> ThemeToken {
-        match self {
-            SyntaxClass::Comment => ThemeToken::SyntaxComment,
-            SyntaxClass::Keyword => ThemeToken::SyntaxKeyword,
-            SyntaxClass::Function => ThemeToken::SyntaxFunction,
-            SyntaxClass::Variable => ThemeToken::SyntaxVariable,
-            SyntaxClass::String => ThemeToken::SyntaxString,
-            SyntaxClass::Number => ThemeToken::SyntaxNumber,
-            SyntaxClass::Type => ThemeToken::SyntaxType,
-            SyntaxClass::Operator => ThemeToken::SyntaxOperator,
-            SyntaxClass::Punctuation => ThemeToken::SyntaxPunctuation,
-        }
-    }
-
-    /// Encoded in the red channel of the synthetic syntect theme (0 = unclassified).
-    fn code(self) -> u8 {
-        match self {
-            SyntaxClass::Comment => 1,
-            SyntaxClass::Keyword => 2,
-            SyntaxClass::Function => 3,
-            SyntaxClass::Variable => 4,
-            SyntaxClass::String => 5,
-            SyntaxClass::Number => 6,
-            SyntaxClass::Type => 7,
-            SyntaxClass::Operator => 8,
-            SyntaxClass::Punctuation => 9,
-        }
-    }
-
-    fn from_code(code: u8) -> Option<SyntaxClass> {
-        SyntaxClass::ALL.into_iter().find(|c| c.code() == code)
-    }
-}
-
-/// One highlighted line: text runs with their class (`None` = plain text).
-pub type ClassifiedLine = Vec<(Option<SyntaxClass>, String)>;
-
-/// Scope selectors → class. syntect picks the most specific matching selector, so
-/// e.g. `keyword.operator` beats `keyword`.
-const SCOPE_CLASSES: &[(&str, SyntaxClass)] = &[
-    (
-        "comment, punctuation.definition.comment",
-        SyntaxClass::Comment,
-    ),
-    (
-        "string, punctuation.definition.string, constant.character.escape",
-        SyntaxClass::String,
-    ),
-    (
-        "constant.numeric, constant.language, support.constant",
-        SyntaxClass::Number,
-    ),
-    ("keyword, storage, entity.name.tag", SyntaxClass::Keyword),
-    (
-        "keyword.operator, punctuation.accessor",
-        SyntaxClass::Operator,
-    ),
-    (
-        "entity.name.function, support.function, variable.function, meta.function-call.identifier",
-        SyntaxClass::Function,
-    ),
-    (
-        "entity.name.type, entity.name.class, entity.name.struct, entity.name.enum, entity.name.trait, \
-         entity.name.interface, support.type, support.class, entity.other.inherited-class, storage.type.class",
-        SyntaxClass::Type,
-    ),
-    (
-        "variable, variable.parameter, variable.other, entity.other.attribute-name, meta.attribute-with-value",
-        SyntaxClass::Variable,
-    ),
-    ("punctuation", SyntaxClass::Punctuation),
-];
-
-struct Engine {
-    syntaxes: SyntaxSet,
-    theme: SynTheme,
-}
-
-static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine {
-    syntaxes: SyntaxSet::load_defaults_newlines(),
-    theme: class_theme(),
-});
-
-/// A syntect theme whose "colours" are class codes, so syntect's selector scoring does
-/// the scope → class mapping for us.
-fn class_theme() -> SynTheme {
-    let scopes = SCOPE_CLASSES
-        .iter()
-        .filter_map(|(selector, class)| {
-            let scope: ScopeSelectors = selector.parse().ok()?;
-            Some(ThemeItem {
-                scope,
-                style: StyleModifier {
-                    foreground: Some(SynColor {
-                        r: class.code(),
-                        g: 0,
-                        b: 0,
-                        a: 255,
-                    }),
-                    background: None,
-                    font_style: None,
-                },
-            })
-        })
-        .collect();
-    SynTheme {
-        name: Some("pi-classes".into()),
-        author: None,
-        settings: ThemeSettings {
-            foreground: Some(SynColor {
-                r: 0,
-                g: 0,
-                b: 0,
-                a: 255,
-            }),
-            ..ThemeSettings::default()
-        },
-        scopes,
+/// The theme colour of a class.
+pub fn class_token(class: SyntaxClass) -> ThemeToken {
+    match class {
+        SyntaxClass::Comment => ThemeToken::SyntaxComment,
+        SyntaxClass::Keyword => ThemeToken::SyntaxKeyword,
+        SyntaxClass::Function => ThemeToken::SyntaxFunction,
+        SyntaxClass::Variable => ThemeToken::SyntaxVariable,
+        SyntaxClass::String => ThemeToken::SyntaxString,
+        SyntaxClass::Number => ThemeToken::SyntaxNumber,
+        SyntaxClass::Type => ThemeToken::SyntaxType,
+        SyntaxClass::Operator => ThemeToken::SyntaxOperator,
+        SyntaxClass::Punctuation => ThemeToken::SyntaxPunctuation,
     }
 }
 
@@ -240,45 +106,6 @@ pub fn language_for_path(path: &str) -> Option<&'static str> {
         _ => return None,
     };
     Some(lang)
-}
-
-/// The syntect syntax for a fence info string or language name, if we have one.
-fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
-    let first = lang.split_whitespace().next()?;
-    let first = first.trim_start_matches('{').trim_start_matches('.');
-    let lower = first
-        .split([',', '{'])
-        .next()
-        .unwrap_or(first)
-        .to_ascii_lowercase();
-    if lower.is_empty() {
-        return None;
-    }
-    // Aliases people write in fences, mapped to names syntect knows. TypeScript has no
-    // grammar in syntect's default set; JavaScript colours it well enough.
-    let token = match lower.as_str() {
-        "shell" | "sh" | "zsh" | "console" | "shellscript" | "bash" => "bash",
-        "py" | "python3" | "py3" => "python",
-        "js" | "jsx" | "node" | "ts" | "tsx" | "typescript" | "javascript" | "mjs" | "cjs" => "js",
-        "rs" => "rust",
-        "golang" => "go",
-        "c++" | "cpp" | "cxx" | "hpp" => "cpp",
-        "c#" | "csharp" | "cs" => "cs",
-        "yml" => "yaml",
-        "jsonc" | "json5" => "json",
-        "rb" => "ruby",
-        "md" => "markdown",
-        "objective-c" | "objc" => "m",
-        "patch" => "diff",
-        "htm" => "html",
-        "kt" | "kotlin" => return None,
-        other => other,
-    };
-    let engine = &*ENGINE;
-    engine
-        .syntaxes
-        .find_syntax_by_token(token)
-        .filter(|s| s.name != "Plain Text")
 }
 
 /// Whether `lang` (a fence info string or language name) can be highlighted.
@@ -350,52 +177,6 @@ pub fn classify(code: &str, lang: &str) -> Option<Arc<Vec<ClassifiedLine>>> {
     Some(lines)
 }
 
-/// Parser and highlighter state between lines.
-#[derive(Clone)]
-struct LineState {
-    parse: ParseState,
-    highlight: HighlightState,
-}
-
-impl LineState {
-    fn new(syntax: &SyntaxReference) -> LineState {
-        let highlighter = Highlighter::new(&ENGINE.theme);
-        LineState {
-            parse: ParseState::new(syntax),
-            highlight: HighlightState::new(&highlighter, ScopeStack::new()),
-        }
-    }
-
-    /// Classifies one line (without its `\n`) and advances the state past it.
-    fn classify_line(&mut self, line: &str) -> ClassifiedLine {
-        let engine = &*ENGINE;
-        let with_newline = format!("{line}\n");
-        let Ok(ops) = self.parse.parse_line(&with_newline, &engine.syntaxes) else {
-            return vec![(None, line.to_string())];
-        };
-        let highlighter = Highlighter::new(&engine.theme);
-        let iter = syntect::highlighting::RangedHighlightIterator::new(
-            &mut self.highlight,
-            &ops,
-            &with_newline,
-            &highlighter,
-        );
-        let mut out: ClassifiedLine = Vec::new();
-        for (style, text, _) in iter {
-            let text = text.strip_suffix('\n').unwrap_or(text);
-            if text.is_empty() {
-                continue;
-            }
-            let class = SyntaxClass::from_code(style.foreground.r);
-            match out.last_mut() {
-                Some((c, t)) if *c == class => t.push_str(text),
-                _ => out.push((class, text.to_string())),
-            }
-        }
-        out
-    }
-}
-
 /// Colours classified lines with a theme; plain runs get `plain`.
 pub fn to_lines(classified: &[ClassifiedLine], theme: &Theme, plain: Style) -> Vec<Line<'static>> {
     classified
@@ -405,7 +186,7 @@ pub fn to_lines(classified: &[ClassifiedLine], theme: &Theme, plain: Style) -> V
                 runs.iter()
                     .map(|(class, text)| {
                         let style = match class {
-                            Some(c) => plain.patch(theme.fg(c.token())),
+                            Some(c) => plain.patch(theme.fg(class_token(*c))),
                             None => plain,
                         };
                         Span::styled(text.clone(), style)
@@ -485,41 +266,10 @@ mod tests {
     use crate::modes::interactive::theme::ColorMode;
     use pretty_assertions::assert_eq;
 
-    fn classes(line: &ClassifiedLine) -> Vec<(Option<SyntaxClass>, &str)> {
-        line.iter().map(|(c, t)| (*c, t.as_str())).collect()
-    }
-
     #[test]
-    fn rust_code_gets_keyword_function_string_and_comment_classes() {
-        let lines = classify("fn main() {\n    let s = \"hi\"; // note\n}", "rust").unwrap();
-        let lines = lines.as_slice();
-        use SyntaxClass::*;
-        assert_eq!(
-            classes(&lines[0]),
-            vec![
-                (Some(Keyword), "fn"),
-                (None, " "),
-                (Some(Function), "main"),
-                (Some(Punctuation), "()"),
-                (None, " "),
-                (Some(Punctuation), "{"),
-            ]
-        );
-        let second = classes(&lines[1]);
-        assert!(second.contains(&(Some(String), "\"hi\"")), "{second:?}");
-        assert!(second.contains(&(Some(Comment), "// note")), "{second:?}");
-        assert_eq!(lines.len(), 3);
-    }
-
-    #[test]
-    fn fence_aliases_and_file_extensions_resolve() {
-        for lang in [
-            "sh", "bash", "shell", "py", "python", "js", "ts", "rust", "json", "yaml", "c++", "go",
-        ] {
-            assert!(is_supported(lang), "{lang}");
-        }
+    fn fence_languages_and_file_extensions_resolve() {
+        assert!(is_supported("ts"));
         assert!(!is_supported("no-such-language"));
-        assert!(!is_supported(""));
         assert_eq!(language_for_path("src/main.rs"), Some("rust"));
         assert_eq!(language_for_path("/x/Makefile"), Some("makefile"));
         assert_eq!(language_for_path("notes.txt"), None);

@@ -228,7 +228,7 @@ impl Rpc {
                 Err(e) => Err(e),
             },
             RpcCommand::GetAvailableModels => {
-                let models = session.with_registry(|r| r.available());
+                let models = session.available_models();
                 to_json(&models).map(|models| Some(json!({"models": models})))
             }
             RpcCommand::SetThinkingLevel { level } => {
@@ -378,11 +378,11 @@ impl Rpc {
     }
 
     fn set_model(&self, provider: &str, model_id: &str) -> Outcome {
-        let model = self.session.with_registry(|r| {
-            r.available()
-                .into_iter()
-                .find(|m| m.provider == provider && m.id == model_id)
-        });
+        let model = self
+            .session
+            .available_models()
+            .into_iter()
+            .find(|m| m.provider == provider && m.id == model_id);
         let Some(model) = model else {
             return Err(format!("Model not found: {provider}/{model_id}"));
         };

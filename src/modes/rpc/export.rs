@@ -56,7 +56,9 @@ impl ExportJob {
             _ => default_output_name(&file).display().to_string(),
         };
         let theme_name = session
-            .with_settings(|s| s.theme().map(str::to_string))
+            .settings()
+            .theme()
+            .map(str::to_string)
             .unwrap_or_else(|| default_theme_name(|key| std::env::var(key).ok()).to_string());
         Ok(ExportJob {
             header,

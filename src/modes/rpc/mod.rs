@@ -9,6 +9,8 @@
 //! each command does), `command_list` (`get_commands`), `export` (`export_html`), `tree`
 //! (the tree extensions), `extension_ui` (the dialog sub-protocol).
 //!
+//! Warnings about the session file come first, as `session_load_warning` events (also
+//! after a `switch_session`).
 //! Extensions get `session_start` once the output and the dialog channel are ready (a
 //! handler may ask the client something); commands wait until it has been handled.
 //! Lines are read as they come. `abort`, `abort_bash` and `abort_retry` act at once
@@ -103,6 +105,9 @@ where
         }
     };
     let output = RpcOutput::new(session.subscribe(), writer);
+    // What was odd about the session file, as `session_load_warning` events before
+    // anything else.
+    session.emit_load_warnings();
     let pump = tokio::spawn({
         let output = output.clone();
         async move { output.pump_events().await }

@@ -2,6 +2,7 @@
 //! early stop, and decoding just the start of a string value the way JavaScript sees it
 //! (escapes resolved, cut in UTF-16 code units).
 
+use crate::ai::js::is_js_whitespace;
 use crate::session::scan::{Bad, Scanner};
 
 /// Whether to keep reading.
@@ -9,15 +10,6 @@ use crate::session::scan::{Bad, Scanner};
 pub(super) enum Flow {
     Go,
     Stop,
-}
-
-/// How JavaScript prints a number (for the values tool arguments hold).
-pub(crate) fn js_number_text(n: f64) -> String {
-    if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e21 {
-        format!("{n:.0}")
-    } else {
-        n.to_string()
-    }
 }
 
 /// The raw bytes between the quotes of the string at the scanner, escapes undecoded.
@@ -180,22 +172,7 @@ impl Capped {
 /// Whether a raw JSON string holds anything but whitespace (JavaScript's
 /// `s.trim().length > 0`).
 pub(super) fn has_non_space(raw: &[u8]) -> bool {
-    JsonChars::new(raw).any(|c| !is_js_space(c))
-}
-
-/// The characters JavaScript's `trim` removes.
-pub(crate) fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
+    JsonChars::new(raw).any(|c| !is_js_whitespace(c))
 }
 
 /// The characters of a raw JSON string (between its quotes), decoded lazily: escapes are

@@ -15,8 +15,6 @@
 mod json;
 mod skim;
 
-pub(crate) use json::is_js_space;
-
 /// Message text kept per entry (pi's tree view shows and searches this much).
 pub const MESSAGE_TEXT_UNITS: usize = 200;
 /// Longest text kept for entries pi shows whole.

@@ -6,13 +6,12 @@
 //! is decoded; a message whose outline is complete stops the reading of its line (a tool
 //! result's 20 KB of output are never looked at once its first 200 characters are read).
 
-use super::json::{
-    Capped, Flow, elements, has_non_space, is_js_space, js_number_text, members, raw_str,
-};
+use super::json::{Capped, Flow, elements, has_non_space, members, raw_str};
 use super::{
     ARGS_JSON_UNITS, ArgNumber, AssistantOutline, ERROR_TEXT_UNITS, EntryOutline, LONG_TEXT_UNITS,
     MESSAGE_TEXT_UNITS, MessageOutline, ToolArgsOutline, ToolCallOutline, TurnEnding,
 };
+use crate::ai::js::{is_js_whitespace, js_number_to_string};
 use crate::session::entry::EntryId;
 use crate::session::manager::SessionManager;
 use crate::session::scan::{Bad, Scanner, key_is};
@@ -228,7 +227,7 @@ impl MessageAcc {
 
     /// Whether the turn's row shows its text (not its ending or error).
     fn shows_text(&self) -> bool {
-        self.has_text && self.text.text.chars().any(|c| !is_js_space(c))
+        self.has_text && self.text.text.chars().any(|c| !is_js_whitespace(c))
     }
 
     fn read(&mut self, s: &mut Scanner<'_>) -> Result<Flow, Bad> {
@@ -461,7 +460,7 @@ fn js_string(s: &mut Scanner<'_>) -> Result<Option<String>, Bad> {
         Some(b'"') => opt_string(s, LONG_TEXT_UNITS)?.filter(|v| !v.is_empty()),
         Some(b'-' | b'0'..=b'9') => opt_number(s)?
             .filter(|n| *n != 0.0 && !n.is_nan())
-            .map(js_number_text),
+            .map(js_number_to_string),
         Some(b't') => {
             s.skip_value()?;
             Some("true".to_string())

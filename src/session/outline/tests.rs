@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::json::{is_js_space, js_number_text};
 use super::skim::outline_line;
 use super::*;
+use crate::ai::js::{is_js_whitespace, js_number_to_string};
 use crate::session::manager::SessionManager;
 use crate::session::tree::{EntryKind, MessageRole};
 
@@ -54,7 +54,7 @@ fn extract_content(content: &Value, cap: usize) -> String {
 
 /// pi's `hasTextContent`.
 fn has_text_content(content: &Value) -> bool {
-    let non_blank = |s: &str| s.chars().any(|c| !is_js_space(c));
+    let non_blank = |s: &str| s.chars().any(|c| !is_js_whitespace(c));
     match content {
         Value::String(s) => non_blank(s),
         Value::Array(blocks) => blocks.iter().any(|b| {
@@ -75,7 +75,7 @@ fn js_string(v: Option<&Value>) -> Option<String> {
         Value::Number(n) => n
             .as_f64()
             .filter(|n| *n != 0.0 && !n.is_nan())
-            .map(js_number_text),
+            .map(js_number_to_string),
         Value::Bool(true) => Some("true".into()),
         Value::Object(_) => Some("[object Object]".into()),
         Value::Array(_) => Some(String::new()),
@@ -129,7 +129,7 @@ fn oracle_message(m: &Value) -> MessageOutline {
             };
             let has_text = has_text_content(content);
             // The ending and error only matter (and are only read) when no text shows.
-            let shows_text = has_text && text.chars().any(|c| !is_js_space(c));
+            let shows_text = has_text && text.chars().any(|c| !is_js_whitespace(c));
             MessageOutline::Assistant(AssistantOutline {
                 text,
                 has_text,

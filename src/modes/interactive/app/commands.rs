@@ -27,6 +27,7 @@ use crate::modes::interactive::components::tree_selector::{
 use crate::modes::interactive::components::user_message_selector::UserMessageSelector;
 use crate::modes::interactive::editor::Editor;
 use crate::session::entry::EntryId;
+use crate::session::refusal::MissingCwd;
 
 /// Built-in slash commands (name, description), as pi lists them.
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
@@ -101,7 +102,7 @@ impl App {
                 ..CommandSpec::default()
             });
         }
-        if self.session.with_settings(|s| s.enable_skill_commands()) {
+        if self.session.settings().enable_skill_commands() {
             for s in self.session.skills() {
                 specs.push(CommandSpec {
                     name: format!("skill:{}", s.name),
@@ -364,9 +365,7 @@ impl App {
                 } else {
                     args.to_string()
                 };
-                let result = self
-                    .session
-                    .with_registry(|r| r.auth_mut().remove(&provider).map_err(|e| e.to_string()));
+                let result = self.session.remove_credential(&provider);
                 match result {
                     Ok(()) => self.notice(format!("Removed the stored key for {provider}")),
                     Err(e) => self.notice(e),
@@ -413,12 +412,9 @@ impl App {
     }
 
     pub fn open_model_selector(&mut self) {
-        self.session.with_registry(|r| r.reload());
-        let error = self
-            .session
-            .with_registry(|r| r.error().map(str::to_string));
+        let error = self.session.reload_models();
         let current = self.session.model();
-        let models = self.session.with_registry(|r| r.available());
+        let models = self.session.available_models();
         if models.is_empty() {
             self.notice("No models available: set an API key (/login) or configure models.json");
             return;
@@ -494,9 +490,7 @@ impl App {
             self.notice("No entries in session");
             return;
         }
-        let filter = self
-            .session
-            .with_settings(|s| FilterMode::from_setting(s.tree_filter_mode()));
+        let filter = FilterMode::from_setting(self.session.settings().tree_filter_mode());
         let selector = TreeSelector::new(
             snapshot,
             TreeSelectorOptions {
@@ -519,10 +513,7 @@ impl App {
                 self.notice("Already at this point");
             }
             OverlayOutcome::TreeChosen(target) => {
-                if self
-                    .session
-                    .with_settings(|s| s.branch_summary_skip_prompt())
-                {
+                if self.session.settings().branch_summary_skip_prompt() {
                     self.overlay = None;
                     self.navigate(target, NavigateOptions::default());
                 } else {
@@ -599,9 +590,8 @@ impl App {
     }
 
     fn open_settings(&mut self) {
-        let mut values = self
-            .session
-            .with_settings(|s| SettingsValues::from_settings(s));
+        let settings = self.session.settings();
+        let mut values = SettingsValues::from_settings(&settings);
         values.thinking_level = self.session.thinking_level();
         values.thinking_levels = self.session.available_thinking_levels();
         values.theme = self.theme.name().to_string();
@@ -633,16 +623,7 @@ impl App {
                     })
                 );
                 self.overlay = None;
-                if at_startup {
-                    return KeyCommand::OpenStartupSession(path);
-                }
-                let session = self.session.clone();
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = session.switch_session(&path).await {
-                        let _ = tx.send(AppMsg::Error(e));
-                    }
-                });
+                return self.resume(path, at_startup);
             }
             OverlayOutcome::StartupCancelled => {
                 self.overlay = None;
@@ -671,9 +652,7 @@ impl App {
             }
             OverlayOutcome::ModelChosen { provider, id } => {
                 self.overlay = None;
-                let model = self
-                    .session
-                    .with_registry(|r| r.find(&provider, &id).cloned());
+                let model = self.session.find_model(&provider, &id);
                 match model.map(|m| self.session.set_model(m)) {
                     Some(Ok(())) => self.flash(format!("Model: {provider}/{id}")),
                     Some(Err(e)) => self.notice(e),
@@ -713,11 +692,8 @@ impl App {
 
     /// Saves a changed setting and applies it to the running session at once.
     fn apply_setting(&mut self, setting: SettingId, key: &[&str], value: serde_json::Value) {
-        if let Err(e) = self
-            .session
-            .with_settings(|s| s.set_global(key, value.clone()))
-        {
-            self.notice(e.to_string());
+        if let Err(e) = self.session.set_global_setting(key, value.clone()) {
+            self.notice(e);
         }
         let flag = value.as_bool().unwrap_or(false);
         let number = value.as_u64().unwrap_or(0) as usize;
@@ -736,16 +712,12 @@ impl App {
             }
             SettingId::Theme => self.use_theme(&text),
             SettingId::SteeringMode | SettingId::FollowUpMode => {
-                let mode = if text == "all" {
-                    crate::agent::DeliveryMode::All
-                } else {
-                    crate::agent::DeliveryMode::OneAtATime
-                };
-                let queues = self.session.queues();
+                let mode = crate::core::settings::QueueMode::parse(&text)
+                    .unwrap_or(crate::core::settings::QueueMode::OneAtATime);
                 if setting == SettingId::SteeringMode {
-                    queues.set_modes(mode, queues.follow_up_mode());
+                    self.session.set_steering_mode(mode);
                 } else {
-                    queues.set_modes(queues.steering_mode(), mode);
+                    self.session.set_follow_up_mode(mode);
                 }
             }
             SettingId::HardwareCursor => self.show_hardware_cursor = flag,
@@ -809,7 +781,7 @@ impl App {
                 let found = choice
                     .value
                     .split_once('/')
-                    .and_then(|(p, id)| self.session.with_registry(|r| r.find(p, id).cloned()));
+                    .and_then(|(p, id)| self.session.find_model(p, id));
                 if let Some(model) = found {
                     match self.session.set_model(model) {
                         Ok(()) => self.notice(format!("Model: {}", choice.value)),
@@ -825,17 +797,66 @@ impl App {
                 }
             }
             SelectPurpose::ResumeSession => {
-                let session = self.session.clone();
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    let path = std::path::PathBuf::from(&choice.value);
-                    if let Err(e) = session.switch_session(&path).await {
-                        let _ = tx.send(AppMsg::Error(e));
-                    }
-                });
+                return self.resume(std::path::PathBuf::from(&choice.value), false);
+            }
+            SelectPurpose::MissingCwd { path, at_startup } => {
+                let here = choice.value == "Yes";
+                match (here, at_startup) {
+                    (true, true) => return KeyCommand::OpenStartupSession { path, here },
+                    // pi exits quietly when the question is declined at startup.
+                    (false, true) => self.quit = true,
+                    (true, false) => self.switch_session(path, true),
+                    (false, false) => self.notice("Resume cancelled"),
+                }
             }
         }
         KeyCommand::None
+    }
+
+    /// Opens a session chosen with `/resume` (or the `--resume` picker at startup). A
+    /// session whose header names a directory that is gone is not opened before the user
+    /// agreed to continue it in the current one (pi's "Session cwd not found").
+    fn resume(&mut self, path: std::path::PathBuf, at_startup: bool) -> KeyCommand {
+        if let Some(issue) = MissingCwd::check(&path, &self.cwd) {
+            let options = ["Yes", "No"]
+                .into_iter()
+                .map(|o| CompletionItem {
+                    value: o.to_string(),
+                    label: o.to_string(),
+                    description: None,
+                })
+                .collect();
+            self.overlay = Some(Overlay::select(
+                &format!("Session cwd not found\n{}", issue.prompt_text()),
+                options,
+                SelectPurpose::MissingCwd { path, at_startup },
+            ));
+            return KeyCommand::None;
+        }
+        if at_startup {
+            return KeyCommand::OpenStartupSession { path, here: false };
+        }
+        self.switch_session(path, false);
+        KeyCommand::None
+    }
+
+    /// Switches to another session file in the background (`here`: in the current
+    /// directory instead of the one the file names). Refusals arrive as errors.
+    fn switch_session(&mut self, path: std::path::PathBuf, here: bool) {
+        let session = self.session.clone();
+        let cwd = here.then(|| self.cwd.clone());
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            match session.switch_session_in(&path, cwd.as_deref()).await {
+                Ok(()) if cwd.is_some() => {
+                    let _ = tx.send(AppMsg::Info("Resumed session in current cwd".into()));
+                }
+                Ok(()) => {}
+                Err(e) => {
+                    let _ = tx.send(AppMsg::Error(e));
+                }
+            }
+        });
     }
 
     /// Text entered in an input dialog.
@@ -859,14 +880,8 @@ impl App {
             ),
             InputPurpose::ApiKey { provider } => {
                 let key = crate::ai::auth::ApiKey::new(text.trim().to_string());
-                let result = self.session.with_registry(|r| {
-                    r.auth_mut()
-                        .set_api_key(&provider, &key)
-                        .map_err(|e| e.to_string())
-                });
-                match result {
+                match self.session.save_api_key(&provider, &key) {
                     Ok(()) => {
-                        self.session.with_registry(|r| r.reload());
                         self.refresh_usage();
                         self.footer_cache = None;
                         self.notice(format!("Saved the API key for {provider}"));
@@ -897,9 +912,7 @@ impl App {
 
     /// Esc Esc on an empty editor (`doubleEscapeAction`).
     pub fn on_double_escape(&mut self) {
-        let action = self
-            .session
-            .with_settings(|s| s.double_escape_action().to_string());
+        let action = self.session.settings().double_escape_action().to_string();
         match action.as_str() {
             "fork" => self.open_fork_selector(),
             "none" => {}

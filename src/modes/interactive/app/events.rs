@@ -128,10 +128,17 @@ impl App {
             SessionEvent::ModelChanged
             | SessionEvent::ThinkingLevelChanged { .. }
             | SessionEvent::SessionInfoChanged { .. } => {}
-            SessionEvent::ContextRebuilt | SessionEvent::SessionReplaced => {
+            SessionEvent::ContextRebuilt => {
                 self.refresh_usage();
                 self.rebuild_transcript();
             }
+            SessionEvent::SessionReplaced => {
+                // The new file's own warnings follow as `SessionLoadWarning`s.
+                self.session_warnings.clear();
+                self.refresh_usage();
+                self.rebuild_transcript();
+            }
+            SessionEvent::SessionLoadWarning { warning } => self.session_warning(&warning),
             SessionEvent::BranchSummaryStart => {
                 let key = self
                     .ui()

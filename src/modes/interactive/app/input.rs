@@ -22,8 +22,12 @@ pub enum KeyCommand {
     Suspend,
     ExternalEditor,
     DoubleEscape,
-    /// `--resume`: the user chose the session to open.
-    OpenStartupSession(std::path::PathBuf),
+    /// `--resume`: the user chose the session to open (`here`: continue it in the current
+    /// directory, its own being gone).
+    OpenStartupSession {
+        path: std::path::PathBuf,
+        here: bool,
+    },
 }
 
 const APP_ACTIONS: &[Action] = &[
@@ -150,9 +154,9 @@ impl App {
                 self.hide_thinking = !self.hide_thinking;
                 self.transcript.set_hide_thinking(self.hide_thinking);
                 let hide = self.hide_thinking;
-                self.session.with_settings(|s| {
-                    let _ = s.set_global(&["hideThinkingBlock"], serde_json::Value::Bool(hide));
-                });
+                let _ = self
+                    .session
+                    .set_global_setting(&["hideThinkingBlock"], serde_json::Value::Bool(hide));
                 self.full_redraw = true;
                 return KeyCommand::None;
             }

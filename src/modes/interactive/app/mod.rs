@@ -6,7 +6,10 @@ mod clipboard;
 mod commands;
 mod events;
 mod extension_ui;
+mod handle;
+mod headless;
 mod input;
+mod loading;
 mod msg;
 mod overlay;
 mod reload;
@@ -25,6 +28,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use crate::core::agent_session::{AgentSession, PromptOptions};
+use crate::core::factory::{EXTENSION_SHUTDOWN_LIMIT, SessionFactory};
 use crate::modes::interactive::autocomplete::{CombinedProvider, walk_project};
 use crate::modes::interactive::components::header::{LoadedResources, StartupHeader};
 use crate::modes::interactive::components::status::PendingMessages;
@@ -33,16 +37,13 @@ use crate::modes::interactive::editor::Editor;
 use crate::modes::interactive::renderer::InlineRenderer;
 use crate::modes::interactive::terminal::{self, TerminalGuard};
 
-use self::input::KeyCommand;
-pub use self::msg::{AppMsg, Loaded, Reloader, SessionLoader, SessionOpener};
+pub use self::handle::{Effect, UiEvent};
+pub use self::headless::Headless;
+pub use self::loading::StartupOpen;
+pub use self::msg::{AppMsg, Loaded};
 pub use self::state::App;
 use self::state::Status;
-
-/// `--resume` at startup: where to list sessions and how to open the chosen one.
-pub struct ResumeAtStartup {
-    pub session_dir: std::path::PathBuf,
-    pub open: SessionOpener,
-}
+pub use self::view::Composed;
 
 /// What the interactive mode starts with.
 #[derive(Default)]
@@ -51,12 +52,12 @@ pub struct InteractiveOptions {
     pub initial_prompts: Vec<(String, Vec<crate::ai::message::ImageContent>)>,
     pub warnings: Vec<String>,
     pub verbose: bool,
-    /// Loads the real session; until it returns the UI works on the placeholder.
-    pub loader: Option<SessionLoader>,
-    /// Show the session picker first (`--resume`) and load what the user picks.
-    pub resume: Option<ResumeAtStartup>,
-    /// What `/reload` runs; without it `/reload` only reads models.json and auth.json again.
-    pub reloader: Option<Reloader>,
+    /// Builds the sessions the UI opens at startup and runs `/reload`. Without it the UI
+    /// stays on the session it was given, and `/reload` only reads models.json and
+    /// auth.json again.
+    pub factory: Option<Arc<SessionFactory>>,
+    /// What the factory opens at startup; `None`: the given session is the real one.
+    pub open: Option<StartupOpen>,
 }
 
 /// Frames are drawn at most this often.
@@ -88,15 +89,11 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     let mut app = new_app(session.clone(), width, height, tx.clone(), &options);
     crate::core::timing::mark("app state built");
     for w in &options.warnings {
-        app.notice(format!("Warning: {w}"));
+        app.pin_warning(w);
     }
     let mut options = options;
-    if let Some(loader) = options.loader.take() {
-        start_loading(&mut app, loader);
-    } else if let Some(resume) = options.resume.take() {
-        app.loading = true;
-        app.startup_open = Some(resume.open);
-        app.open_session_picker(resume.session_dir, None, false, true);
+    if let Some(open) = options.open.take() {
+        loading::start_opening(&mut app, open);
     }
 
     // Walking the project for @-completion can take a while in big repositories.
@@ -128,72 +125,49 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
 
     loop {
         let deadline = tokio::time::Instant::from_std(last_frame + frame_interval);
-        tokio::select! {
+        let event = tokio::select! {
             biased;
-            event = term.next() => {
-                match event {
-                    Some(Ok(Event::Key(key))) => {
-                        let command = app.on_key(key);
-                        handle_command(&mut app, command, &guard);
-                    }
-                    Some(Ok(Event::Paste(text))) => app.on_paste(&text),
-                    Some(Ok(Event::Resize(w, h))) => {
-                        app.renderer.set_size(w, h);
-                        app.full_redraw = true;
-                        app.dirty = true;
-                    }
-                    Some(Ok(_)) => {}
-                    Some(Err(_)) | None => app.quit = true,
-                }
+            event = term.next() => match event {
+                Some(Ok(Event::Key(key))) => UiEvent::Key(key),
+                Some(Ok(Event::Paste(text))) => UiEvent::Paste(text),
+                Some(Ok(Event::Resize(w, h))) => UiEvent::Resize(w, h),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => UiEvent::InputClosed,
+            },
+            Some(event) = session_rx.recv() => UiEvent::Session(event),
+            Some(msg) = rx.recv() => UiEvent::Msg(msg),
+            _ = tick.tick(), if app.animating() || app.extension_dialog_open() => UiEvent::Tick,
+            _ = tokio::time::sleep_until(deadline), if app.dirty => UiEvent::FrameDue,
+        };
+        let is_msg = matches!(event, UiEvent::Msg(_));
+        match app.handle(event) {
+            Effect::None => {}
+            Effect::Suspend => {
+                let mut out = std::io::stdout();
+                let _ = app.renderer.finish_session(&mut out);
+                let _ = terminal::suspend();
+                let (w, h) = TerminalGuard::size();
+                app.renderer.set_size(w, h);
+                app.full_redraw = true;
+                app.dirty = true;
             }
-            Some(event) = session_rx.recv() => {
-                // Streaming deltas do not change what the footer shows.
-                if !matches!(
-                    event,
-                    crate::core::events::SessionEvent::Agent(
-                        crate::agent::AgentEvent::MessageUpdate { .. }
-                            | crate::agent::AgentEvent::ToolExecutionUpdate { .. }
-                    )
-                ) {
-                    app.footer_cache = None;
-                }
-                app.on_session_event(event);
+            Effect::ExternalEditor => external_editor(&mut app),
+            Effect::Resubscribe => session_rx = app.session.subscribe(),
+            Effect::Fail(e) => {
+                // Nothing else can work without the session: say why and stop.
+                let mut out = std::io::stdout();
+                let _ = app.renderer.finish_session(&mut out);
+                drop(guard);
+                eprintln!("Error: {e}");
+                return 1;
             }
-            Some(msg) = rx.recv() => {
-                if let AppMsg::Loaded(result) = msg {
-                    match result {
-                        Ok(loaded) => {
-                            app.install_session(loaded);
-                            session_rx = app.session.subscribe();
-                            crate::core::timing::mark("session loaded");
-                        }
-                        Err(e) => {
-                            // Nothing else can work without the session: say why and stop.
-                            app.loading = false;
-                            let mut out = std::io::stdout();
-                            let _ = app.renderer.finish_session(&mut out);
-                            drop(guard);
-                            eprintln!("Error: {e}");
-                            return 1;
-                        }
-                    }
-                } else {
-                    on_app_msg(&mut app, msg);
-                }
-                if !app.busy
-                    && !app.loading
-                    && let Some((text, images)) = prompts.next()
-                {
-                    send_initial(&mut app, text, images);
-                }
-            }
-            _ = tick.tick(), if app.animating() || app.extension_dialog_open() => {
-                if app.animating() {
-                    app.spinner = app.spinner.wrapping_add(1);
-                    app.dirty = true;
-                }
-            }
-            _ = tokio::time::sleep_until(deadline), if app.dirty => {}
+        }
+        if is_msg
+            && !app.busy
+            && !app.loading
+            && let Some((text, images)) = prompts.next()
+        {
+            send_initial(&mut app, text, images);
         }
         // pi defers an extension's shutdown request until queued messages are done.
         if app.shutdown_requested && !app.busy && !app.loading && !app.session.is_streaming() {
@@ -220,25 +194,10 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     if let Some(message) = app.quit_message.take() {
         println!("{message}");
     }
+    // The extensions get `session_shutdown` and stop (they live in their own process
+    // groups and would outlive us otherwise).
+    let _ = tokio::time::timeout(EXTENSION_SHUTDOWN_LIMIT, app.session.shutdown()).await;
     0
-}
-
-/// Opens the real session on a blocking thread; the result arrives as `AppMsg::Loaded`.
-fn start_loading(app: &mut App, loader: SessionLoader) {
-    app.loading = true;
-    app.status = Status::Message("Loading session...".into());
-    let load_tx = app.tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let result = loader().map(|(session, warnings)| {
-            let usage = state::usage_totals(&session);
-            Loaded {
-                session,
-                warnings,
-                usage,
-            }
-        });
-        let _ = load_tx.send(AppMsg::Loaded(result));
-    });
 }
 
 fn send_initial(app: &mut App, text: String, images: Vec<crate::ai::message::ImageContent>) {
@@ -257,31 +216,6 @@ fn send_initial(app: &mut App, text: String, images: Vec<crate::ai::message::Ima
             .await;
         let _ = tx.send(AppMsg::PromptDone(result));
     });
-}
-
-fn handle_command(app: &mut App, command: KeyCommand, guard: &TerminalGuard) {
-    let _ = guard;
-    match command {
-        KeyCommand::None => {}
-        KeyCommand::Submit(text) => app.on_submit(text),
-        KeyCommand::FollowUp(text) => app.on_follow_up(text),
-        KeyCommand::DoubleEscape => app.on_double_escape(),
-        KeyCommand::Suspend => {
-            let mut out = std::io::stdout();
-            let _ = app.renderer.finish_session(&mut out);
-            let _ = terminal::suspend();
-            let (w, h) = TerminalGuard::size();
-            app.renderer.set_size(w, h);
-            app.full_redraw = true;
-            app.dirty = true;
-        }
-        KeyCommand::ExternalEditor => external_editor(app),
-        KeyCommand::OpenStartupSession(path) => {
-            if let Some(open) = app.startup_open.take() {
-                start_loading(app, open(path));
-            }
-        }
-    }
 }
 
 /// Ctrl+G: edit the prompt in `$VISUAL` / `$EDITOR`.
@@ -324,51 +258,6 @@ fn external_editor(app: &mut App) {
     app.dirty = true;
 }
 
-fn on_app_msg(app: &mut App, msg: AppMsg) {
-    app.dirty = true;
-    match msg {
-        AppMsg::PromptDone(result) => {
-            app.busy = false;
-            if !matches!(app.status, Status::Message(_)) {
-                app.status = Status::Idle;
-            }
-            if let Err(e) = result {
-                app.notice(format!("Error: {e}"));
-            }
-            app.git_branch = state::git_branch(&app.cwd);
-            app.footer_cache = None;
-        }
-        AppMsg::BashChunk(chunk) => app.on_bash_chunk(&chunk),
-        AppMsg::BashDone(result) => app.on_bash_done(result),
-        AppMsg::Navigated(text) => {
-            if let Some(text) = text
-                && app.editor.is_empty()
-            {
-                app.editor.set_text(&text);
-            }
-            app.notice("Navigated to selected point");
-        }
-        AppMsg::Forked(text) => {
-            app.editor.set_text(&text);
-            app.notice("Forked to new session");
-        }
-        AppMsg::SummaryCancelled(target) => {
-            app.notice("Branch summarization cancelled");
-            app.open_tree(Some(target));
-        }
-        AppMsg::ExtensionUi(request) => app.on_extension_ui(request),
-        AppMsg::ShareDone(result) => app.share_done(result),
-        AppMsg::Reloaded(result) => app.finish_reload(result),
-        AppMsg::Info(text) => app.notice(text),
-        AppMsg::Error(e) => app.notice(format!("Error: {e}")),
-        AppMsg::Redraw | AppMsg::Loaded(_) => {}
-        AppMsg::FilesWalked(files) => {
-            app.project_files = files;
-            app.refresh_autocomplete();
-        }
-    }
-}
-
 fn new_app(
     session: AgentSession,
     width: u16,
@@ -377,17 +266,17 @@ fn new_app(
     options: &InteractiveOptions,
 ) -> App {
     let paths = session.paths().clone();
-    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding) = session
-        .with_settings(|s| {
-            (
-                s.theme().map(str::to_string),
-                s.hide_thinking_block(),
-                s.quiet_startup(),
-                s.show_hardware_cursor(),
-                s.autocomplete_max_visible() as usize,
-                s.editor_padding_x() as usize,
-            )
-        });
+    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding) = {
+        let s = session.settings();
+        (
+            s.theme().map(str::to_string),
+            s.hide_thinking_block(),
+            s.quiet_startup(),
+            s.show_hardware_cursor(),
+            s.autocomplete_max_visible() as usize,
+            s.editor_padding_x() as usize,
+        )
+    };
     let mut warnings = Vec::new();
     let (theme, theme_warning) = reload::load_theme(theme_name, &paths);
     warnings.extend(theme_warning);
@@ -454,19 +343,22 @@ fn new_app(
         queued_submits: Vec::new(),
         history_budget: HISTORY_BUDGET,
         quit_message: None,
-        startup_open: None,
+        startup_pick: false,
         extension_ui: Default::default(),
         project_files: Default::default(),
         shutdown_requested: false,
         share_cancel: None,
-        reloader: options.reloader.clone(),
+        factory: options.factory.clone(),
+        pinned_warnings: Vec::new(),
+        session_warnings: Vec::new(),
     };
-    if options.loader.is_none() && options.resume.is_none() {
+    if options.open.is_none() {
         app.refresh_usage();
         app.rebuild_transcript();
     }
+    // Kept across the rebuild when the real session has loaded (and every later one).
     for w in warnings {
-        app.notice(format!("Warning: {w}"));
+        app.pin_warning(w);
     }
     app
 }

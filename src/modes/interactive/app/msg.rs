@@ -1,7 +1,6 @@
-//! How work outside the event loop talks to it: [`AppMsg`]s sent back by background
-//! tasks, and the hooks the caller hands in to open a session ([`SessionLoader`],
-//! [`SessionOpener`]) and to reload resources ([`Reloader`]). Shared by the loop and the
-//! parts of the app that start such work.
+//! How work outside the event loop talks to it: the [`AppMsg`]s background tasks send
+//! back, among them a session the factory [`Loaded`]. Shared by the loop and the parts of
+//! the app that start such work.
 
 use std::sync::Arc;
 
@@ -38,14 +37,3 @@ pub struct Loaded {
     pub warnings: Vec<String>,
     pub usage: crate::modes::interactive::components::footer::UsageTotals,
 }
-
-/// Opens the real session (reading a big file can take a while): the UI is drawn with a
-/// placeholder session first and switches over when this returns.
-pub type SessionLoader = Box<dyn FnOnce() -> Result<(AgentSession, Vec<String>), String> + Send>;
-
-/// `--resume`: makes the loader for the session file the user picks.
-pub type SessionOpener = Box<dyn FnOnce(std::path::PathBuf) -> SessionLoader + Send>;
-
-/// `/reload`: reads settings and resources again into the session and restarts its
-/// extensions, returning the warnings to show. Blocks: it runs on a blocking thread.
-pub type Reloader = Arc<dyn Fn(&AgentSession) -> Vec<String> + Send + Sync>;

@@ -52,6 +52,13 @@ pub enum SelectPurpose {
     Thinking,
     Model,
     ResumeSession,
+    /// "Session cwd not found" before opening `path`, whose header names a directory that
+    /// is gone: Yes continues it in the current directory (pi's question). `at_startup`:
+    /// chosen in the `--resume` picker, so No quits.
+    MissingCwd {
+        path: std::path::PathBuf,
+        at_startup: bool,
+    },
 }
 
 /// What a text input asks for.
@@ -213,6 +220,17 @@ impl Overlay {
         match self {
             Overlay::Select { list, purpose, .. } => match list.handle_key(key, keys) {
                 SelectOutcome::Confirmed(item) => OverlayOutcome::Selected(purpose.clone(), item),
+                // Escape answers No: at startup nothing else would be left open.
+                SelectOutcome::Cancelled if matches!(purpose, SelectPurpose::MissingCwd { .. }) => {
+                    OverlayOutcome::Selected(
+                        purpose.clone(),
+                        CompletionItem {
+                            value: "No".into(),
+                            label: "No".into(),
+                            description: None,
+                        },
+                    )
+                }
                 SelectOutcome::Cancelled => OverlayOutcome::Cancelled,
                 SelectOutcome::Moved | SelectOutcome::Ignored => OverlayOutcome::Keep,
             },

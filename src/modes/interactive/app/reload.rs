@@ -1,9 +1,9 @@
 //! `/reload` in the interactive UI, as in pi 0.73: refused while the agent answers or
-//! compacts (with pi's warnings); otherwise the session reloads its settings and
-//! resources and restarts its extensions on a blocking thread (the
-//! [`Reloader`](super::msg::Reloader)), and then the UI reloads what it owns itself:
-//! keybindings, the theme, editor and display settings, the `/` completion, the
-//! extensions' UI channel, the chat and the resource listing of the header.
+//! compacts (with pi's warnings); otherwise the session factory reloads the session's
+//! settings and resources and restarts its extensions in a task
+//! ([`crate::core::factory::SessionFactory::reload`]), and then the UI reloads what it
+//! owns itself: keybindings, the theme, editor and display settings, the `/` completion,
+//! the extensions' UI channel, the chat and the resource listing of the header.
 //!
 //! Submits typed meanwhile wait, as they do while a session loads.
 //!
@@ -29,8 +29,8 @@ impl App {
             self.notice(format!("Warning: {why}"));
             return;
         }
-        let Some(reloader) = self.reloader.clone() else {
-            self.session.with_registry(|r| r.reload());
+        let Some(factory) = self.factory.clone() else {
+            self.session.reload_models();
             self.refresh_usage();
             self.footer_cache = None;
             self.notice("Reloaded models and keys");
@@ -47,9 +47,7 @@ impl App {
         let session = self.session.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let result = tokio::task::spawn_blocking(move || reloader(&session))
-                .await
-                .map_err(|e| e.to_string());
+            let result = factory.reload(&session).await.map_err(|e| e.to_string());
             let _ = tx.send(AppMsg::Reloaded(result));
         });
     }
@@ -74,16 +72,16 @@ impl App {
         ui_warnings.extend(key_warnings);
         self.keys = keys;
         self.editor.set_keybindings(self.keys.clone());
-        let (theme_name, hide_thinking, show_cursor, max_visible, padding) =
-            self.session.with_settings(|s| {
-                (
-                    s.theme().map(str::to_string),
-                    s.hide_thinking_block(),
-                    s.show_hardware_cursor(),
-                    s.autocomplete_max_visible() as usize,
-                    s.editor_padding_x() as usize,
-                )
-            });
+        let (theme_name, hide_thinking, show_cursor, max_visible, padding) = {
+            let s = self.session.settings();
+            (
+                s.theme().map(str::to_string),
+                s.hide_thinking_block(),
+                s.show_hardware_cursor(),
+                s.autocomplete_max_visible() as usize,
+                s.editor_padding_x() as usize,
+            )
+        };
         let (theme, theme_warning) = load_theme(theme_name, self.session.paths());
         self.theme = theme;
         ui_warnings.extend(theme_warning);
@@ -97,11 +95,14 @@ impl App {
         self.forward_extension_ui();
         self.refresh_usage();
         self.footer_cache = None;
-        // Redraws everything: the header with the resources now loaded, then the chat.
+        // Redraws everything: the header with the resources now loaded, then the chat
+        // and the warnings of this reload, which replace those of startup.
+        self.pinned_warnings = warnings
+            .into_iter()
+            .chain(ui_warnings)
+            .map(|w| format!("Warning: {w}"))
+            .collect();
         self.rebuild_transcript();
-        for w in warnings.into_iter().chain(ui_warnings) {
-            self.notice(format!("Warning: {w}"));
-        }
         self.notice(RELOADED);
         self.run_queued_submits();
     }

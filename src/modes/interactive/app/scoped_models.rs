@@ -12,15 +12,15 @@ use super::state::App;
 
 impl App {
     pub fn open_scoped_models(&mut self) {
-        self.session.with_registry(|r| r.reload());
-        let models = self.session.with_registry(|r| r.available());
+        self.session.reload_models();
+        let models = self.session.available_models();
         if models.is_empty() {
             self.flash("No models available".into());
             return;
         }
         let session_scope = self.session.scoped_models();
         let enabled: Option<Vec<ModelRef>> = if session_scope.is_empty() {
-            let patterns = self.session.with_settings(|s| s.enabled_models());
+            let patterns = self.session.settings().enabled_models();
             if patterns.is_empty() {
                 None
             } else {
@@ -61,12 +61,10 @@ impl App {
         let models = if enabled.is_empty() || enabled.len() >= total {
             Vec::new()
         } else {
-            self.session.with_registry(|r| {
-                enabled
-                    .iter()
-                    .filter_map(|(provider, id)| r.find(provider, id).cloned())
-                    .collect()
-            })
+            enabled
+                .iter()
+                .filter_map(|(provider, id)| self.session.find_model(provider, id))
+                .collect()
         };
         self.session.set_scoped_models(models);
         self.footer_cache = None;
@@ -76,17 +74,16 @@ impl App {
     /// patterns, or is removed when every model is enabled.
     pub fn on_scoped_models_saved(&mut self, enabled: Vec<ModelRef>) {
         let total = self.scoped_models_total().unwrap_or(usize::MAX);
-        let result = self.session.with_settings(|s| {
-            if enabled.len() >= total {
-                s.remove_global(&["enabledModels"])
-            } else {
-                let patterns: Vec<serde_json::Value> = enabled
-                    .iter()
-                    .map(|(provider, id)| serde_json::Value::from(format!("{provider}/{id}")))
-                    .collect();
-                s.set_global(&["enabledModels"], serde_json::Value::Array(patterns))
-            }
-        });
+        let result = if enabled.len() >= total {
+            self.session.remove_global_setting(&["enabledModels"])
+        } else {
+            let patterns: Vec<serde_json::Value> = enabled
+                .iter()
+                .map(|(provider, id)| serde_json::Value::from(format!("{provider}/{id}")))
+                .collect();
+            self.session
+                .set_global_setting(&["enabledModels"], serde_json::Value::Array(patterns))
+        };
         match result {
             Ok(()) => self.flash("Model selection saved to settings".into()),
             Err(e) => self.notice(format!("Could not save the model selection: {e}")),

@@ -20,7 +20,7 @@ use crate::modes::interactive::renderer::InlineRenderer;
 use crate::modes::interactive::theme::Theme;
 use crate::session::entry::SessionEntry;
 
-use super::msg::{AppMsg, Loaded, Reloader, SessionOpener};
+use super::msg::{AppMsg, Loaded};
 use super::overlay::Overlay;
 use crate::extensions::{UiReply, UiRequest};
 
@@ -117,18 +117,26 @@ pub struct App {
     pub history_budget: std::time::Duration,
     /// Printed after the terminal is restored (e.g. `No session selected`).
     pub quit_message: Option<String>,
-    /// `--resume`: opens the session the startup picker chose.
-    pub startup_open: Option<SessionOpener>,
+    /// `--resume`: the startup picker is waiting; what it picks is loaded by the factory.
+    pub startup_pick: bool,
     /// Extensions' dialogs, statuses and widgets.
     pub extension_ui: ExtensionUi,
     /// `/share` is creating a gist; Escape cancels it.
     pub share_cancel: Option<tokio_util::sync::CancellationToken>,
     /// An extension asked to quit (`ctx.shutdown()`): done once the agent is idle.
     pub shutdown_requested: bool,
-    /// What `/reload` runs (see [`Reloader`]).
-    pub reloader: Option<Reloader>,
+    /// Loads the sessions opened at startup and runs `/reload` (see
+    /// [`super::InteractiveOptions::factory`]).
+    pub factory: Option<Arc<crate::core::factory::SessionFactory>>,
     /// The project's files for `@` completion (walked in the background).
     pub project_files: std::sync::Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>,
+    /// Warnings from startup (theme, keybindings, settings, …) or the last `/reload`:
+    /// shown again after every rebuild of the chat, so opening the session, `/tree` or a
+    /// resize never wipes them.
+    pub pinned_warnings: Vec<String>,
+    /// What was odd about the current session's file (truncated or malformed lines,
+    /// duplicate ids, …), kept the same way until another session is opened.
+    pub session_warnings: Vec<String>,
 }
 
 impl App {
@@ -164,6 +172,20 @@ impl App {
         self.push_item(ChatItem::Notice(text.into()), true);
     }
 
+    /// A warning that stays: shown now and again after every rebuild of the chat.
+    pub fn pin_warning(&mut self, text: impl std::fmt::Display) {
+        let text = format!("Warning: {text}");
+        self.pinned_warnings.push(text.clone());
+        self.notice(text);
+    }
+
+    /// A warning about the current session's file, kept until another session opens.
+    pub fn session_warning(&mut self, warning: &crate::session::error::LoadWarning) {
+        let text = format!("Warning: {warning}");
+        self.session_warnings.push(text.clone());
+        self.notice(text);
+    }
+
     /// How far the scrollback can advance: every item up to the first one still live.
     pub fn committable(&self) -> usize {
         let mut end = self.committed;
@@ -194,6 +216,16 @@ impl App {
         self.tool_items.clear();
         self.full_redraw = true;
         self.dirty = true;
+        // After the conversation, where they were first shown.
+        let warnings: Vec<String> = self
+            .pinned_warnings
+            .iter()
+            .chain(&self.session_warnings)
+            .cloned()
+            .collect();
+        for text in warnings {
+            self.notice(text);
+        }
     }
 
     /// Switches to the session loaded in the background and shows its conversation.
@@ -208,11 +240,16 @@ impl App {
         self.footer_cache = None;
         self.header.resources = header_resources(&self.session);
         self.refresh_autocomplete();
+        self.pinned_warnings
+            .extend(loaded.warnings.iter().map(|w| format!("Warning: {w}")));
+        self.session_warnings = self
+            .session
+            .load_warnings()
+            .iter()
+            .map(|w| format!("Warning: {w}"))
+            .collect();
         self.rebuild_transcript();
         self.forward_extension_ui();
-        for w in loaded.warnings {
-            self.notice(format!("Warning: {w}"));
-        }
         for text in std::mem::take(&mut self.queued_submits) {
             self.on_submit(text);
         }
@@ -284,12 +321,14 @@ pub fn usage_totals(session: &AgentSession) -> UsageTotals {
 }
 
 fn provider_count(session: &AgentSession) -> usize {
-    session.with_registry(|r| {
-        let mut p: Vec<String> = r.available().into_iter().map(|m| m.provider).collect();
-        p.sort();
-        p.dedup();
-        p.len()
-    })
+    let mut p: Vec<String> = session
+        .available_models()
+        .into_iter()
+        .map(|m| m.provider)
+        .collect();
+    p.sort();
+    p.dedup();
+    p.len()
 }
 
 fn items_of(m: &crate::messages::AgentMessage) -> usize {

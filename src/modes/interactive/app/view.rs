@@ -166,42 +166,71 @@ impl App {
         index
     }
 
-    /// Draws a frame (or everything, after a resize or a rebuild).
-    pub fn draw(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+    /// Builds the next frame from the state: history lines finished since the last frame
+    /// (all of them, with `full`, after a resize or a rebuild) and the live region. Pure
+    /// with respect to the terminal; [`App::draw`] writes it, `Headless` reads it.
+    pub fn compose(&mut self) -> Composed {
         let width = self.width();
-        let show_cursor = self.show_hardware_cursor;
-        if self.full_redraw {
-            self.full_redraw = false;
-            let end = self.committable();
-            let mut history = self.header_lines(width);
-            let printed = self.history_within_budget(0, end, width, &mut history);
-            self.header_written = true;
-            self.committed = printed;
-            let (live, cursor) = self.live_lines(end, width);
-            // More history to print: keep drawing frames until it is all out.
-            self.dirty = printed < end;
-            return self
-                .renderer
-                .redraw_all(out, &history, &live, cursor, show_cursor);
-        }
+        let full = std::mem::take(&mut self.full_redraw);
         let end = self.committable();
         let mut history = Vec::new();
-        if !self.header_written {
-            history.extend(self.header_lines(width));
+        let start = if full {
+            history = self.header_lines(width);
             self.header_written = true;
-        }
-        let printed = self.history_within_budget(self.committed, end, width, &mut history);
+            0
+        } else {
+            if !self.header_written {
+                history.extend(self.header_lines(width));
+                self.header_written = true;
+            }
+            self.committed
+        };
+        let printed = self.history_within_budget(start, end, width, &mut history);
         self.committed = printed;
         let (live, cursor) = self.live_lines(end, width);
+        // More history to print: keep drawing frames until it is all out.
         self.dirty = printed < end;
+        Composed {
+            full,
+            history,
+            live,
+            cursor,
+        }
+    }
+
+    /// Draws a frame (or everything, after a resize or a rebuild).
+    pub fn draw(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        let show_cursor = self.show_hardware_cursor;
+        let frame = self.compose();
+        if frame.full {
+            return self.renderer.redraw_all(
+                out,
+                &frame.history,
+                &frame.live,
+                frame.cursor,
+                show_cursor,
+            );
+        }
         self.renderer.draw(
             out,
             &Frame {
-                new_history: &history,
-                live: &live,
-                cursor,
+                new_history: &frame.history,
+                live: &frame.live,
+                cursor: frame.cursor,
                 show_cursor,
             },
         )
     }
+}
+
+/// One frame as the app composed it.
+pub struct Composed {
+    /// Everything is drawn again: `history` is the whole scrollback, not an addition.
+    pub full: bool,
+    /// Lines for the scrollback.
+    pub history: Vec<Line<'static>>,
+    /// The live region at the bottom, top to bottom.
+    pub live: Vec<Line<'static>>,
+    /// The cursor as (row, column) within `live`.
+    pub cursor: Option<(usize, usize)>,
 }

@@ -219,19 +219,6 @@ pub fn rule(width: usize, style: Style) -> Line<'static> {
 /// The spinner frames of pi's loader.
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/// `1234567` → `1,234,567` (pi shows token counts with `toLocaleString`).
-pub fn group_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,14 +278,6 @@ mod tests {
                 .iter()
                 .all(|l| l.spans.iter().all(|s| s.style.bg == bg.bg))
         );
-    }
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(group_thousands(0), "0");
-        assert_eq!(group_thousands(999), "999");
-        assert_eq!(group_thousands(2404), "2,404");
-        assert_eq!(group_thousands(1234567), "1,234,567");
     }
 
     #[test]

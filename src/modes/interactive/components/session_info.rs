@@ -5,7 +5,8 @@
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::{Component, Ui, group_thousands, text_block};
+use super::{Component, Ui, text_block};
+use crate::ai::js::js_locale_string;
 use crate::core::agent_session::SessionStats;
 use crate::modes::interactive::text::sanitize_single_line;
 use crate::modes::interactive::theme::ThemeToken;
@@ -50,15 +51,15 @@ impl Component for SessionInfoView {
         logical.push(field("Total", s.total_messages.to_string()));
         logical.push(vec![]);
         logical.push(heading("Tokens"));
-        logical.push(field("Input", group_thousands(s.tokens.input)));
-        logical.push(field("Output", group_thousands(s.tokens.output)));
+        logical.push(field("Input", js_locale_string(s.tokens.input)));
+        logical.push(field("Output", js_locale_string(s.tokens.output)));
         if s.tokens.cache_read > 0 {
-            logical.push(field("Cache Read", group_thousands(s.tokens.cache_read)));
+            logical.push(field("Cache Read", js_locale_string(s.tokens.cache_read)));
         }
         if s.tokens.cache_write > 0 {
-            logical.push(field("Cache Write", group_thousands(s.tokens.cache_write)));
+            logical.push(field("Cache Write", js_locale_string(s.tokens.cache_write)));
         }
-        logical.push(field("Total", group_thousands(s.tokens.total)));
+        logical.push(field("Total", js_locale_string(s.tokens.total)));
         if s.cost > 0.0 {
             logical.push(vec![]);
             logical.push(heading("Cost"));

@@ -4,7 +4,8 @@
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
-use super::{Component, Ui, group_thousands, panel, text_block};
+use super::{Component, Ui, panel, text_block};
+use crate::ai::js::js_locale_string;
 use crate::messages::{BranchSummaryMessage, CompactionSummaryMessage};
 use crate::modes::interactive::keys::Action;
 use crate::modes::interactive::markdown::{MarkdownStyle, render_markdown};
@@ -91,7 +92,7 @@ fn expanded(ui: &Ui<'_>, markdown: &str, width: usize) -> Vec<Line<'static>> {
 
 impl Component for CompactionSummaryView {
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
-        let tokens = group_thousands(self.tokens_before);
+        let tokens = js_locale_string(self.tokens_before);
         summary_panel(ui, width, "compaction", |w| {
             if self.expanded {
                 expanded(

@@ -417,3 +417,13 @@ fn hostile_output_is_sanitised_and_narrow_widths_hold() {
         show(&state, width);
     }
 }
+
+#[test]
+fn byte_limits_are_printed_with_pis_format_size() {
+    // 1280 bytes is exactly 1.25KB: pi's `toFixed(1)` rounds the tie up, to 1.3KB.
+    let mut result = ok("a\nb");
+    result.details = Some(json!({"truncation": {"truncated": true, "maxBytes": 1280}}));
+    let ls = ToolExecutionState::new(call("ls", json!({"path": "src"}))).with_result(result);
+    let shown = show(&ls, 50);
+    assert!(shown.contains("[Truncated: 1.3KB limit]"), "{shown}");
+}

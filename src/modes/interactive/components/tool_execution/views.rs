@@ -13,6 +13,7 @@ use crate::modes::interactive::highlight::{self, language_for_path};
 use crate::modes::interactive::keys::Action;
 use crate::modes::interactive::text::{WrapOptions, sanitize, sanitize_single_line, wrap_spans};
 use crate::modes::interactive::theme::ThemeToken;
+use crate::tools::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size};
 
 // The panel around the views is drawn here too, so the state (`super`) does not
 // depend on its views.
@@ -41,9 +42,6 @@ const WRITE_PREVIEW_LINES: usize = 10;
 const LIST_PREVIEW_LINES: usize = 20;
 const GREP_PREVIEW_LINES: usize = 15;
 const BASH_PREVIEW_ROWS: usize = 5;
-/// pi's default output cap, shown in truncation notes when the details omit it.
-const DEFAULT_MAX_BYTES: u64 = 50 * 1024;
-const DEFAULT_MAX_LINES: u64 = 2000;
 
 /// The panel content for a tool call.
 pub(super) fn body(state: &ToolExecutionState, width: usize, ui: &Ui<'_>) -> Logical {
@@ -59,15 +57,16 @@ pub(super) fn body(state: &ToolExecutionState, width: usize, ui: &Ui<'_>) -> Log
     }
 }
 
-/// `44.5KB`-style sizes, like pi's `formatSize`.
-pub(super) fn format_size(bytes: u64) -> String {
-    if bytes < 1024 {
-        format!("{bytes}B")
-    } else if bytes < 1024 * 1024 {
-        format!("{:.1}KB", bytes as f64 / 1024.0)
-    } else {
-        format!("{:.1}MB", bytes as f64 / (1024.0 * 1024.0))
-    }
+/// The byte cap of a `details.truncation` object as pi prints it (`50.0KB`), pi's default
+/// cap when the details omit it.
+fn max_bytes_text(truncation: &Value) -> String {
+    let max = truncation
+        .get("maxBytes")
+        .and_then(Value::as_u64)
+        .map_or(DEFAULT_MAX_BYTES, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        });
+    format_size(max)
 }
 
 fn plain_lines(text: &str, style: ratatui::style::Style) -> Logical {
@@ -154,7 +153,7 @@ fn truncation_note(result: &ToolResultView, ui: &Ui<'_>) -> Option<Vec<Span<'sta
         return None;
     }
     let num = |k: &str| t.get(k).and_then(Value::as_u64);
-    let max_bytes = format_size(num("maxBytes").unwrap_or(DEFAULT_MAX_BYTES));
+    let max_bytes = max_bytes_text(t);
     let text = if t.get("firstLineExceedsLimit").and_then(Value::as_bool) == Some(true) {
         format!("[First line exceeds {max_bytes} limit]")
     } else if t.get("truncatedBy").and_then(Value::as_str) == Some("lines") {
@@ -162,7 +161,7 @@ fn truncation_note(result: &ToolResultView, ui: &Ui<'_>) -> Option<Vec<Span<'sta
             "[Truncated: showing {} of {} lines ({} line limit)]",
             num("outputLines").unwrap_or(0),
             num("totalLines").unwrap_or(0),
-            num("maxLines").unwrap_or(DEFAULT_MAX_LINES)
+            num("maxLines").unwrap_or(DEFAULT_MAX_LINES as u64)
         )
     } else {
         format!(
@@ -443,14 +442,10 @@ fn bash(state: &ToolExecutionState, width: usize, ui: &Ui<'_>) -> Logical {
                 num("totalLines")
             ));
         } else {
-            let max = t
-                .get("maxBytes")
-                .and_then(Value::as_u64)
-                .unwrap_or(DEFAULT_MAX_BYTES);
             warnings.push(format!(
                 "Truncated: {} lines shown ({} limit)",
                 num("outputLines"),
-                format_size(max)
+                max_bytes_text(t)
             ));
         }
     }
@@ -574,11 +569,7 @@ fn listing(state: &ToolExecutionState, ui: &Ui<'_>, tool: ListTool) -> Logical {
         .detail("truncation")
         .filter(|t| t.get("truncated").and_then(Value::as_bool) == Some(true))
     {
-        let max = t
-            .get("maxBytes")
-            .and_then(Value::as_u64)
-            .unwrap_or(DEFAULT_MAX_BYTES);
-        warnings.push(format!("{} limit", format_size(max)));
+        warnings.push(format!("{} limit", max_bytes_text(t)));
     }
     if tool == ListTool::Grep
         && result.detail("linesTruncated").and_then(Value::as_bool) == Some(true)

@@ -6,7 +6,7 @@ use chrono::{DateTime, Datelike, TimeZone, Timelike};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
-use super::search::utf16_prefix;
+use crate::ai::js::{is_js_whitespace, js_number_to_string, split_at_utf16};
 use crate::modes::interactive::components::Ui;
 use crate::modes::interactive::text::sanitize;
 use crate::modes::interactive::theme::ThemeToken;
@@ -26,9 +26,7 @@ pub(super) fn one_line(s: &str) -> String {
         .chars()
         .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
         .collect();
-    sanitize(&flat)
-        .trim_matches(crate::session::outline::is_js_space)
-        .to_string()
+    sanitize(&flat).trim_matches(is_js_whitespace).to_string()
 }
 
 /// The content of an entry's row. `call` is the tool call a tool result answers.
@@ -116,24 +114,13 @@ fn assistant_spans(a: &AssistantOutline, ui: &Ui<'_>) -> Vec<Span<'static>> {
         Span::styled("(aborted)", ui.fg(ThemeToken::Muted))
     } else if let Some(error) = a.error_message.as_deref() {
         Span::styled(
-            utf16_prefix(&one_line(error), ERROR_UNITS),
+            split_at_utf16(&one_line(error), ERROR_UNITS).0.to_string(),
             ui.fg(ThemeToken::Error),
         )
     } else {
         Span::styled("(no content)", ui.fg(ThemeToken::Muted))
     };
     vec![head, body]
-}
-
-/// How JavaScript prints a number.
-fn js_number(n: f64) -> String {
-    if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e21 {
-        format!("{n:.0}")
-    } else if n.is_nan() {
-        "NaN".to_string()
-    } else {
-        n.to_string()
-    }
 }
 
 /// pi's short form of a tool call: `[read: ~/src/main.rs:1-50]`, `[bash: cargo test]`,
@@ -158,7 +145,7 @@ pub(super) fn format_tool_call(call: &ToolCallOutline, ui: &Ui<'_>) -> String {
                     _ => 1.0,
                 };
                 display.push(':');
-                display.push_str(&js_number(start));
+                display.push_str(&js_number_to_string(start));
                 if let Some(limit) = args.limit {
                     // `null` counts as 0 in JavaScript arithmetic.
                     let limit = match limit {
@@ -168,7 +155,7 @@ pub(super) fn format_tool_call(call: &ToolCallOutline, ui: &Ui<'_>) -> String {
                     let end = start + limit - 1.0;
                     if end != 0.0 && !end.is_nan() {
                         display.push('-');
-                        display.push_str(&js_number(end));
+                        display.push_str(&js_number_to_string(end));
                     }
                 }
             }
@@ -182,10 +169,7 @@ pub(super) fn format_tool_call(call: &ToolCallOutline, ui: &Ui<'_>) -> String {
                 .chars()
                 .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
                 .collect();
-            let command = utf16_prefix(
-                flat.trim_matches(crate::session::outline::is_js_space),
-                BASH_UNITS,
-            );
+            let command = split_at_utf16(flat.trim_matches(is_js_whitespace), BASH_UNITS).0;
             let more = if raw.encode_utf16().nth(BASH_UNITS).is_some() {
                 "..."
             } else {

@@ -8,6 +8,7 @@
 
 use memchr::memmem::Finder;
 
+use crate::ai::js::split_at_utf16;
 use crate::session::outline::{EntryOutline, MESSAGE_TEXT_UNITS, MessageOutline};
 
 /// A set of entries (by tree index).
@@ -135,7 +136,7 @@ fn searchable_text(outline: &EntryOutline, out: &mut String) {
         },
         EntryOutline::CustomMessage { custom_type, text } => {
             part(custom_type.as_deref().unwrap_or(""));
-            part(&utf16_prefix(text, MESSAGE_TEXT_UNITS));
+            part(split_at_utf16(text, MESSAGE_TEXT_UNITS).0);
         }
         EntryOutline::Compaction { .. } => part("compaction"),
         EntryOutline::BranchSummary { summary } => {
@@ -166,17 +167,6 @@ fn searchable_text(outline: &EntryOutline, out: &mut String) {
         }
         EntryOutline::Other => {}
     }
-}
-
-/// The first `units` UTF-16 code units of `s` (JavaScript's `slice`).
-pub(super) fn utf16_prefix(s: &str, units: usize) -> String {
-    let mut n = 0;
-    s.chars()
-        .take_while(|c| {
-            n += c.len_utf16();
-            n <= units
-        })
-        .collect()
 }
 
 /// The query split into lower-case words.

@@ -1,0 +1,377 @@
+//! The session factory: from a [`SessionConfig`] (what the command line asked for) and
+//! the settings to a running [`AgentSession`], following pi's startup order — which
+//! session file, which model and thinking level, the tools, the system prompt's
+//! resources, prompt templates, skills and extensions — and `/reload`, which reads the
+//! same resources again into a running session.
+//!
+//! Every mode builds its session here. The factory is async and never blocks the runtime:
+//! reading files (a session file may be big) runs on tokio's blocking threads, and the
+//! extensions start as tasks. Front ends share it as an `Arc<SessionFactory>`: the
+//! interactive UI draws at once with a [`SessionFactory::placeholder`] and asks the
+//! factory to [`SessionFactory::load`] the real session, to open what its `--resume`
+//! picker chose, and to [`SessionFactory::reload`].
+//!
+//! Not here: parsing flags, reading stdin and asking the user anything (which session to
+//! resume, whether to fork another project's session) — that is the front end's, which
+//! hands over its decision as a [`SessionSource`].
+
+mod config;
+mod error;
+mod model;
+mod reload;
+mod resources;
+mod source;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use self::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};
+pub use self::error::StartupError;
+pub use self::source::{SessionSource, missing_session_cwd, open_session_source, session_dir_for};
+
+use self::model::{ModelContext, choose_model};
+use self::resources::{
+    LoadedExtensions, Place, SessionInfo, TemplatesAndSkills, builtin_tools, check_extension_flags,
+    extension_tools, find_extensions, prompt_resources, start_extensions,
+};
+use crate::ai::auth::ApiKey;
+use crate::ai::model::{Model, ThinkingLevel};
+use crate::ai::models::ModelRegistry;
+use crate::ai::models::resolve::{ScopedModel, resolve_model_scope};
+use crate::core::agent_session::{
+    AgentSession, AgentSessionOptions, DEFAULT_THINKING_LEVEL, PromptResources,
+};
+use crate::core::extension_discovery::DiscoveredExtensions;
+use crate::core::paths::AgentPaths;
+use crate::core::settings::Settings;
+use crate::extensions::SessionStartReason;
+use crate::session::SessionManager;
+use crate::session::entry::SessionEntry;
+
+/// How long exiting waits for extensions to handle `session_shutdown` and stop.
+pub const EXTENSION_SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
+
+/// Which resources a build loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResourceLoading {
+    /// Only what the settings give (the interactive placeholder session drawn while the
+    /// real one loads): no prompt templates, skills or extensions.
+    Minimal,
+    /// Prompt templates, skills and extensions too.
+    Full,
+}
+
+/// A session just built.
+pub struct BuiltSession {
+    pub session: AgentSession,
+    /// Non-fatal problems to show before starting (settings, models.json, flags, skills,
+    /// extensions, …).
+    pub warnings: Vec<String>,
+}
+
+/// Builds sessions for one command line in one directory. See the module documentation.
+#[derive(Debug)]
+pub struct SessionFactory {
+    config: SessionConfig,
+    cwd: PathBuf,
+    paths: AgentPaths,
+    /// The settings read at startup (`/reload` reads them again for the session it reloads).
+    settings: Settings,
+    session_dir: PathBuf,
+    hosting: ExtensionHosting,
+}
+
+/// Everything before the extensions start, read on a blocking thread.
+struct Prepared {
+    manager: SessionManager,
+    registry: ModelRegistry,
+    model: Option<Model>,
+    thinking: ThinkingLevel,
+    scoped: Vec<ScopedModel>,
+    /// The command line's, the settings', models.json's and the model choice's warnings.
+    warnings: Vec<String>,
+    /// The extensions to start (a full build only).
+    found: Option<DiscoveredExtensions>,
+    prompt: PromptResources,
+    prompt_warnings: Vec<String>,
+    /// A full build only.
+    templates_and_skills: Option<TemplatesAndSkills>,
+}
+
+impl SessionFactory {
+    /// A factory for `config` in `cwd`; reads the settings (the user's and the project's).
+    pub fn new(
+        config: SessionConfig,
+        cwd: PathBuf,
+        paths: AgentPaths,
+        hosting: ExtensionHosting,
+    ) -> SessionFactory {
+        let settings = Settings::load(&paths.agent_dir, &cwd);
+        let session_dir = session_dir_for(config.session_dir.as_deref(), &settings, &paths, &cwd);
+        SessionFactory {
+            config,
+            cwd,
+            paths,
+            settings,
+            session_dir,
+            hosting,
+        }
+    }
+
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    pub fn paths(&self) -> &AgentPaths {
+        &self.paths
+    }
+
+    /// The settings read when the factory was made.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Where sessions are stored and looked up (see [`session_dir_for`]).
+    pub fn session_dir(&self) -> &Path {
+        &self.session_dir
+    }
+
+    /// Opens (or creates) the session file `source` names, on a blocking thread. See
+    /// [`open_session_source`] for the sessions it refuses.
+    pub async fn open(&self, source: SessionSource) -> Result<SessionManager, StartupError> {
+        let cwd = self.cwd.clone();
+        let dir = self.session_dir.clone();
+        blocking(move || open_session_source(&source, &cwd, &dir)).await?
+    }
+
+    /// Builds the session on `manager`. With [`ResourceLoading::Full`] its extensions are
+    /// started and attached; `session_start` is left to the caller, once it listens
+    /// ([`AgentSession::start_extensions`]).
+    pub async fn build(
+        self: &Arc<Self>,
+        manager: SessionManager,
+        loading: ResourceLoading,
+    ) -> Result<BuiltSession, StartupError> {
+        let this = self.clone();
+        let full = loading == ResourceLoading::Full;
+        let mut prepared = blocking(move || this.prepare(manager, full)).await??;
+
+        let mut extension_warnings = Vec::new();
+        let extensions = match prepared.found.take() {
+            Some(found) => {
+                let info = SessionInfo {
+                    file: prepared.manager.session_file().map(Path::to_path_buf),
+                    id: prepared.manager.session_id().to_string(),
+                };
+                let place = (self.cwd.as_path(), self.paths.agent_dir.as_path());
+                start_extensions(
+                    found,
+                    &self.config,
+                    place,
+                    self.hosting,
+                    info,
+                    &mut extension_warnings,
+                )
+                .await
+            }
+            None => None,
+        };
+        if full {
+            let host = extensions.as_ref().map(|e| &e.host);
+            extension_warnings.extend(check_extension_flags(&self.config, host));
+        }
+
+        let this = self.clone();
+        let (session, warnings, extensions) =
+            blocking(move || this.assemble(prepared, extension_warnings, extensions)).await?;
+        if let Some(loaded) = extensions {
+            let tools = extension_tools(&self.config.tools, &loaded.host);
+            session.attach_extensions(loaded.host, loaded.channels, tools);
+        }
+        Ok(BuiltSession { session, warnings })
+    }
+
+    /// The session the interactive UI draws first, while the real one loads: an unsaved
+    /// one with the model and settings, without templates, skills or extensions.
+    pub async fn placeholder(self: &Arc<Self>) -> Result<BuiltSession, StartupError> {
+        let manager = SessionManager::in_memory(&self.cwd);
+        self.build(manager, ResourceLoading::Minimal).await
+    }
+
+    /// Opens `source`, builds its session with every resource and starts its extensions
+    /// (`session_start`, reason `startup`): the session the interactive UI switches to.
+    pub async fn load(
+        self: &Arc<Self>,
+        source: SessionSource,
+    ) -> Result<BuiltSession, StartupError> {
+        let manager = self.open(source).await?;
+        let built = self.build(manager, ResourceLoading::Full).await?;
+        built
+            .session
+            .start_extensions(SessionStartReason::Startup)
+            .await;
+        Ok(built)
+    }
+
+    fn place(&self) -> Place<'_> {
+        Place {
+            settings: &self.settings,
+            cwd: &self.cwd,
+            agent_dir: &self.paths.agent_dir,
+        }
+    }
+
+    /// The model, the thinking level (recorded in the session file as pi does), and the
+    /// resources read from files. Blocking.
+    fn prepare(&self, mut manager: SessionManager, full: bool) -> Result<Prepared, StartupError> {
+        let settings = &self.settings;
+        let mut warnings: Vec<String> = self.config.warnings.clone();
+        warnings.extend(settings.problems().iter().map(|p| p.to_string()));
+        let mut registry = ModelRegistry::load(&self.paths.agent_dir);
+        if let Some(e) = registry.error() {
+            warnings.push(e.to_string());
+        }
+
+        // Scoped models for Ctrl+P.
+        let patterns = match &self.config.model_scope {
+            Some(patterns) => patterns.clone(),
+            None => settings.enabled_models(),
+        };
+        let scoped = if patterns.is_empty() {
+            Vec::new()
+        } else {
+            let pattern_refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+            let (scoped, scope_warnings) =
+                resolve_model_scope(&pattern_refs, &registry.available());
+            warnings.extend(scope_warnings);
+            scoped
+        };
+
+        let context = manager.build_session_context();
+        let has_existing = !context.messages.is_empty();
+        let has_thinking_entry = manager
+            .path(None)
+            .iter()
+            .any(|e| matches!(e, SessionEntry::ThinkingLevelChange(_)));
+        let cx = ModelContext {
+            config: &self.config,
+            registry: &registry,
+            settings,
+            scoped: &scoped,
+            session: &manager,
+            has_existing,
+        };
+        let choice = choose_model(&cx, &mut warnings)?;
+        let model = choice.model;
+
+        if let Some(key) = &self.config.api_key {
+            let Some(m) = &model else {
+                return Err(StartupError(
+                    "--api-key needs a model: use --model or --provider to choose one".into(),
+                ));
+            };
+            registry.set_runtime_api_key(&m.provider, ApiKey::new(key.clone()));
+        }
+
+        let thinking = self
+            .config
+            .thinking
+            .or(choice.thinking)
+            .or_else(|| {
+                (has_existing && has_thinking_entry)
+                    .then(|| ThinkingLevel::parse(&context.thinking_level))
+                    .flatten()
+            })
+            .or(settings.default_thinking_level())
+            .unwrap_or(DEFAULT_THINKING_LEVEL);
+        let thinking = match &model {
+            Some(m) => m.clamp_thinking(thinking),
+            None => ThinkingLevel::Off,
+        };
+
+        // pi records the starting model and level in a new session (and the level in an
+        // old one that has none).
+        if manager.read_only_reason().is_none() {
+            if !has_existing {
+                if let Some(m) = &model {
+                    let _ = manager.append_model_change(&m.provider, &m.id);
+                }
+                let _ = manager.append_thinking_level_change(thinking.as_str());
+            } else if !has_thinking_entry {
+                let _ = manager.append_thinking_level_change(thinking.as_str());
+            }
+        }
+
+        let place = self.place();
+        let mut prompt_warnings = Vec::new();
+        let prompt = prompt_resources(
+            &self.config,
+            &self.cwd,
+            &self.paths.agent_dir,
+            &mut prompt_warnings,
+        );
+        Ok(Prepared {
+            manager,
+            registry,
+            model,
+            thinking,
+            scoped,
+            warnings,
+            found: full.then(|| find_extensions(&self.config, &place)),
+            prompt,
+            prompt_warnings,
+            templates_and_skills: full.then(|| TemplatesAndSkills::load(&self.config, &place)),
+        })
+    }
+
+    /// Makes the session from what [`SessionFactory::prepare`] read and the started
+    /// extensions (handed back, to be attached). Blocking: builds the conversation's
+    /// context. The warnings come out in pi's order.
+    fn assemble(
+        &self,
+        prepared: Prepared,
+        extension_warnings: Vec<String>,
+        extensions: Option<LoadedExtensions>,
+    ) -> (AgentSession, Vec<String>, Option<LoadedExtensions>) {
+        let mut warnings = prepared.warnings;
+        warnings.extend(extension_warnings);
+        let host = extensions.as_ref().map(|e| &e.host);
+        let tool_names = builtin_tools(&self.config.tools, host, &mut warnings);
+        warnings.extend(prepared.prompt_warnings);
+
+        let session = AgentSession::new(AgentSessionOptions {
+            cwd: self.cwd.clone(),
+            paths: self.paths.clone(),
+            settings: self.settings.clone(),
+            registry: prepared.registry,
+            session: prepared.manager,
+            model: prepared.model,
+            thinking: prepared.thinking,
+            scoped_models: prepared.scoped,
+            tool_names,
+            extra_tools: Vec::new(),
+            resources: prepared.prompt,
+            hooks: None,
+        });
+        if let Some(loaded) = prepared.templates_and_skills {
+            warnings.extend(loaded.warnings());
+            session.set_prompt_templates(loaded.templates.templates);
+            session.set_skills(loaded.skills.skills);
+        }
+        (session, warnings, extensions)
+    }
+}
+
+/// Runs blocking work (file reading) off the runtime's worker threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, StartupError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| StartupError(format!("startup was interrupted: {e}")))
+}

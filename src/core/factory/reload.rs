@@ -1,0 +1,95 @@
+//! `/reload` as pi 0.73 does it, for a running session: the extensions get
+//! `session_shutdown` (reason `reload`) and stop; settings, models.json / auth.json,
+//! context files, `SYSTEM.md` / `APPEND_SYSTEM.md`, prompt templates, skills and
+//! extensions are read again with the same configuration as at startup; the new
+//! extensions start and get `session_start` (reason `reload`). The conversation, the
+//! model and the thinking level stay as they are.
+//!
+//! Keybindings, the theme and editor settings belong to the front end, which reloads them
+//! itself after this returns.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::resources::{
+    Place, SessionInfo, TemplatesAndSkills, builtin_tools, extension_tools, find_extensions,
+    prompt_resources, start_extensions,
+};
+use super::{SessionFactory, StartupError, blocking};
+use crate::core::agent_session::{AgentSession, ReloadedResources};
+use crate::core::settings::Settings;
+use crate::extensions::SessionStartReason;
+
+impl SessionFactory {
+    /// Reloads `session` in place and returns the warnings to show (problems with the
+    /// settings, models.json, skills, templates or extensions; none of them stops the
+    /// reload). The caller checks [`AgentSession::reload_refusal`] first. `Err` only when
+    /// reading the files was interrupted.
+    pub async fn reload(
+        self: &Arc<Self>,
+        session: &AgentSession,
+    ) -> Result<Vec<String>, StartupError> {
+        session.detach_extensions_for_reload().await;
+
+        let this = self.clone();
+        let read = blocking(move || {
+            let cwd = this.cwd();
+            let agent_dir = this.paths.agent_dir.as_path();
+            let settings = Settings::load(agent_dir, cwd);
+            let place = Place {
+                settings: &settings,
+                cwd,
+                agent_dir,
+            };
+            let found = find_extensions(&this.config, &place);
+            let loaded = TemplatesAndSkills::load(&this.config, &place);
+            let mut prompt_warnings = Vec::new();
+            let prompt = prompt_resources(&this.config, cwd, agent_dir, &mut prompt_warnings);
+            (settings, found, loaded, prompt, prompt_warnings)
+        });
+        let (settings, found, loaded, prompt, prompt_warnings) = read.await?;
+        let mut warnings: Vec<String> = settings.problems().iter().map(|p| p.to_string()).collect();
+
+        let info = session.with_session(|m| SessionInfo {
+            file: m.session_file().map(Path::to_path_buf),
+            id: m.session_id().to_string(),
+        });
+        let place = (self.cwd(), self.paths.agent_dir.as_path());
+        let extensions = start_extensions(
+            found,
+            &self.config,
+            place,
+            self.hosting,
+            info,
+            &mut warnings,
+        )
+        .await;
+        let host = extensions.as_ref().map(|e| &e.host);
+        let tool_names = builtin_tools(&self.config.tools, host, &mut warnings);
+        warnings.extend(prompt_warnings);
+        warnings.extend(loaded.warnings());
+
+        // Installing reads models.json and auth.json again.
+        let reloading = session.clone();
+        let models_error = blocking(move || {
+            reloading.reload_resources(ReloadedResources {
+                settings,
+                tool_names,
+                prompt,
+                prompt_templates: loaded.templates.templates,
+                skills: loaded.skills.skills,
+            });
+            reloading.models_error()
+        })
+        .await?;
+        if let Some(error) = models_error {
+            warnings.push(format!("models.json error: {error}"));
+        }
+        if let Some(loaded) = extensions {
+            let tools = extension_tools(&self.config.tools, &loaded.host);
+            session.attach_extensions(loaded.host, loaded.channels, tools);
+        }
+        session.start_extensions(SessionStartReason::Reload).await;
+        Ok(warnings)
+    }
+}

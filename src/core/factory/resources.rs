@@ -1,0 +1,266 @@
+//! A session's resources as the configuration and the settings select them: the system
+//! prompt's parts (context files, `SYSTEM.md`, `APPEND_SYSTEM.md` or their flags), prompt
+//! templates, skills, the built-in tools, and the extensions (found here, started by the
+//! factory), with the checks of the flags extensions may claim and of the tools they add.
+//!
+//! Everything that goes wrong here is a warning: a broken skill or extension never stops
+//! pi-rs from starting.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};
+use crate::core::agent_session::PromptResources;
+use crate::core::extension_discovery::{DiscoveredExtensions, discover_extensions};
+use crate::core::prompt_templates::{LoadedPromptTemplates, load_prompt_templates};
+use crate::core::resource_paths::ResourceOptions;
+use crate::core::resources::{
+    discover_append_system_prompt_file, discover_system_prompt_file, load_context_files,
+    resolve_prompt_input,
+};
+use crate::core::settings::Settings;
+use crate::core::skills::{LoadedSkills, load_skills};
+use crate::extensions::protocol::FlagType;
+use crate::extensions::{ExtensionHost, HostChannels, LoadOptions};
+use crate::tools::{Tool, builtin_tool_names, default_tool_names};
+
+/// Where resources are looked for: the project, the agent directory and the settings.
+pub(super) struct Place<'a> {
+    pub settings: &'a Settings,
+    pub cwd: &'a Path,
+    pub agent_dir: &'a Path,
+}
+
+impl Place<'_> {
+    fn options(&self, key: &str, selection: &ResourceSelection) -> ResourceOptions {
+        ResourceOptions::from_settings(
+            self.settings,
+            key,
+            self.cwd,
+            self.agent_dir,
+            selection.paths.clone(),
+            selection.discover,
+        )
+    }
+}
+
+/// Prompt templates and skills, with their problems as warnings (templates' first).
+pub(super) struct TemplatesAndSkills {
+    pub templates: LoadedPromptTemplates,
+    pub skills: LoadedSkills,
+}
+
+impl TemplatesAndSkills {
+    pub fn load(config: &SessionConfig, place: &Place<'_>) -> TemplatesAndSkills {
+        TemplatesAndSkills {
+            templates: load_prompt_templates(&place.options("prompts", &config.prompt_templates)),
+            skills: load_skills(&place.options("skills", &config.skills)),
+        }
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = String> + '_ {
+        let templates = self.templates.diagnostics.iter().map(ToString::to_string);
+        templates.chain(self.skills.diagnostics.iter().map(ToString::to_string))
+    }
+}
+
+/// Finds the extensions to run (none to find without discovery and `-e` paths).
+pub(super) fn find_extensions(config: &SessionConfig, place: &Place<'_>) -> DiscoveredExtensions {
+    discover_extensions(&place.options("extensions", &config.extensions))
+}
+
+/// Running extensions, ready to attach to a session.
+pub(super) struct LoadedExtensions {
+    pub host: ExtensionHost,
+    pub channels: HostChannels,
+}
+
+/// The session the extensions are told about in `hello`.
+pub(super) struct SessionInfo {
+    pub file: Option<std::path::PathBuf>,
+    pub id: String,
+}
+
+/// Starts the extensions `found` names. `None` when there are none; their discovery
+/// problems and load failures go to `warnings`.
+pub(super) async fn start_extensions(
+    found: DiscoveredExtensions,
+    config: &SessionConfig,
+    place: (&Path, &Path),
+    hosting: ExtensionHosting,
+    session: SessionInfo,
+    warnings: &mut Vec<String>,
+) -> Option<LoadedExtensions> {
+    let (cwd, agent_dir) = place;
+    warnings.extend(found.diagnostics.iter().map(ToString::to_string));
+    if found.extensions.is_empty() {
+        return None;
+    }
+    let mut options = LoadOptions::new(cwd, agent_dir, hosting.mode, hosting.has_ui);
+    options.session_file = session.file;
+    options.session_id = Some(session.id);
+    options.cli_flags = config.extension_flags.clone();
+    let (host, channels) = ExtensionHost::load(found.extensions, options).await;
+    warnings.extend(host.load_errors().iter().map(|e| {
+        format!(
+            "Failed to load extension \"{}\": {}",
+            e.path.display(),
+            e.error
+        )
+    }));
+    Some(LoadedExtensions { host, channels })
+}
+
+/// Checks the command-line flags nobody else knew against the flags extensions
+/// registered, with pi's messages. pi stops on these; pi-rs warns and goes on.
+pub(super) fn check_extension_flags(
+    config: &SessionConfig,
+    host: Option<&ExtensionHost>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let mut unknown = Vec::new();
+    for (name, value) in &config.extension_flags {
+        let flag = host.and_then(|h| h.flags().iter().find(|f| &f.name == name));
+        match (flag.map(|f| f.kind), value) {
+            (None, _) => unknown.push(format!("--{name}")),
+            (Some(FlagType::String), None) => {
+                warnings.push(format!("Extension flag \"--{name}\" requires a value"));
+            }
+            (Some(FlagType::Boolean), Some(v)) if config.detached_flag_values.contains(name) => {
+                warnings.push(format!(
+                    "\"--{name}\" is a flag without a value, so \"{v}\" after it was not sent as a message; put messages before such flags"
+                ));
+            }
+            (Some(_), _) => {}
+        }
+    }
+    if !unknown.is_empty() {
+        let plural = if unknown.len() == 1 { "" } else { "s" };
+        warnings.push(format!("Unknown option{plural}: {}", unknown.join(", ")));
+    }
+    warnings
+}
+
+/// The built-in tools the selection asks for; names that are neither built-in nor tools
+/// of `extensions` are reported in `warnings`.
+pub(super) fn builtin_tools(
+    tools: &ToolSelection,
+    extensions: Option<&ExtensionHost>,
+    warnings: &mut Vec<String>,
+) -> Vec<String> {
+    let list = match tools {
+        ToolSelection::Default => {
+            return default_tool_names().iter().map(|s| s.to_string()).collect();
+        }
+        ToolSelection::ExtensionsOnly | ToolSelection::Disabled => return Vec::new(),
+        ToolSelection::Only(list) => list,
+    };
+    let extension_tool_names: Vec<String> = extensions
+        .map(|host| {
+            host.agent_tools()
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut tool_names = Vec::new();
+    for name in list {
+        if builtin_tool_names().contains(&name.as_str()) {
+            tool_names.push(name.clone());
+        } else if !extension_tool_names.contains(name) {
+            warnings.push(format!(
+                "Unknown tool \"{name}\" ignored. Built-in tools: {}",
+                builtin_tool_names().join(", ")
+            ));
+        }
+    }
+    tool_names
+}
+
+/// The extension tools the selection keeps: all of them by default and with
+/// `--no-builtin-tools`, none with `--no-tools`, and with `--tools a,b` only those named.
+pub(super) fn extension_tools(tools: &ToolSelection, host: &ExtensionHost) -> Vec<Arc<dyn Tool>> {
+    let all = host.agent_tools();
+    match tools {
+        ToolSelection::Only(names) => all
+            .into_iter()
+            .filter(|t| names.iter().any(|n| n == t.name()))
+            .collect(),
+        ToolSelection::Disabled => Vec::new(),
+        ToolSelection::Default | ToolSelection::ExtensionsOnly => all,
+    }
+}
+
+/// The system prompt's parts besides tools and skills: the context files (AGENTS.md /
+/// CLAUDE.md, unless skipped), `--system-prompt` or `SYSTEM.md`, and
+/// `--append-system-prompt` or `APPEND_SYSTEM.md`. Problems go to `warnings`.
+pub(super) fn prompt_resources(
+    config: &SessionConfig,
+    cwd: &Path,
+    agent_dir: &Path,
+    warnings: &mut Vec<String>,
+) -> PromptResources {
+    let context_files = if config.skip_context_files {
+        Vec::new()
+    } else {
+        load_context_files(cwd, agent_dir, warnings)
+    };
+    let custom_prompt = match &config.system_prompt {
+        Some(p) => Some(resolve_prompt_input(p, warnings)),
+        None => discover_system_prompt_file(cwd, agent_dir)
+            .and_then(|f| std::fs::read_to_string(f).ok()),
+    };
+    let append: Vec<String> = if config.append_system_prompt.is_empty() {
+        discover_append_system_prompt_file(cwd, agent_dir)
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .into_iter()
+            .collect()
+    } else {
+        config
+            .append_system_prompt
+            .iter()
+            .map(|a| resolve_prompt_input(a, warnings))
+            .collect()
+    };
+    PromptResources {
+        custom_prompt,
+        append,
+        context_files,
+        skills_block: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_nobody_registered_are_reported_together() {
+        let config = SessionConfig {
+            extension_flags: vec![("plan".into(), None), ("depth".into(), Some("3".into()))],
+            ..SessionConfig::default()
+        };
+        assert_eq!(
+            check_extension_flags(&config, None),
+            ["Unknown options: --plan, --depth"]
+        );
+        assert!(check_extension_flags(&SessionConfig::default(), None).is_empty());
+    }
+
+    #[test]
+    fn tool_flags_split_built_in_and_extension_tools_as_pi() {
+        let mut warnings = Vec::new();
+        let only = ToolSelection::Only(vec!["read".into(), "grep".into(), "nope".into()]);
+        assert_eq!(builtin_tools(&only, None, &mut warnings), ["read", "grep"]);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("Unknown tool \"nope\" ignored"));
+        for off in [ToolSelection::Disabled, ToolSelection::ExtensionsOnly] {
+            assert!(builtin_tools(&off, None, &mut warnings).is_empty());
+        }
+        assert_eq!(
+            builtin_tools(&ToolSelection::Default, None, &mut warnings),
+            default_tool_names()
+        );
+        assert_eq!(warnings.len(), 1);
+    }
+}

@@ -1,0 +1,14 @@
+//! End-to-end tests: the built `pi` binary in a real terminal (tmux, 100+ columns) against
+//! the loopback model server, with real files in temporary folders. Each test skips, with
+//! a printed reason, where tmux is not installed (`.ci/run` installs it).
+//!
+//! - `tui`: prompts and streaming, tool diffs, abort, resize, `--resume`, `/compact`,
+//!   extension dialogs.
+//! - `abort`: Escape during a retry wait and an overflow compaction.
+//! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
+//!   and the result opening in the reference pi.
+
+mod abort;
+mod env;
+mod tree;
+mod tui;

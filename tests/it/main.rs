@@ -1,0 +1,59 @@
+//! The integration tests, as one test crate (one binary to build and link instead of one
+//! per file). Each module is one topic; shared helpers are `crate::support`
+//! (`tests/support/`), fixtures are read from `tests/fixtures/` through
+//! `CARGO_MANIFEST_DIR`. A new topic is a new file `tests/it/<topic>.rs` plus its `mod`
+//! line below; run one topic with `cargo test --test it <topic>::`.
+//!
+//! Every test here must be safe next to any other in the same process: no
+//! `std::env::set_var`, no `set_current_dir`, no process-wide signal handlers. Give child
+//! processes their environment and working directory (`Command::env`, `current_dir`)
+//! instead.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
+
+#[path = "../support/mod.rs"]
+#[macro_use] // `require!` (skip a test when a program is missing)
+mod support;
+mod tools_common;
+
+mod agent_loop_properties;
+mod agent_session;
+mod cli_print;
+mod compaction_corpus;
+mod compaction_e2e;
+mod e2e;
+mod export_browser;
+mod export_html;
+mod extensions_agent;
+mod extensions_events;
+mod extensions_examples;
+mod extensions_exec;
+mod extensions_isolation;
+mod extensions_session;
+mod interop_reference_pi;
+mod js_parity;
+mod load_faults;
+mod oauth_refresh;
+mod pi_request_parity;
+mod process_groups;
+mod provider_streams;
+mod read_bounds;
+mod reliability;
+mod reload;
+mod request_timeouts;
+mod rpc;
+mod rpc_corpus;
+mod rpc_extensions;
+mod session_concurrency;
+mod session_corpus;
+mod session_factory;
+mod session_files;
+mod session_listing;
+mod session_manager;
+mod session_properties;
+mod session_reference_pi;
+mod tools_bash;
+mod tools_corpus;
+mod tools_read;
+mod tools_search;
+mod tools_write_edit;
+mod tui_app;
