@@ -133,7 +133,8 @@ async fn a_prompt_streams_into_the_transcript_and_the_editor_is_cleared() {
      say hello
 
 
-     Hello from the model. Second line.
+     Hello from the model.
+     Second line.
 
     ────────────────────────────────────────────────────────────
 

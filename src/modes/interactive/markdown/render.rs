@@ -185,11 +185,9 @@ impl<'a> BlockRenderer<'a> {
                 let style = self.inline_style();
                 self.push_text(&format!("[^{label}]"), style);
             }
-            Event::SoftBreak => {
-                let style = self.inline_style();
-                self.push_text(" ", style);
-            }
-            Event::HardBreak => self.inline.push(Vec::new()),
+            // pi keeps a single newline in a paragraph as a line break (its renderer
+            // splits the text on newlines); CommonMark would join the lines.
+            Event::SoftBreak | Event::HardBreak => self.inline.push(Vec::new()),
             Event::Rule => {
                 self.start_block();
                 let avail = self.width.saturating_sub(self.prefix_width()).clamp(1, 80);

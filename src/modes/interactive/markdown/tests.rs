@@ -285,3 +285,18 @@ proptest! {
         prop_assert_eq!(cache.render(&text, width, &t, &style), render_markdown(&text, width, &t, &style));
     }
 }
+
+#[test]
+fn single_newlines_in_a_paragraph_stay_line_breaks_as_in_pi() {
+    let text = "First line\nsecond line, long enough to wrap here\n- item one\n  continued\n\n> quoted\n> again";
+    let out = md(text, 30);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "First line");
+    assert!(lines[1].starts_with("second line"), "{out}");
+    assert!(out.contains("continued"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start_matches(['│', ' ']).starts_with("again")),
+        "{out}"
+    );
+}
