@@ -61,6 +61,12 @@ pub struct InlineRenderer {
     cursor_row: usize,
     /// Nothing drawn yet: the cursor is where the shell left it.
     pristine: bool,
+    /// Rows of history written above the live region since the first frame (or since the
+    /// last full wipe): while they and the live region fit on the screen, all of it is
+    /// still there and can be redrawn without touching what the shell printed before.
+    history_rows: usize,
+    /// The size changed since then: the terminal may have reflowed the rows.
+    resized: bool,
 }
 
 impl InlineRenderer {
@@ -71,6 +77,8 @@ impl InlineRenderer {
             live: Vec::new(),
             cursor_row: 0,
             pristine: true,
+            history_rows: 0,
+            resized: false,
         }
     }
 
@@ -80,8 +88,12 @@ impl InlineRenderer {
 
     /// Records a new terminal size. The caller must follow with [`Self::redraw_all`].
     pub fn set_size(&mut self, width: u16, height: u16) {
-        self.width = width.max(1);
-        self.height = height.max(1);
+        let (width, height) = (width.max(1), height.max(1));
+        if (width, height) != (self.width, self.height) {
+            self.resized = true;
+        }
+        self.width = width;
+        self.height = height;
     }
 
     /// The live region keeps its bottom part when it is taller than the screen (the
@@ -154,6 +166,7 @@ impl InlineRenderer {
             }
         } else {
             self.move_to_live_top(&mut out);
+            self.history_rows += frame.new_history.len();
             for line in frame.new_history {
                 out.push_str(CLEAR_LINE);
                 out.push_str(&encode_line(line, self.width));
@@ -196,8 +209,11 @@ impl InlineRenderer {
         self.pristine = false;
     }
 
-    /// Clears the screen and the scrollback and prints the whole history and the live
-    /// region again (after a resize, or when the transcript was replaced).
+    /// Prints the whole history and the live region again (after a resize, or when the
+    /// transcript was replaced). While everything drawn so far is still on the screen and
+    /// the size did not change (e.g. the session finished loading right after start), only
+    /// those rows are cleared, so the shell's earlier output and the scrollback stay, as
+    /// in pi; otherwise the screen and the scrollback are cleared first.
     pub fn redraw_all(
         &mut self,
         w: &mut impl Write,
@@ -209,7 +225,19 @@ impl InlineRenderer {
         let mut out = String::new();
         out.push_str(SYNC_BEGIN);
         out.push_str(HIDE_CURSOR);
-        out.push_str("\x1b[H\x1b[2J\x1b[3J");
+        let ours_on_screen =
+            !self.resized && self.history_rows + self.live.len() <= self.height as usize;
+        if ours_on_screen {
+            self.move_to_live_top(&mut out);
+            if self.history_rows > 0 {
+                out.push_str(&format!("\x1b[{}A", self.history_rows));
+            }
+            out.push_str(CLEAR_BELOW);
+        } else {
+            out.push_str("\x1b[H\x1b[2J\x1b[3J");
+        }
+        self.history_rows = 0;
+        self.resized = false;
         w.write_all(out.as_bytes())?;
         self.pristine = true;
         self.live.clear();
@@ -277,6 +305,17 @@ mod tests {
                         show_cursor: true,
                     },
                 )
+                .unwrap();
+            self.parser.process(&bytes);
+        }
+
+        fn redraw_all(&mut self, history: &[&str], live: &[&str]) {
+            let history: Vec<Line<'static>> =
+                history.iter().map(|s| Line::from(s.to_string())).collect();
+            let live: Vec<Line<'static>> = live.iter().map(|s| Line::from(s.to_string())).collect();
+            let mut bytes = Vec::new();
+            self.renderer
+                .redraw_all(&mut bytes, &history, &live, None, true)
                 .unwrap();
             self.parser.process(&bytes);
         }
@@ -359,6 +398,42 @@ mod tests {
         line 9
         >
         f
+        ");
+    }
+
+    #[test]
+    fn redrawing_what_is_still_on_screen_keeps_the_shells_output() {
+        let mut s = Screen::new(30, 10);
+        s.parser
+            .process(b"$ earlier command\r\nits output\r\n$ pi\r\n");
+        s.redraw_all(&["header"], &["> ", "footer"]);
+        // The real session loaded: the transcript is replaced and drawn again.
+        s.redraw_all(&["header", "old question", "old answer"], &["> ", "footer"]);
+        insta::assert_snapshot!(s.all_rows(), @r"
+        $ earlier command
+        its output
+        $ pi
+        header
+        old question
+        old answer
+        >
+        footer
+        ");
+    }
+
+    #[test]
+    fn redrawing_after_output_scrolled_away_starts_from_a_clean_screen() {
+        let mut s = Screen::new(30, 4);
+        s.parser.process(b"$ pi\r\n");
+        s.redraw_all(&[], &["> ", "footer"]);
+        s.draw(&["one", "two", "three"], &["> ", "footer"], None);
+        s.redraw_all(&["one", "two", "three"], &["> ", "footer"]);
+        insta::assert_snapshot!(s.all_rows(), @r"
+        one
+        two
+        three
+        >
+        footer
         ");
     }
 
