@@ -283,3 +283,27 @@ async fn resume_lists_earlier_sessions_of_the_project() {
         .await;
     assert!(editor_rows(&screen).iter().all(|r| r.trim().is_empty()));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn switching_models_and_levels_leaves_one_status_line_as_in_pi() {
+    let env = Env::new(json!({"default": {"text": "ok"}}), json!({}));
+    let mut ui = env.ui(80, 24);
+    ui.keys(&["C-p"]);
+    let screen = ui.wait_for("Switched to Other Model", WAIT).await;
+    assert!(!screen.contains("mock/"), "{screen}");
+    ui.keys(&["C-p"]);
+    let screen = ui.wait_for("Switched to mock-model", WAIT).await;
+    assert_eq!(
+        screen.matches("Switched to").count(),
+        1,
+        "replaced:\n{screen}"
+    );
+    ui.keys(&["S-Tab"]);
+    let screen = ui
+        .wait_for("Current model does not support thinking", WAIT)
+        .await;
+    assert_eq!(screen.matches("Switched to").count(), 0, "{screen}");
+    // Nothing queued: Alt+Up says so.
+    ui.keys(&["M-Up"]);
+    ui.wait_for("No queued messages to restore", WAIT).await;
+}

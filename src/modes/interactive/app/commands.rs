@@ -654,7 +654,7 @@ impl App {
                 self.overlay = None;
                 let model = self.session.find_model(&provider, &id);
                 match model.map(|m| self.session.set_model(m)) {
-                    Some(Ok(())) => self.flash(format!("Model: {provider}/{id}")),
+                    Some(Ok(())) => self.show_status(format!("Model: {id}")),
                     Some(Err(e)) => self.notice(e),
                     None => self.notice(format!("Model {provider}/{id} is no longer available")),
                 }
@@ -851,7 +851,9 @@ impl App {
                 Ok(()) if cwd.is_some() => {
                     let _ = tx.send(AppMsg::Info("Resumed session in current cwd".into()));
                 }
-                Ok(()) => {}
+                Ok(()) => {
+                    let _ = tx.send(AppMsg::Info("Resumed session".into()));
+                }
                 Err(e) => {
                     let _ = tx.send(AppMsg::Error(e));
                 }

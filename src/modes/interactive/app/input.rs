@@ -109,8 +109,8 @@ impl App {
             Some(Action::Suspend) => return KeyCommand::Suspend,
             Some(Action::ThinkingCycle) => {
                 match self.session.cycle_thinking_level() {
-                    Ok(Some(level)) => self.flash(format!("Thinking level: {level}")),
-                    Ok(None) => self.flash("Current model does not support thinking".into()),
+                    Ok(Some(level)) => self.show_status(format!("Thinking level: {level}")),
+                    Ok(None) => self.show_status("Current model does not support thinking"),
                     Err(e) => self.notice(e),
                 }
                 self.footer_cache = None;
@@ -123,17 +123,27 @@ impl App {
                     Direction::Backward
                 };
                 match self.session.cycle_model(direction) {
-                    Ok(Some(c)) => self.flash(format!(
-                        "Switched to {}/{}{}",
-                        c.model.provider,
-                        c.model.id,
-                        if c.model.reasoning {
-                            format!(" • {}", c.thinking)
+                    Ok(Some(c)) => {
+                        // pi's wording: the model's name, and its level when it thinks.
+                        let name = if c.model.name.is_empty() {
+                            c.model.id.clone()
+                        } else {
+                            c.model.name.clone()
+                        };
+                        let thinking = if c.model.reasoning
+                            && c.thinking != crate::ai::model::ThinkingLevel::Off
+                        {
+                            format!(" (thinking: {})", c.thinking)
                         } else {
                             String::new()
-                        }
-                    )),
-                    Ok(None) => self.flash("Only one model available".into()),
+                        };
+                        self.show_status(format!("Switched to {name}{thinking}"));
+                    }
+                    Ok(None) => self.show_status(if cycles_a_scope(&self.session) {
+                        "Only one model in scope"
+                    } else {
+                        "Only one model available"
+                    }),
                     Err(e) => self.notice(e),
                 }
                 self.footer_cache = None;
@@ -171,7 +181,11 @@ impl App {
                 return KeyCommand::FollowUp(text);
             }
             Some(Action::MessageDequeue) => {
-                self.restore_queued_to_editor();
+                match self.restore_queued_to_editor() {
+                    0 => self.show_status("No queued messages to restore"),
+                    1 => self.show_status("Restored 1 queued message to editor"),
+                    n => self.show_status(format!("Restored {n} queued messages to editor")),
+                }
                 return KeyCommand::None;
             }
             _ => {}
@@ -224,21 +238,28 @@ impl App {
     }
 
     /// Puts queued (not yet delivered) messages back into the editor.
-    fn restore_queued_to_editor(&mut self) {
+    fn restore_queued_to_editor(&mut self) -> usize {
         let queued = self.session.clear_queue();
         if queued.is_empty() {
-            return;
+            return 0;
         }
+        let restored = queued.len();
         let mut text = queued.join("\n\n");
         let current = self.editor.text();
         if !current.trim().is_empty() {
             text = format!("{text}\n\n{current}");
         }
         self.editor.set_text(&text);
+        restored
     }
 
     /// A transient message in the status line (replaced by the next one).
     pub fn flash(&mut self, text: String) {
         self.flash = Some((text, Instant::now()));
     }
+}
+
+/// Whether the session cycles through a scope of models (`--models`, `enabledModels`).
+fn cycles_a_scope(session: &crate::core::agent_session::AgentSession) -> bool {
+    !session.scoped_models().is_empty()
 }

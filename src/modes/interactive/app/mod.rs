@@ -326,6 +326,7 @@ fn new_app(
         provider_count: 0,
         bash_item: None,
         last_ctrl_c: None,
+        last_status: None,
         last_escape: None,
         hide_thinking,
         git_branch: state::git_branch(&cwd),

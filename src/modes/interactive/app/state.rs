@@ -92,6 +92,9 @@ pub struct App {
     /// Transcript index of the running `!` command's box.
     pub bash_item: Option<usize>,
     pub last_ctrl_c: Option<Instant>,
+    /// The status note at the end of the chat (pi's `showStatus`), while nothing came
+    /// after it: the next status replaces it instead of stacking up.
+    pub last_status: Option<usize>,
     pub last_escape: Option<Instant>,
     pub hide_thinking: bool,
     pub git_branch: Option<String>,
@@ -154,6 +157,10 @@ impl App {
 
     /// Adds a chat item; `done` items may go to scrollback with the next frame.
     pub fn push_item(&mut self, item: ChatItem, done: bool) -> usize {
+        // A status note stays replaceable only while it is the last item.
+        if let Some(status) = self.last_status.take() {
+            self.mark_done(status);
+        }
         self.transcript.push(item);
         self.done.push(done);
         self.dirty = true;
@@ -170,6 +177,22 @@ impl App {
     /// A dim one-line note in the chat (`Navigated to selected point`, errors).
     pub fn notice(&mut self, text: impl Into<String>) {
         self.push_item(ChatItem::Notice(text.into()), true);
+    }
+
+    /// pi's `showStatus`: a dim note in the chat (`Thinking level: high`, `Switched to
+    /// …`); another status right after it replaces it rather than adding a line.
+    pub fn show_status(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        if let Some(index) = self.last_status
+            && index + 1 == self.transcript.len()
+        {
+            self.transcript
+                .update_at(index, |item| *item = ChatItem::Notice(text));
+            self.dirty = true;
+            return;
+        }
+        let index = self.push_item(ChatItem::Notice(text), false);
+        self.last_status = Some(index);
     }
 
     /// A warning that stays: shown now and again after every rebuild of the chat.
@@ -198,6 +221,7 @@ impl App {
     /// Rebuilds the chat from the agent's messages (after `/tree`, a compaction, a new or
     /// resumed session). Long sessions show their tail; the rest stays on disk.
     pub fn rebuild_transcript(&mut self) {
+        self.last_status = None;
         const MAX_ITEMS_ON_OPEN: usize = 400;
         let messages = self.session.messages();
         // Long sessions: build the chat from the messages that make up its last items
