@@ -412,11 +412,17 @@ pub(super) fn header_resources(
     session: &AgentSession,
 ) -> crate::modes::interactive::components::header::LoadedResources {
     let loaded = session.loaded_resources();
+    let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
     crate::modes::interactive::components::header::LoadedResources {
         context_files: loaded
             .context_files
             .iter()
-            .map(|p| p.display().to_string())
+            .map(|p| context_path(p, session.cwd(), home.as_deref()))
+            .collect(),
+        context_files_expanded: loaded
+            .context_files
+            .iter()
+            .map(|p| home_path(p, home.as_deref()))
             .collect(),
         skills: loaded.skills.iter().map(|s| s.name.clone()).collect(),
         prompts: loaded
@@ -426,5 +432,52 @@ pub(super) fn header_resources(
             .collect(),
         extensions: loaded.extensions.iter().map(|e| e.name.clone()).collect(),
         themes: Vec::new(),
+    }
+}
+
+/// pi's `formatDisplayPath`: the home directory as `~`.
+fn home_path(path: &std::path::Path, home: Option<&str>) -> String {
+    let text = path.display().to_string();
+    match home {
+        Some(home) if text.starts_with(home) => format!("~{}", &text[home.len()..]),
+        _ => text,
+    }
+}
+
+/// pi's `formatContextPath`: relative to the working directory when inside it (`.` for
+/// the directory itself), else [`home_path`].
+fn context_path(path: &std::path::Path, cwd: &std::path::Path, home: Option<&str>) -> String {
+    match path.strip_prefix(cwd) {
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => home_path(path, home),
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::{context_path, home_path};
+    use std::path::Path;
+
+    #[test]
+    fn context_files_are_shown_as_pi_shows_them() {
+        let home = Some("/home/u");
+        let cwd = Path::new("/home/u/proj");
+        assert_eq!(
+            context_path(Path::new("/home/u/proj/AGENTS.md"), cwd, home),
+            "AGENTS.md"
+        );
+        assert_eq!(
+            context_path(Path::new("/home/u/.pi/agent/AGENTS.md"), cwd, home),
+            "~/.pi/agent/AGENTS.md"
+        );
+        assert_eq!(
+            context_path(Path::new("/etc/AGENTS.md"), cwd, home),
+            "/etc/AGENTS.md"
+        );
+        assert_eq!(
+            home_path(Path::new("/home/u/proj/AGENTS.md"), home),
+            "~/proj/AGENTS.md"
+        );
     }
 }

@@ -13,7 +13,12 @@ use crate::modes::interactive::theme::ThemeToken;
 /// Resources found at startup, as display strings (paths already shortened).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadedResources {
+    /// As pi lists them collapsed: relative to the working directory when inside it,
+    /// else with the home directory as `~`.
     pub context_files: Vec<String>,
+    /// As pi lists them expanded (Ctrl+O): every path with the home directory as `~`.
+    /// Empty: the collapsed form is used.
+    pub context_files_expanded: Vec<String>,
     pub skills: Vec<String>,
     /// Prompt template names without the `/`.
     pub prompts: Vec<String>,
@@ -170,7 +175,12 @@ impl Component for StartupHeader {
 
         let r = &self.resources;
         let mut sections = Vec::new();
-        sections.extend(self.section(ui, "Context", &r.context_files, false));
+        let context = if self.expanded && !r.context_files_expanded.is_empty() {
+            &r.context_files_expanded
+        } else {
+            &r.context_files
+        };
+        sections.extend(self.section(ui, "Context", context, false));
         sections.extend(self.section(ui, "Skills", &r.skills, true));
         let prompts: Vec<String> = r.prompts.iter().map(|p| format!("/{p}")).collect();
         sections.extend(self.section(ui, "Prompts", &prompts, true));
