@@ -307,3 +307,21 @@ async fn switching_models_and_levels_leaves_one_status_line_as_in_pi() {
     ui.keys(&["M-Up"]);
     ui.wait_for("No queued messages to restore", WAIT).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_bang_command_animates_its_spinner() {
+    let env = Env::new(json!({"default": {"text": "ok"}}), json!({}));
+    let mut ui = env.ui(80, 24);
+    submit(&mut ui, "!sleep 3").await;
+    let running = |screen: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains("Running..."))
+            .map(|l| l.trim().to_string())
+    };
+    let first = running(&ui.wait_for("Running...", WAIT).await).unwrap();
+    ui.handle(pi::modes::interactive::app::UiEvent::Tick);
+    let second = running(&ui.screen()).unwrap();
+    assert_ne!(first, second, "the spinner moved on a tick");
+    ui.keys(&["Escape"]);
+}

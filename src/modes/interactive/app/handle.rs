@@ -96,6 +96,7 @@ impl App {
                 if self.animating() {
                     self.spinner = self.spinner.wrapping_add(1);
                     self.dirty = true;
+                    self.advance_bash_spinner();
                 }
                 Effect::None
             }
@@ -105,6 +106,21 @@ impl App {
                 Effect::None
             }
         }
+    }
+
+    /// A running `!command` shows the same spinner frame as the status line.
+    fn advance_bash_spinner(&mut self) {
+        let Some(index) = self.bash_item else { return };
+        let frame = self.spinner;
+        self.transcript.update_at(index, |item| {
+            if let crate::modes::interactive::components::transcript::ChatItem::Bash(view) = item
+                && let crate::modes::interactive::components::bash_execution::BashStatus::Running {
+                    frame: shown,
+                } = &mut view.status
+            {
+                *shown = frame;
+            }
+        });
     }
 
     fn run_key_command(&mut self, command: KeyCommand) -> Effect {
