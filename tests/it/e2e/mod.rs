@@ -5,10 +5,12 @@
 //! - `tui`: prompts and streaming, tool diffs, abort, resize, `--resume`, `/compact`,
 //!   extension dialogs.
 //! - `abort`: Escape during a retry wait and an overflow compaction.
+//! - `footer`: the git branch follows a `git switch` made elsewhere.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
 mod abort;
 mod env;
+mod footer;
 mod tree;
 mod tui;

@@ -185,6 +185,10 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}
+        AppMsg::GitBranch(branch) => {
+            app.git_branch = branch;
+            app.footer_cache = None;
+        }
         AppMsg::FilesWalked(files) => {
             app.project_files = files;
             app.refresh_autocomplete();

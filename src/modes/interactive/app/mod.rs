@@ -67,6 +67,8 @@ const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 const HISTORY_BUDGET: Duration = Duration::from_millis(8);
 /// The slowest frame pacing adaptive spacing may choose.
 const MAX_FRAME_INTERVAL: Duration = Duration::from_millis(250);
+/// How often the footer checks which git branch is checked out.
+const GIT_HEAD_POLL: Duration = Duration::from_secs(1);
 /// Spinner and countdown speed.
 const TICK: Duration = Duration::from_millis(80);
 
@@ -102,6 +104,29 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     tokio::task::spawn_blocking(move || {
         let files = walk_project(&cwd, 20_000);
         let _ = walk_tx.send(AppMsg::FilesWalked(Arc::new(files)));
+    });
+    // The footer's branch follows `git switch` made elsewhere, as pi's watch of
+    // `.git/HEAD` does: one small read a second, on a blocking thread.
+    let git_cwd = app.cwd.clone();
+    let git_tx = tx.clone();
+    let mut shown_branch = app.git_branch.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(GIT_HEAD_POLL);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            every.tick().await;
+            let cwd = git_cwd.clone();
+            let Ok(branch) = tokio::task::spawn_blocking(move || state::git_branch(&cwd)).await
+            else {
+                return;
+            };
+            if branch != shown_branch {
+                shown_branch = branch.clone();
+                if git_tx.send(AppMsg::GitBranch(branch)).is_err() {
+                    return;
+                }
+            }
+        }
     });
 
     let mut prompts = options.initial_prompts.into_iter();

@@ -21,6 +21,8 @@ pub enum AppMsg {
     Error(String),
     Redraw,
     FilesWalked(Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>),
+    /// The checked-out branch changed (`git switch` in another terminal).
+    GitBranch(Option<String>),
     /// The session finished loading in the background.
     Loaded(Result<Loaded, String>),
     /// A dialog or notice from an extension.
