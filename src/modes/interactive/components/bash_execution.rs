@@ -90,8 +90,9 @@ impl Component for BashExecutionView {
             1,
         ));
 
+        // As pi: the output's lines as split on `\n`, so output ending in a newline has an
+        // empty last line (shown, and counted in "N more lines").
         let clean = sanitize(&self.output);
-        let clean = clean.trim_end_matches('\n');
         let all: Vec<&str> = if clean.is_empty() {
             Vec::new()
         } else {
@@ -101,9 +102,11 @@ impl Component for BashExecutionView {
         let preview = &available[available.len().saturating_sub(PREVIEW_LINES)..];
         let hidden = available.len() - preview.len();
         if !available.is_empty() {
-            out.push(Line::default());
+            // A blank row, then the output; collapsed, the last PREVIEW_LINES rows of both
+            // (a full preview pushes the blank row out, as in pi).
             let shown = if self.expanded { available } else { preview };
-            let rows = styled_text(&shown.join("\n"), muted, width, 1);
+            let mut rows = vec![Line::default()];
+            rows.extend(styled_text(&shown.join("\n"), muted, width, 1));
             let skip = if self.expanded {
                 0
             } else {
@@ -200,6 +203,7 @@ mod tests {
 
          PASS a.test.js
 
+
          ⠸ Running... (escape/ctrl+c to cancel)
         ────────────────────────────────────────
         ");
@@ -221,7 +225,6 @@ mod tests {
 
         ──────────────────────────────
          $ seq 25
-
          6
          7
          8
