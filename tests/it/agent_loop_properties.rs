@@ -9,11 +9,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::support::mock_llm::{MockLlm, Script};
-use pi::ai::model::ThinkingLevel;
-use pi::ai::models::ModelRegistry;
-use pi::core::agent_session::{AgentSession, AgentSessionOptions, PromptOptions};
-use pi::core::paths::AgentPaths;
-use pi::core::settings::Settings;
+use crate::support::session::mock_agent_session;
+use pi::core::agent_session::{AgentSession, PromptOptions};
 use pi::session::SessionManager;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -138,22 +135,7 @@ fn env(script: &[Outcome], tail: Outcome, summary_fails: bool) -> Env {
 }
 
 fn session(env: &Env) -> AgentSession {
-    let registry = ModelRegistry::load(&env.agent);
-    let model = registry.find("mock", "mock-model").cloned();
-    AgentSession::new(AgentSessionOptions {
-        cwd: env.cwd.clone(),
-        paths: AgentPaths::new(env.agent.clone()),
-        settings: Settings::load(&env.agent, &env.cwd),
-        registry,
-        session: SessionManager::create(&env.cwd, &env.sessions).unwrap(),
-        model,
-        thinking: ThinkingLevel::Off,
-        scoped_models: Vec::new(),
-        tool_names: vec!["read".into()],
-        extra_tools: Vec::new(),
-        resources: Default::default(),
-        hooks: None,
-    })
+    mock_agent_session(&env.agent, &env.cwd, &env.sessions, &["read"])
 }
 
 fn is_summary(body: &Value) -> bool {

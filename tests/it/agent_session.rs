@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::support::mock_llm::{MockLlm, Script};
+use crate::support::session::mock_agent_session;
 use pi::ai::message::StopReason;
 use pi::ai::model::ThinkingLevel;
 use pi::ai::models::ModelRegistry;
@@ -51,27 +52,12 @@ fn env(script: Value, settings: Value) -> Env {
 }
 
 fn session(env: &Env) -> AgentSession {
-    let registry = ModelRegistry::load(&env.agent);
-    let model = registry.find("mock", "mock-model").cloned();
-    assert!(
-        model.is_some(),
-        "mock model missing: {:?}",
-        registry.error()
-    );
-    AgentSession::new(AgentSessionOptions {
-        cwd: env.cwd.clone(),
-        paths: AgentPaths::new(env.agent.clone()),
-        settings: Settings::load(&env.agent, &env.cwd),
-        registry,
-        session: SessionManager::create(&env.cwd, &env.sessions).unwrap(),
-        model,
-        thinking: ThinkingLevel::Off,
-        scoped_models: Vec::new(),
-        tool_names: vec!["read".into(), "bash".into(), "edit".into(), "write".into()],
-        extra_tools: Vec::new(),
-        resources: Default::default(),
-        hooks: None,
-    })
+    mock_agent_session(
+        &env.agent,
+        &env.cwd,
+        &env.sessions,
+        &["read", "bash", "edit", "write"],
+    )
 }
 
 fn session_file_entries(path: &Path) -> Vec<Value> {

@@ -6,10 +6,10 @@
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::mock_llm::{MockLlm, Script};
+use crate::support::pi_project::Project;
 use crate::support::rpc_client::{RpcProject, json_lines};
 use serde_json::{Value, json};
 
@@ -29,52 +29,9 @@ fn sparse_log(path: &Path, size: u64) {
     file.write_all(b"last line\n").unwrap();
 }
 
-/// A temp HOME whose models.json points at the mock server, and a project directory.
-struct Project {
-    dir: tempfile::TempDir,
-    /// Kept alive for the test's duration.
-    _server: MockLlm,
-}
-
-impl Project {
-    fn new(script: &Value) -> Project {
-        let dir = tempfile::tempdir().unwrap();
-        let server = MockLlm::start(Script::from_json(&script.to_string()).unwrap());
-        let agent = dir.path().join("home/.pi/agent");
-        std::fs::create_dir_all(&agent).unwrap();
-        std::fs::create_dir_all(dir.path().join("proj")).unwrap();
-        let models = json!({"providers": {"mock": {
-            "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions", "apiKey": "mock",
-            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-            "models": [{"id": "mock-model", "contextWindow": 200000, "maxTokens": 4000}]
-        }}});
-        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-        Project {
-            dir,
-            _server: server,
-        }
-    }
-
-    fn cwd(&self) -> PathBuf {
-        self.dir.path().join("proj")
-    }
-
-    fn pi(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pi"));
-        cmd.current_dir(self.cwd())
-            .env("HOME", self.dir.path().join("home"))
-            .env_remove("PI_CODING_AGENT_DIR")
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .args(["--offline", "--provider", "mock", "--model", "mock-model"])
-            .stdin(Stdio::null());
-        cmd
-    }
-
-    /// Every message of the one session file.
-    fn messages(&self) -> Vec<Value> {
-        session_messages(&self.dir.path().join("home/.pi/agent/sessions"))
-    }
+/// Every message of the project's one session file.
+fn messages(p: &Project) -> Vec<Value> {
+    session_messages(&p.agent_dir().join("sessions"))
 }
 
 fn session_messages(sessions: &Path) -> Vec<Value> {
@@ -144,7 +101,7 @@ fn wait_with_usage(child: &mut Child, timeout: Duration) -> Finished {
 
 #[test]
 fn a_3_gb_file_is_answered_in_seconds_within_300_mb() {
-    let p = Project::new(&json!({"sequence": [
+    let p = Project::new(json!({"sequence": [
         {"tool_calls": [{"name": "read", "arguments": {"path": "huge.log"}}]},
         {"tool_calls": [{"name": "read", "arguments": {"path": "huge.log", "offset": 11}}]},
         {"tool_calls": [{"name": "read", "arguments": {"path": "huge.log", "offset": 12, "limit": 1}}]},
@@ -194,7 +151,7 @@ fn a_3_gb_file_is_answered_in_seconds_within_300_mb() {
     assert!(finished.status.success(), "{stderr}");
     assert_eq!(stdout, "read it\n");
 
-    let messages = p.messages();
+    let messages = messages(&p);
     let results = tool_results(&messages);
     // Each read's duration: from the assistant message asking for it to its result.
     let durations: Vec<i64> = messages

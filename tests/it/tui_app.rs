@@ -9,13 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::support::mock_llm::{MockLlm, Script};
-use pi::ai::model::ThinkingLevel;
-use pi::ai::models::ModelRegistry;
-use pi::core::agent_session::{AgentSession, AgentSessionOptions};
-use pi::core::paths::AgentPaths;
-use pi::core::settings::Settings;
+use crate::support::session::mock_agent_session;
+use pi::core::agent_session::AgentSession;
 use pi::modes::interactive::app::Headless;
-use pi::session::SessionManager;
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -61,22 +57,12 @@ impl Env {
     }
 
     fn session(&self) -> AgentSession {
-        let registry = ModelRegistry::load(&self.agent());
-        let model = registry.find("mock", "mock-model").cloned();
-        AgentSession::new(AgentSessionOptions {
-            cwd: self.cwd(),
-            paths: AgentPaths::new(self.agent()),
-            settings: Settings::load(&self.agent(), &self.cwd()),
-            registry,
-            session: SessionManager::create(self.cwd(), self.sessions()).unwrap(),
-            model,
-            thinking: ThinkingLevel::Off,
-            scoped_models: Vec::new(),
-            tool_names: vec!["read".into(), "bash".into(), "edit".into(), "write".into()],
-            extra_tools: Vec::new(),
-            resources: Default::default(),
-            hooks: None,
-        })
+        mock_agent_session(
+            &self.agent(),
+            &self.cwd(),
+            &self.sessions(),
+            &["read", "bash", "edit", "write"],
+        )
     }
 
     fn ui(&self, width: u16, height: u16) -> Headless {

@@ -123,3 +123,36 @@ pub fn file_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
         })
         .collect()
 }
+
+/// An `AgentSession` in this process on `mock/mock-model` from `agent`'s models.json and
+/// settings, with a new session file under `sessions` and the given built-in tools.
+pub fn mock_agent_session(
+    agent: &std::path::Path,
+    cwd: &std::path::Path,
+    sessions: &std::path::Path,
+    tools: &[&str],
+) -> pi::core::agent_session::AgentSession {
+    use pi::ai::models::ModelRegistry;
+    use pi::core::agent_session::{AgentSession, AgentSessionOptions};
+    let registry = ModelRegistry::load(agent);
+    let model = registry.find("mock", "mock-model").cloned();
+    assert!(
+        model.is_some(),
+        "mock model missing: {:?}",
+        registry.error()
+    );
+    AgentSession::new(AgentSessionOptions {
+        cwd: cwd.to_path_buf(),
+        paths: pi::core::paths::AgentPaths::new(agent.to_path_buf()),
+        settings: pi::core::settings::Settings::load(agent, cwd),
+        registry,
+        session: SessionManager::create(cwd, sessions).unwrap(),
+        model,
+        thinking: pi::ai::model::ThinkingLevel::Off,
+        scoped_models: Vec::new(),
+        tool_names: tools.iter().map(|t| t.to_string()).collect(),
+        extra_tools: Vec::new(),
+        resources: Default::default(),
+        hooks: None,
+    })
+}
