@@ -23,6 +23,7 @@ const samples = [
   "combining e\u0301 and a\u0300 marks",
   "zero\u200bwidth\u200djoiners",
   "halfwidth ｶﾀｶﾅ and fullwidth ＡＢＣ",
+  "voiced ｶﾞｷﾞ and か\uFF9E joined",
   "thai ำ and ลำ",
   `${RED}red text${RESET} then plain`,
   `${BOLD}${RED}bold red that goes on and on and on across the width${RESET}`,
