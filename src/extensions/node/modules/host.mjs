@@ -21,20 +21,32 @@
 //                                                 hold an AbortSignal in `signal`. `simple` is true
 //                                                 for streamSimple/completeSimple (options carry
 //                                                 `reasoning` instead of provider options).
-//   __piHost.theme()                           → the current Theme object pi-coding-agent
-//                                                 exports as `theme` (fg(color, text), bg(color,
-//                                                 text), bold, italic, underline, inverse,
-//                                                 strikethrough, getFgAnsi(color), getBgAnsi(color),
-//                                                 name); used by getMarkdownTheme, DynamicBorder,
-//                                                 BorderedLoader, getSettingsListTheme, …
+//   __piHost.theme()                           → the current Theme (the object pi passes as
+//                                                 ctx.ui.theme: fg(color, text), bg(color, text),
+//                                                 bold, italic, underline, inverse, strikethrough);
+//                                                 used by getMarkdownTheme, DynamicBorder,
+//                                                 BorderedLoader, keyHint, getSettingsListTheme, …
+//   __piHost.highlightCode(code, lang)         → optional, string[]: pi-rs's syntax highlighting
+//                                                 of code as themed lines (highlightCode and the
+//                                                 markdown theme); without it code is one color.
 //   __piHost.agentDir                          → string, pi-rs's agent folder (getAgentDir()).
-//   __piHost.version                           → string, the pi version pi-rs reports (VERSION).
-//   __piHost.keybindings()                     → optional; a KeybindingsManager-like object for
-//                                                 CustomEditor (matches(data, action)).
-//   __piHost.tools.execute(name, cwd, params, signal, onUpdate)
+//   __piHost.version                           → string, the pi version pi-rs reports (VERSION),
+//                                                 read once when pi-coding-agent is imported.
+//   __piHost.keybindings()                     → optional, { definitions, userBindings }: pi's
+//                                                 app actions ({ "app.tools.expand": { defaultKeys,
+//                                                 description }, … }) and the user's
+//                                                 keybindings.json; read on the first
+//                                                 getKeybindings() (keyHint, Editor, SelectList, …).
+//   __piHost.tools.definition(name)            → (sync) { name, label, description, parameters,
+//                                                 promptSnippet?, … } of pi-rs's built-in tool, or
+//                                                 undefined.
+//   __piHost.tools.execute(name, cwd, params, signal, onUpdate, toolCallId)
 //                                              → Promise<AgentToolResult>; runs pi-rs's built-in
 //                                                 tool `name` (read, bash, edit, write, grep, find,
 //                                                 ls) in `cwd`. Backs the create*Tool factories.
+//
+// The host should also call pi-tui's setKittyProtocolActive(true) when the terminal speaks the
+// Kitty keyboard protocol, so matchesKey reads ambiguous keys as pi does.
 
 /** The host object, or an error naming what the caller needed. */
 export function piHost(what) {

@@ -131,8 +131,15 @@ export function setKeybindings(manager) {
   keybindings = manager;
 }
 
+/**
+ * The keybindings components consult: the ones set with setKeybindings, else pi-rs's (pi's app
+ * actions and the user's keybindings.json, from `__piHost.keybindings()`), else pi-tui's defaults.
+ */
 export function getKeybindings() {
-  if (!keybindings) keybindings = new KeybindingsManager(TUI_KEYBINDINGS);
+  if (!keybindings) {
+    const fromHost = globalThis.__piHost?.keybindings?.();
+    keybindings = new KeybindingsManager({ ...TUI_KEYBINDINGS, ...(fromHost?.definitions ?? {}) }, fromHost?.userBindings ?? {});
+  }
   return keybindings;
 }
 
