@@ -170,7 +170,7 @@ for (const [name, entry] of entries) {
   toolCount += tools.length;
   renderCount += tools.reduce((n, t) => n + t.slice(6).filter((r) => typeof r[1] !== "string").length, 0);
 }
-console.log(`${identical} of ${entries.length} examples register the same tools, commands, flags and handlers with our modules as with pi's (${toolCount} tools, ${renderCount} renderCall/renderResult components rendered and compared line by line)`);
+console.log(`${identical} of ${entries.length} examples behave the same with our modules as with pi's: the same tools, commands, flags and handlers, or the same load failure (${toolCount} tools, ${renderCount} renderCall/renderResult components rendered and compared line by line)`);
 if (failing.length > 0) console.log(`factories that throw with both module sets: ${failing.join("; ")}`);
 check("examples were found", entries.length > 60, String(entries.length));
 
