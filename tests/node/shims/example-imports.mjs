@@ -71,6 +71,18 @@ for (const [name, missing] of examples) if (missing.length > 0) console.log(`  $
 for (const name of PRIORITY) same(`priority example ${name} imports`, byFile.get(name), []);
 const unexpected = [...byFile.values()].flat().filter((m) => !KNOWN_GAPS.has(m));
 same("missing names are the documented gaps", [...new Set(unexpected)], []);
+// No extras: each module exports only names the real package exports (and typebox's `Type`
+// only builders typebox's has), so an extension that loads here loads in pi too.
+const realModules = {
+  typebox: await import(join(reference, "typebox/build/index.mjs")),
+  "@mariozechner/pi-ai": await import(join(reference, "@mariozechner/pi-ai/dist/index.js")),
+  "@mariozechner/pi-tui": await import(join(reference, "@mariozechner/pi-tui/dist/index.js")),
+  "@mariozechner/pi-coding-agent": await import(join(reference, "@mariozechner/pi-coding-agent/dist/index.js")),
+};
+for (const [specifier, realModule] of Object.entries(realModules)) {
+  same(`${specifier} exports nothing pi's lacks`, Object.keys(modules[specifier]).filter((name) => !(name in realModule)), []);
+}
+same("Type has no builder typebox lacks", Object.keys(modules.typebox.Type).filter((name) => !(name in realModules.typebox.Type)), []);
 check("examples were found", examples.length > 60, String(examples.length));
 
 finish("example imports");
