@@ -600,11 +600,9 @@ fn render_mistral(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) -> V
         }
         (None, c.to_string())
     };
-    let mut ev = vec![chunk(
-        json!({"role": "assistant", "content": ""}),
-        Value::Null,
-        None,
-    )];
+    // Mistral opens with `content: ""`; pi turns that into an empty text block, so the
+    // mock leaves it out to keep answers readable.
+    let mut ev = vec![chunk(json!({"role": "assistant"}), Value::Null, None)];
     if let Some(t) = &reply.thinking {
         for piece in split(t, reply.chunk_size) {
             ev.push(chunk(
@@ -639,7 +637,7 @@ fn render_mistral(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) -> V
     };
     let input = usage.input + usage.cache_read + usage.cache_write;
     ev.push(chunk(
-        json!({"content": ""}),
+        json!({}),
         json!(finish),
         Some(json!({"prompt_tokens": input, "completion_tokens": usage.output, "total_tokens": input + usage.output})),
     ));

@@ -221,10 +221,12 @@ fn convert_messages(messages: &[Message], images: bool) -> Vec<Value> {
                                 "thinking": [{"type": "text", "text": t.thinking}],
                             }));
                         }
+                        // `index: 0` and `prefix: false` are the SDK's defaults, always sent.
                         AssistantBlock::ToolCall(tc) => calls.push(json!({
                             "id": tc.id,
                             "type": "function",
                             "function": {"name": tc.name, "arguments": arguments_text(&tc.arguments)},
+                            "index": 0,
                         })),
                         _ => {}
                     }
@@ -238,6 +240,7 @@ fn convert_messages(messages: &[Message], images: bool) -> Vec<Value> {
                     m.insert("tool_calls".into(), Value::Array(calls));
                 }
                 if m.len() > 1 {
+                    m.insert("prefix".into(), json!(false));
                     out.push(Value::Object(m));
                 }
             }
