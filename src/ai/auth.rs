@@ -74,14 +74,50 @@ pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
     }
 }
 
-/// The key from the provider's environment variable, with the variable's name.
+/// The key from the provider's environment variable, with the variable's name. Vertex
+/// and Bedrock also accept ambient cloud credentials, as pi: then the key is the
+/// placeholder `<authenticated>` and the provider module finds the real credentials.
 pub fn env_api_key(provider: &str) -> Option<(&'static str, ApiKey)> {
-    env_vars_for(provider).iter().find_map(|var| {
-        std::env::var(var)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .map(|v| (*var, ApiKey::new(v)))
-    })
+    env_vars_for(provider)
+        .iter()
+        .find_map(|var| {
+            std::env::var(var)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(|v| (*var, ApiKey::new(v)))
+        })
+        .or_else(|| ambient_credentials(provider).map(|var| (var, ApiKey::new(AUTHENTICATED))))
+}
+
+/// The placeholder key for providers authenticated by ambient cloud credentials.
+pub const AUTHENTICATED: &str = "<authenticated>";
+
+/// The variable that makes ambient credentials usable for `provider`, if any.
+fn ambient_credentials(provider: &str) -> Option<&'static str> {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    match provider {
+        "google-vertex" => {
+            let project = set("GOOGLE_CLOUD_PROJECT") || set("GCLOUD_PROJECT");
+            (project
+                && set("GOOGLE_CLOUD_LOCATION")
+                && crate::ai::providers::google_vertex::adc::has_credentials())
+            .then_some("GOOGLE_APPLICATION_CREDENTIALS")
+        }
+        "amazon-bedrock" => [
+            "AWS_PROFILE",
+            "AWS_BEARER_TOKEN_BEDROCK",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+        ]
+        .into_iter()
+        .find(|v| set(v))
+        .or_else(|| {
+            (set("AWS_ACCESS_KEY_ID") && set("AWS_SECRET_ACCESS_KEY"))
+                .then_some("AWS_ACCESS_KEY_ID")
+        }),
+        _ => None,
+    }
 }
 
 /// What to tell a user whose provider has no key.

@@ -17,17 +17,40 @@ pub enum Api {
     OpenAiCompletions,
     OpenAiResponses,
     GoogleGenerativeAi,
+    MistralConversations,
+    AzureOpenAiResponses,
+    OpenAiCodexResponses,
+    GoogleVertex,
+    BedrockConverseStream,
     /// An API name we do not implement (kept so files and configs round-trip).
     Other(String),
 }
 
 impl Api {
+    /// The API names pi-rs can speak.
+    pub const SUPPORTED: &'static [&'static str] = &[
+        "anthropic-messages",
+        "openai-completions",
+        "openai-responses",
+        "google-generative-ai",
+        "mistral-conversations",
+        "azure-openai-responses",
+        "openai-codex-responses",
+        "google-vertex",
+        "bedrock-converse-stream",
+    ];
+
     pub fn as_str(&self) -> &str {
         match self {
             Api::AnthropicMessages => "anthropic-messages",
             Api::OpenAiCompletions => "openai-completions",
             Api::OpenAiResponses => "openai-responses",
             Api::GoogleGenerativeAi => "google-generative-ai",
+            Api::MistralConversations => "mistral-conversations",
+            Api::AzureOpenAiResponses => "azure-openai-responses",
+            Api::OpenAiCodexResponses => "openai-codex-responses",
+            Api::GoogleVertex => "google-vertex",
+            Api::BedrockConverseStream => "bedrock-converse-stream",
             Api::Other(s) => s,
         }
     }
@@ -38,6 +61,11 @@ impl Api {
             "openai-completions" => Api::OpenAiCompletions,
             "openai-responses" => Api::OpenAiResponses,
             "google-generative-ai" => Api::GoogleGenerativeAi,
+            "mistral-conversations" => Api::MistralConversations,
+            "azure-openai-responses" => Api::AzureOpenAiResponses,
+            "openai-codex-responses" => Api::OpenAiCodexResponses,
+            "google-vertex" => Api::GoogleVertex,
+            "bedrock-converse-stream" => Api::BedrockConverseStream,
             other => Api::Other(other.to_string()),
         }
     }

@@ -12,11 +12,18 @@
 //! [`Output`]; the HTTP, retry, cancellation and event plumbing lives in `driver`.
 
 pub mod anthropic;
+pub mod azure_openai_responses;
+pub mod bedrock;
 mod driver;
+pub mod eventstream;
 pub mod google;
+pub mod google_vertex;
+pub mod mistral;
+pub mod openai_codex_responses;
 pub mod openai_completions;
 pub mod openai_responses;
 mod output;
+pub mod sigv4;
 mod wire;
 
 use std::collections::BTreeMap;
