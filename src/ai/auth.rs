@@ -45,43 +45,65 @@ impl fmt::Debug for ApiKey {
     }
 }
 
-/// The environment variables that hold a provider's key, in priority order.
+/// The environment variables that hold a provider's key, in priority order (pi-ai's
+/// mapping, kept in the built-in catalogue).
 pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
-    match provider {
-        // An OAuth token wins over a plain key, as in pi.
-        "anthropic" => &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
-        "github-copilot" => &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
-        "openai" => &["OPENAI_API_KEY"],
-        "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
-        "deepseek" => &["DEEPSEEK_API_KEY"],
-        "google" => &["GEMINI_API_KEY"],
-        "google-vertex" => &["GOOGLE_CLOUD_API_KEY"],
-        "groq" => &["GROQ_API_KEY"],
-        "cerebras" => &["CEREBRAS_API_KEY"],
-        "xai" => &["XAI_API_KEY"],
-        "openrouter" => &["OPENROUTER_API_KEY"],
-        "vercel-ai-gateway" => &["AI_GATEWAY_API_KEY"],
-        "zai" => &["ZAI_API_KEY"],
-        "mistral" => &["MISTRAL_API_KEY"],
-        "minimax" => &["MINIMAX_API_KEY"],
-        "minimax-cn" => &["MINIMAX_CN_API_KEY"],
-        "moonshotai" | "moonshotai-cn" => &["MOONSHOT_API_KEY"],
-        "huggingface" => &["HF_TOKEN"],
-        "fireworks" => &["FIREWORKS_API_KEY"],
-        "opencode" | "opencode-go" => &["OPENCODE_API_KEY"],
-        "kimi-coding" => &["KIMI_API_KEY"],
-        _ => &[],
-    }
+    super::catalog::env_vars(provider)
 }
 
-/// The key from the provider's environment variable, with the variable's name.
+/// What pi-ai's `getEnvApiKey` returns for providers authenticated by their SDK's own
+/// credential chain rather than a key (Amazon Bedrock, Google Vertex AI).
+pub const AMBIENT_CREDENTIALS: &str = "<authenticated>";
+
+/// The key from the provider's environment variable, with the variable's name. For Amazon
+/// Bedrock and Google Vertex AI, credentials the environment points at (an AWS profile or
+/// keys, Google application-default credentials with a project and location) count as
+/// pi counts them: the key is then [`AMBIENT_CREDENTIALS`].
 pub fn env_api_key(provider: &str) -> Option<(&'static str, ApiKey)> {
-    env_vars_for(provider).iter().find_map(|var| {
-        std::env::var(var)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .map(|v| (*var, ApiKey::new(v)))
-    })
+    env_vars_for(provider)
+        .iter()
+        .find_map(|var| env_value(var).map(|v| (*var, ApiKey::new(v))))
+        .or_else(|| {
+            ambient_credentials(provider).map(|var| (var, ApiKey::new(AMBIENT_CREDENTIALS)))
+        })
+}
+
+fn env_value(var: &str) -> Option<String> {
+    std::env::var(var).ok().filter(|v| !v.is_empty())
+}
+
+/// The variable that makes pi treat Bedrock or Vertex as configured without a key.
+fn ambient_credentials(provider: &str) -> Option<&'static str> {
+    match provider {
+        "amazon-bedrock" => {
+            if env_value("AWS_ACCESS_KEY_ID").is_some()
+                && env_value("AWS_SECRET_ACCESS_KEY").is_some()
+            {
+                return Some("AWS_ACCESS_KEY_ID");
+            }
+            [
+                "AWS_PROFILE",
+                "AWS_BEARER_TOKEN_BEDROCK",
+                "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                "AWS_WEB_IDENTITY_TOKEN_FILE",
+            ]
+            .into_iter()
+            .find(|var| env_value(var).is_some())
+        }
+        "google-vertex" => {
+            let adc = match env_value("GOOGLE_APPLICATION_CREDENTIALS") {
+                Some(path) => PathBuf::from(path),
+                None => {
+                    dirs::home_dir()?.join(".config/gcloud/application_default_credentials.json")
+                }
+            };
+            let project = env_value("GOOGLE_CLOUD_PROJECT").or_else(|| env_value("GCLOUD_PROJECT"));
+            (adc.exists() && project.is_some() && env_value("GOOGLE_CLOUD_LOCATION").is_some())
+                .then_some("GOOGLE_APPLICATION_CREDENTIALS")
+        }
+        _ => None,
+    }
 }
 
 /// What to tell a user whose provider has no key.
