@@ -239,6 +239,15 @@ impl Settings {
     pub fn branch_summary_skip_prompt(&self) -> bool {
         self.bool_at("branchSummary.skipPrompt", false)
     }
+    /// pi's `enableInstallTelemetry` (default on); `PI_TELEMETRY` overrides it. pi-rs
+    /// sends no telemetry of its own: this only decides the OpenRouter and Cloudflare
+    /// attribution headers, as in pi.
+    pub fn install_telemetry(&self) -> bool {
+        match std::env::var("PI_TELEMETRY") {
+            Ok(v) => matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"),
+            Err(_) => self.bool_at("enableInstallTelemetry", true),
+        }
+    }
     pub fn retry(&self) -> RetrySettings {
         RetrySettings {
             enabled: self.bool_at("retry.enabled", true),

@@ -127,6 +127,11 @@ async fn build(
         _ => build_sync(model, context, options),
     };
     let mut request = request.map_err(Failure::Error)?;
+    for (k, v) in sdk_identity(&model.api) {
+        if request.header(k).is_none() {
+            request.set_header(k, v);
+        }
+    }
     for (k, v) in &model.headers {
         request.set_header(k, v);
     }
@@ -156,6 +161,24 @@ fn build_sync(
             Api::SUPPORTED.join(", ")
         )),
         Api::GoogleVertex => Err("Vertex requests are built with their credentials".into()),
+    }
+}
+
+/// The identity headers pi's requests carry: those of the official SDK pi uses for the
+/// API (the versions pinned by pi 0.73.1). Some endpoints treat clients by these; model,
+/// models.json and option headers (Copilot's, Cloudflare's attribution) still win.
+pub(crate) fn sdk_identity(api: &Api) -> &'static [(&'static str, &'static str)] {
+    match api {
+        Api::AnthropicMessages => &[("User-Agent", "Anthropic/JS 0.91.1")],
+        Api::OpenAiCompletions | Api::OpenAiResponses => &[("User-Agent", "OpenAI/JS 6.26.0")],
+        Api::GoogleGenerativeAi => &[
+            ("User-Agent", "google-genai-sdk/1.52.0 gl-node/v20.20.2"),
+            (
+                "x-goog-api-client",
+                "google-genai-sdk/1.52.0 gl-node/v20.20.2",
+            ),
+        ],
+        _ => &[],
     }
 }
 

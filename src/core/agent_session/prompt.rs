@@ -537,7 +537,11 @@ impl AgentSession {
                 st.streaming = false;
                 return Ok(Vec::new());
             };
-            let auth = st.registry.request_auth(&model).unwrap_or_default();
+            let auth = super::client::with_attribution(
+                st.registry.request_auth(&model).unwrap_or_default(),
+                &model,
+                st.settings.install_telemetry(),
+            );
             let inner = Arc::downgrade(&self.inner);
             let client = ProviderClient {
                 model: model.clone(),
@@ -581,7 +585,17 @@ impl AgentSession {
         let mut sink = move |event: AgentEvent| {
             session.on_agent_event(&event);
             session.notify_extensions(&event);
+            // As pi: a successful answer ends a retry sequence right after listeners saw
+            // its `message_end` (before `turn_end`).
+            let answered = matches!(
+                &event,
+                AgentEvent::MessageEnd { message: AgentMessage::Assistant(a) }
+                    if a.stop_reason != StopReason::Error
+            );
             emit_to(&inner, SessionEvent::Agent(event));
+            if answered {
+                session.end_retry_if_any(true, None);
+            }
         };
         let added = match prompts {
             Some(p) => Ok(agent::run(
@@ -652,11 +666,6 @@ impl AgentSession {
                     self.emit(SessionEvent::Notice {
                         message: format!("The session file could not be updated: {e}"),
                     });
-                }
-                if let AgentMessage::Assistant(a) = message
-                    && a.stop_reason != StopReason::Error
-                {
-                    self.end_retry_if_any(true, None);
                 }
             }
             _ => {}
