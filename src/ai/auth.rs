@@ -547,8 +547,14 @@ pub const BUILT_IN_PROVIDER_DISPLAY_NAMES: &[(&str, &str)] = &[
     ("zai", "ZAI"),
     ("xiaomi", "Xiaomi MiMo"),
     ("xiaomi-token-plan-cn", "Xiaomi MiMo Token Plan (China)"),
-    ("xiaomi-token-plan-ams", "Xiaomi MiMo Token Plan (Amsterdam)"),
-    ("xiaomi-token-plan-sgp", "Xiaomi MiMo Token Plan (Singapore)"),
+    (
+        "xiaomi-token-plan-ams",
+        "Xiaomi MiMo Token Plan (Amsterdam)",
+    ),
+    (
+        "xiaomi-token-plan-sgp",
+        "Xiaomi MiMo Token Plan (Singapore)",
+    ),
 ];
 
 /// A provider's name as pi shows it: the subscription name, else the built-in name,

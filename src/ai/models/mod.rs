@@ -272,7 +272,10 @@ impl ModelRegistry {
         };
         let field = |name: &str| entry.get(name).and_then(serde_json::Value::as_str);
         let domain = field("enterpriseUrl").and_then(crate::ai::oauth::login::normalize_domain);
-        let base_url = crate::ai::oauth::copilot_base_url(field("access"), domain.as_deref());
+        let base_url = crate::ai::oauth::endpoint(&crate::ai::oauth::copilot_base_url(
+            field("access"),
+            domain.as_deref(),
+        ));
         for model in self.models.iter_mut().filter(|m| m.provider == COPILOT) {
             model.base_url = base_url.clone();
         }

@@ -101,8 +101,7 @@ pub(super) async fn login(io: &mut LoginIo, http: &reqwest::Client) -> Result<Va
         .get("expires_in")
         .and_then(Value::as_f64)
         .ok_or("Token exchange response has no expires_in")?;
-    let expires =
-        crate::ai::message::now_ms() + (expires_in * 1000.0) as i64 - EXPIRY_MARGIN_MS;
+    let expires = crate::ai::message::now_ms() + (expires_in * 1000.0) as i64 - EXPIRY_MARGIN_MS;
     Ok(oauth_entry(&[
         ("refresh", json!(field("refresh_token")?)),
         ("access", json!(field("access_token")?)),

@@ -138,7 +138,10 @@ fn check(target: &str, path: &str, expected_state: &str) -> Result<Callback, (u1
             .map(|(_, v)| v.into_owned())
     };
     if param("error").is_some() {
-        return Err((400, "The provider reported an error; sign-in did not complete."));
+        return Err((
+            400,
+            "The provider reported an error; sign-in did not complete.",
+        ));
     }
     let state = param("state");
     if state.as_deref() != Some(expected_state) {
@@ -222,7 +225,10 @@ mod tests {
                 state: Some("s".into())
             })
         );
-        assert_eq!(check("/other?code=x&state=s", "/cb", "s").unwrap_err().0, 404);
+        assert_eq!(
+            check("/other?code=x&state=s", "/cb", "s").unwrap_err().0,
+            404
+        );
         assert_eq!(
             check("/cb?code=x&state=t", "/cb", "s").unwrap_err().1,
             "State mismatch."

@@ -56,10 +56,9 @@ pub fn copilot_base_url(token: Option<&str>, enterprise_domain: Option<&str>) ->
             .find_map(|part| part.strip_prefix("proxy-ep="))
             .filter(|h| !h.is_empty())
     }) {
-        let host = host.strip_prefix("proxy.").map_or_else(
-            || host.to_string(),
-            |rest| format!("api.{rest}"),
-        );
+        let host = host
+            .strip_prefix("proxy.")
+            .map_or_else(|| host.to_string(), |rest| format!("api.{rest}"));
         return format!("https://{host}");
     }
     match enterprise_domain.filter(|d| !d.is_empty()) {
@@ -90,8 +89,8 @@ pub(super) fn parse_token(
     github_token: &str,
     _now_ms: i64,
 ) -> Result<super::TokenUpdate, String> {
-    let data: Value = serde_json::from_str(body)
-        .map_err(|e| format!("Invalid Copilot token response ({e})"))?;
+    let data: Value =
+        serde_json::from_str(body).map_err(|e| format!("Invalid Copilot token response ({e})"))?;
     let (Some(token), Some(expires_at)) = (
         data.get("token").and_then(Value::as_str),
         data.get("expires_at").and_then(Value::as_f64),
@@ -135,7 +134,12 @@ async fn post_form(
 
 async fn start_device_flow(http: &reqwest::Client, domain: &str) -> Result<Device, String> {
     let url = endpoint(&format!("https://{domain}/login/device/code"));
-    let data = post_form(http, &url, &[("client_id", CLIENT_ID), ("scope", "read:user")]).await?;
+    let data = post_form(
+        http,
+        &url,
+        &[("client_id", CLIENT_ID), ("scope", "read:user")],
+    )
+    .await?;
     let text = |k: &str| data.get(k).and_then(Value::as_str).map(str::to_string);
     let number = |k: &str| data.get(k).and_then(Value::as_f64);
     match (
@@ -145,15 +149,19 @@ async fn start_device_flow(http: &reqwest::Client, domain: &str) -> Result<Devic
         number("interval"),
         number("expires_in"),
     ) {
-        (Some(device_code), Some(user_code), Some(verification_uri), Some(interval), Some(expires_in)) => {
-            Ok(Device {
-                device_code,
-                user_code,
-                verification_uri,
-                interval,
-                expires_in,
-            })
-        }
+        (
+            Some(device_code),
+            Some(user_code),
+            Some(verification_uri),
+            Some(interval),
+            Some(expires_in),
+        ) => Ok(Device {
+            device_code,
+            user_code,
+            verification_uri,
+            interval,
+            expires_in,
+        }),
         _ => Err("Invalid device code response fields".into()),
     }
 }
@@ -166,7 +174,8 @@ async fn poll_for_github_token(
     device: &Device,
 ) -> Result<String, LoginError> {
     let url = endpoint(&format!("https://{domain}/login/oauth/access_token"));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(device.expires_in.max(0.0));
+    let deadline =
+        tokio::time::Instant::now() + Duration::from_secs_f64(device.expires_in.max(0.0));
     let mut interval_ms = (device.interval * 1000.0).floor().max(1000.0);
     let mut multiplier = INITIAL_POLL_MULTIPLIER;
     let mut slow_downs = 0;
@@ -298,7 +307,10 @@ mod tests {
 
     #[test]
     fn enterprise_domains_are_normalised_to_their_host() {
-        assert_eq!(normalize_domain(" company.ghe.com ").as_deref(), Some("company.ghe.com"));
+        assert_eq!(
+            normalize_domain(" company.ghe.com ").as_deref(),
+            Some("company.ghe.com")
+        );
         assert_eq!(
             normalize_domain("https://company.ghe.com/login").as_deref(),
             Some("company.ghe.com")
@@ -310,13 +322,19 @@ mod tests {
     #[test]
     fn the_api_base_url_follows_the_tokens_proxy_endpoint() {
         assert_eq!(
-            copilot_base_url(Some("tid=1;exp=2;proxy-ep=proxy.business.githubcopilot.com;x=y"), None),
+            copilot_base_url(
+                Some("tid=1;exp=2;proxy-ep=proxy.business.githubcopilot.com;x=y"),
+                None
+            ),
             "https://api.business.githubcopilot.com"
         );
         assert_eq!(
             copilot_base_url(Some("tid=1"), Some("company.ghe.com")),
             "https://copilot-api.company.ghe.com"
         );
-        assert_eq!(copilot_base_url(None, None), "https://api.individual.githubcopilot.com");
+        assert_eq!(
+            copilot_base_url(None, None),
+            "https://api.individual.githubcopilot.com"
+        );
     }
 }

@@ -21,7 +21,9 @@ pub enum LoginEvent {
         instructions: Option<String>,
     },
     /// An input for pasting the redirect URL while the callback server waits.
-    ManualInput { prompt: String },
+    ManualInput {
+        prompt: String,
+    },
     /// A question the flow waits for.
     Prompt {
         message: String,

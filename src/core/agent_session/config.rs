@@ -89,11 +89,12 @@ impl AgentSession {
 
     /// The `type` of `provider`'s auth.json entry (`api_key`, `oauth`), if it has one.
     pub fn stored_credential_type(&self, provider: &str) -> Option<String> {
-        self.state()
-            .registry
-            .auth()
-            .get(provider)
-            .map(|e| e.get("type").and_then(Value::as_str).unwrap_or("").to_string())
+        self.state().registry.auth().get(provider).map(|e| {
+            e.get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        })
     }
 
     /// Providers with an auth.json entry.

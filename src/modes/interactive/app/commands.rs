@@ -658,7 +658,9 @@ impl App {
             OverlayOutcome::LoginProviderChosen(mode, option) => {
                 self.on_login_provider_chosen(mode, option);
             }
-            OverlayOutcome::LoginProvidersCancelled(mode) => self.on_login_providers_cancelled(mode),
+            OverlayOutcome::LoginProvidersCancelled(mode) => {
+                self.on_login_providers_cancelled(mode)
+            }
             OverlayOutcome::ApiKeyEntered {
                 provider,
                 name,

@@ -237,8 +237,7 @@ impl App {
                 }
             }
             LoginMsg::Done { provider, result } => {
-                if matches!(&self.overlay, Some(Overlay::Login(d)) if d.provider == provider.id())
-                {
+                if matches!(&self.overlay, Some(Overlay::Login(d)) if d.provider == provider.id()) {
                     self.overlay = None;
                 }
                 let name = provider.name();
@@ -294,13 +293,29 @@ impl App {
                 .filter(|m| m.provider == provider)
                 .collect();
             match default_model_for(provider) {
-                None => error = Some(format!("{action}, but no default model is configured for provider \"{provider}\". Use /model to select a model.")),
-                Some(_) if provider_models.is_empty() => error = Some(format!("{action}, but no models are available for that provider. Use /model to select a model.")),
+                None => {
+                    error = Some(format!(
+                        "{action}, but no default model is configured for provider \"{provider}\". Use /model to select a model."
+                    ))
+                }
+                Some(_) if provider_models.is_empty() => {
+                    error = Some(format!(
+                        "{action}, but no models are available for that provider. Use /model to select a model."
+                    ))
+                }
                 Some(id) => match provider_models.into_iter().find(|m| m.id == id) {
-                    None => error = Some(format!("{action}, but its default model \"{id}\" is not available. Use /model to select a model.")),
+                    None => {
+                        error = Some(format!(
+                            "{action}, but its default model \"{id}\" is not available. Use /model to select a model."
+                        ))
+                    }
                     Some(model) => match self.session.set_model(model.clone()) {
                         Ok(()) => selected = Some(model.id),
-                        Err(e) => error = Some(format!("{action}, but selecting its default model failed: {e}. Use /model to select a model.")),
+                        Err(e) => {
+                            error = Some(format!(
+                                "{action}, but selecting its default model failed: {e}. Use /model to select a model."
+                            ))
+                        }
                     },
                 },
             }

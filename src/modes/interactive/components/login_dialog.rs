@@ -22,7 +22,9 @@ enum Row {
     /// The input field.
     Input,
     /// A key hint: `(esc to cancel)` or `(esc to cancel, enter to submit)`.
-    Hint { submit: bool },
+    Hint {
+        submit: bool,
+    },
 }
 
 /// What a key did.
@@ -80,9 +82,11 @@ impl LoginDialog {
 
     fn prompt(&mut self, message: &str, placeholder: Option<&str>) {
         self.rows.push(Row::Blank);
-        self.rows.push(Row::Text(message.to_string(), ThemeToken::Text));
+        self.rows
+            .push(Row::Text(message.to_string(), ThemeToken::Text));
         if let Some(p) = placeholder {
-            self.rows.push(Row::Text(format!("e.g., {p}"), ThemeToken::Dim));
+            self.rows
+                .push(Row::Text(format!("e.g., {p}"), ThemeToken::Dim));
         }
         self.rows.retain(|r| *r != Row::Input);
         self.rows.push(Row::Input);

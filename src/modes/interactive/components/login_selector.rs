@@ -90,9 +90,7 @@ impl LoginOption {
             AuthSource::ModelsJsonCommand => {
                 (" ✓ command in models.json".into(), ThemeToken::Success)
             }
-            AuthSource::Stored | AuthSource::None => {
-                (" • unconfigured".into(), ThemeToken::Muted)
-            }
+            AuthSource::Stored | AuthSource::None => (" • unconfigured".into(), ThemeToken::Muted),
         }
     }
 }
@@ -251,7 +249,10 @@ impl LoginSelector {
                 (true, LoginMode::Logout) => "No providers logged in. Use /login first.",
                 (false, _) => "No matching providers",
             };
-            out.push(cut(Line::from(Span::styled(format!("   {message}"), muted))));
+            out.push(cut(Line::from(Span::styled(
+                format!("   {message}"),
+                muted,
+            ))));
         }
         out.push(Line::default());
         out.push(rule(width, ui.fg(ThemeToken::Border)));
