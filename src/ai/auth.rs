@@ -283,7 +283,13 @@ impl AuthStorage {
         self.persist(provider, Some(entry))
     }
 
-    /// Removes a provider's entry from auth.json (`/logout`).
+    /// Stores a credential entry (`{"type": "oauth", ...}` from a sign-in) for a provider.
+    pub fn set_credential(&mut self, provider: &str, entry: Value) -> Result<(), AuthError> {
+        self.persist(provider, Some(entry))
+    }
+
+    /// Removes a provider's entry from auth.json (`/logout`). A file without the entry
+    /// (or no file) is left alone, so no empty file is ever created.
     pub fn remove(&mut self, provider: &str) -> Result<(), AuthError> {
         self.persist(provider, None)
     }
@@ -352,14 +358,23 @@ impl AuthStorage {
         if self.path.as_os_str().is_empty() {
             return Ok(());
         }
-        // Merge into what is on disk now: another pi process may have written since.
+        // Under pi's lock, merged into what is on disk now: another pi process may have
+        // written since.
+        let _lock = lock_for_write(&self.path).map_err(|source| AuthError::Write {
+            path: self.path.clone(),
+            source,
+        })?;
         let mut current = read_auth_file(&self.path)?;
         match entry {
             Some(v) => {
                 current.insert(provider.to_string(), v);
             }
             None => {
-                current.remove(provider);
+                if current.remove(provider).is_none() {
+                    // Nothing to remove: the file is left as it is (or absent).
+                    self.data = current;
+                    return Ok(());
+                }
             }
         }
         let text = serde_json::to_string_pretty(&Value::Object(current.clone())).map_err(|e| {
@@ -375,6 +390,24 @@ impl AuthStorage {
         self.data = current;
         Ok(())
     }
+}
+
+/// Takes pi's lock on auth.json for a short write, retrying briefly as pi does (ten
+/// tries 20 ms apart); a lock left by a crashed process is taken over once stale.
+fn lock_for_write(path: &Path) -> std::io::Result<crate::ai::oauth::AuthFileLock> {
+    if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_private_dir(dir)?;
+    }
+    for _ in 0..10 {
+        if let Some(lock) = crate::ai::oauth::try_lock(path, crate::ai::oauth::LOCK_STALE)? {
+            return Ok(lock);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(std::io::Error::other(format!(
+        "another pi process holds the lock {}; if none is running, delete that directory",
+        crate::ai::oauth::lock_dir_for(path).display()
+    )))
 }
 
 pub(crate) fn read_auth_file(path: &Path) -> Result<Map<String, Value>, AuthError> {
@@ -456,24 +489,127 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     builder.create(dir)
 }
 
-/// Providers whose stored OAuth credentials pi-rs can refresh.
+/// The subscription providers of pi's `/login`, whose OAuth credentials pi-rs can sign in
+/// to and refresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OAuthProvider {
     Anthropic,
+    GitHubCopilot,
+    OpenAiCodex,
 }
 
 impl OAuthProvider {
-    /// The refresher for a provider id of auth.json, if there is one.
+    /// Every subscription provider, in pi's registry order.
+    pub const ALL: [OAuthProvider; 3] = [Self::Anthropic, Self::GitHubCopilot, Self::OpenAiCodex];
+
+    /// The provider for an id of auth.json, if it is a subscription provider.
     pub fn for_provider(id: &str) -> Option<Self> {
-        match id {
-            "anthropic" => Some(Self::Anthropic),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|p| p.id() == id)
     }
 
     pub fn id(self) -> &'static str {
         match self {
             Self::Anthropic => "anthropic",
+            Self::GitHubCopilot => "github-copilot",
+            Self::OpenAiCodex => "openai-codex",
+        }
+    }
+
+    /// The name `/login` shows (pi's).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Anthropic => "Anthropic (Claude Pro/Max)",
+            Self::GitHubCopilot => "GitHub Copilot",
+            Self::OpenAiCodex => "ChatGPT Plus/Pro (Codex Subscription)",
+        }
+    }
+
+    /// Whether sign-in waits on a loopback callback server (the redirect URL can also be
+    /// pasted then).
+    pub fn uses_callback_server(self) -> bool {
+        matches!(self, Self::Anthropic | Self::OpenAiCodex)
+    }
+}
+
+/// pi's display names of the built-in API-key providers (its `/login` lists these).
+pub const BUILT_IN_PROVIDER_DISPLAY_NAMES: &[(&str, &str)] = &[
+    ("anthropic", "Anthropic"),
+    ("amazon-bedrock", "Amazon Bedrock"),
+    ("azure-openai-responses", "Azure OpenAI Responses"),
+    ("cerebras", "Cerebras"),
+    ("cloudflare-ai-gateway", "Cloudflare AI Gateway"),
+    ("cloudflare-workers-ai", "Cloudflare Workers AI"),
+    ("deepseek", "DeepSeek"),
+    ("fireworks", "Fireworks"),
+    ("google", "Google Gemini"),
+    ("google-vertex", "Google Vertex AI"),
+    ("groq", "Groq"),
+    ("huggingface", "Hugging Face"),
+    ("kimi-coding", "Kimi For Coding"),
+    ("mistral", "Mistral"),
+    ("minimax", "MiniMax"),
+    ("minimax-cn", "MiniMax (China)"),
+    ("moonshotai", "Moonshot AI"),
+    ("moonshotai-cn", "Moonshot AI (China)"),
+    ("opencode", "OpenCode Zen"),
+    ("opencode-go", "OpenCode Go"),
+    ("openai", "OpenAI"),
+    ("openrouter", "OpenRouter"),
+    ("vercel-ai-gateway", "Vercel AI Gateway"),
+    ("xai", "xAI"),
+    ("zai", "ZAI"),
+    ("xiaomi", "Xiaomi MiMo"),
+    ("xiaomi-token-plan-cn", "Xiaomi MiMo Token Plan (China)"),
+    (
+        "xiaomi-token-plan-ams",
+        "Xiaomi MiMo Token Plan (Amsterdam)",
+    ),
+    (
+        "xiaomi-token-plan-sgp",
+        "Xiaomi MiMo Token Plan (Singapore)",
+    ),
+];
+
+/// A provider's name as pi shows it: the subscription name, else the built-in name,
+/// else the id.
+pub fn provider_display_name(provider: &str) -> String {
+    if let Some(p) = OAuthProvider::for_provider(provider) {
+        return p.name().to_string();
+    }
+    BUILT_IN_PROVIDER_DISPLAY_NAMES
+        .iter()
+        .find(|(id, _)| *id == provider)
+        .map_or_else(|| provider.to_string(), |(_, name)| (*name).to_string())
+}
+
+/// Where a provider's credential comes from when auth.json has none (pi's auth status).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthSource {
+    /// Stored in auth.json.
+    Stored,
+    /// `--api-key`.
+    Runtime,
+    /// An environment variable (named).
+    Environment(&'static str),
+    /// The `apiKey` of models.json, a literal or an env var name.
+    ModelsJsonKey,
+    /// The `apiKey` of models.json, a `!command`.
+    ModelsJsonCommand,
+    None,
+}
+
+impl AuthStorage {
+    /// Where `provider`'s credential comes from, without models.json (which the model
+    /// registry adds).
+    pub fn auth_source(&self, provider: &str) -> AuthSource {
+        if self.data.contains_key(provider) {
+            AuthSource::Stored
+        } else if self.runtime.contains_key(provider) {
+            AuthSource::Runtime
+        } else if let Some((var, _)) = env_api_key(provider) {
+            AuthSource::Environment(var)
+        } else {
+            AuthSource::None
         }
     }
 }

@@ -4,6 +4,7 @@
 //! command line asked for.
 
 pub mod agent_session;
+pub mod auth_guidance;
 pub mod events;
 pub mod extension_discovery;
 pub mod factory;

@@ -226,6 +226,46 @@ impl ModelRegistry {
             None => ModelsConfig::default(),
         };
         self.models = self.merge(&config);
+        self.apply_copilot_base_url();
+    }
+
+    /// A Copilot sign-in decides the API host (pi's `modifyModels`): the one named by
+    /// the stored token, else the enterprise's or the individual plan's.
+    fn apply_copilot_base_url(&mut self) {
+        const COPILOT: &str = "github-copilot";
+        let Some(entry) = self
+            .auth
+            .get(COPILOT)
+            .filter(|e| e.get("type").and_then(serde_json::Value::as_str) == Some("oauth"))
+        else {
+            return;
+        };
+        let field = |name: &str| entry.get(name).and_then(serde_json::Value::as_str);
+        let domain = field("enterpriseUrl").and_then(crate::ai::oauth::login::normalize_domain);
+        let base_url = crate::ai::oauth::endpoint(&crate::ai::oauth::copilot_base_url(
+            field("access"),
+            domain.as_deref(),
+        ));
+        for model in self.models.iter_mut().filter(|m| m.provider == COPILOT) {
+            model.base_url = base_url.clone();
+        }
+    }
+
+    /// Where a provider's credential comes from (pi's auth status for `/login`).
+    pub fn auth_source(&self, provider: &str) -> crate::ai::auth::AuthSource {
+        use crate::ai::auth::AuthSource;
+        match self.auth.auth_source(provider) {
+            AuthSource::None => match self
+                .request_configs
+                .get(provider)
+                .and_then(|c| c.api_key.as_deref())
+            {
+                Some(v) if v.starts_with('!') => AuthSource::ModelsJsonCommand,
+                Some(_) => AuthSource::ModelsJsonKey,
+                None => AuthSource::None,
+            },
+            found => found,
+        }
     }
 
     fn merge(&mut self, config: &ModelsConfig) -> Vec<Model> {

@@ -11,6 +11,7 @@ fn update(access: &str, refresh: &str, expires: i64) -> TokenUpdate {
         access: ApiKey::new(access),
         refresh: ApiKey::new(refresh),
         expires,
+        extra: Vec::new(),
     }
 }
 
@@ -166,7 +167,7 @@ async fn an_expired_entry_is_refreshed_and_saved_with_other_providers_kept() {
         &auth,
         OAuthProvider::Anthropic,
         &reqwest::Client::new(),
-        &url,
+        Some(&url),
     )
     .await
     .unwrap();
@@ -216,7 +217,7 @@ async fn a_token_refreshed_by_another_process_meanwhile_is_used_without_a_reques
         &auth,
         OAuthProvider::Anthropic,
         &reqwest::Client::new(),
-        "http://127.0.0.1:9/",
+        Some("http://127.0.0.1:9/"),
     )
     .await
     .unwrap();
@@ -235,7 +236,7 @@ async fn an_entry_without_refresh_token_fails_with_what_to_do_and_keeps_the_file
         &auth,
         OAuthProvider::Anthropic,
         &reqwest::Client::new(),
-        "http://127.0.0.1:9/",
+        Some("http://127.0.0.1:9/"),
     )
     .await
     .unwrap_err();
@@ -259,7 +260,7 @@ async fn an_endpoint_rejection_is_reported_with_its_status_and_body_and_the_file
         &auth,
         OAuthProvider::Anthropic,
         &reqwest::Client::new(),
-        &url,
+        Some(&url),
     )
     .await
     .unwrap_err();

@@ -182,6 +182,7 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::ExtensionUi(request) => app.on_extension_ui(request),
         AppMsg::ShareDone(result) => app.share_done(result),
         AppMsg::Reloaded(result) => app.finish_reload(result),
+        AppMsg::Login(msg) => app.on_login_msg(msg),
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}

@@ -10,6 +10,7 @@ mod handle;
 mod headless;
 mod input;
 mod loading;
+mod login;
 mod msg;
 mod overlay;
 mod reload;
@@ -385,6 +386,10 @@ fn new_app(
     // Kept across the rebuild when the real session has loaded (and every later one).
     for w in warnings {
         app.pin_warning(w);
+    }
+    // pi's first-run hint: nothing can be asked without a model, so say how to get one.
+    if app.session.model().is_none() {
+        app.pin_warning(crate::core::auth_guidance::no_models_available());
     }
     app
 }

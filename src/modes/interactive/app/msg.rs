@@ -31,6 +31,8 @@ pub enum AppMsg {
     ShareDone(Result<String, String>),
     /// `/reload` finished: its warnings, or why it failed.
     Reloaded(Result<Vec<String>, String>),
+    /// A `/login` sign-in flow asks to show something, or finished.
+    Login(super::login::LoginMsg),
 }
 
 /// A session opened in the background, with what the UI shows about it.

@@ -10,6 +10,10 @@ use ratatui::text::{Line, Span};
 
 use crate::ai::model::ThinkingLevel;
 use crate::modes::interactive::autocomplete::CompletionItem;
+use crate::modes::interactive::components::login_dialog::{LoginDialog, LoginDialogOutcome};
+use crate::modes::interactive::components::login_selector::{
+    LoginMode, LoginOption, LoginSelector, LoginSelectorOutcome,
+};
 use crate::modes::interactive::components::model_selector::{ModelSelector, ModelSelectorOutcome};
 use crate::modes::interactive::components::scoped_models_selector::{
     ModelRef, ScopedModelsOutcome, ScopedModelsSelector,
@@ -52,6 +56,8 @@ pub enum SelectPurpose {
     Thinking,
     Model,
     ResumeSession,
+    /// `/login`: a subscription or an API key.
+    LoginMethod,
     /// "Session cwd not found" before opening `path`, whose header names a directory that
     /// is gone: Yes continues it in the current directory (pi's question). `at_startup`:
     /// chosen in the `--resume` picker, so No quits.
@@ -69,9 +75,6 @@ pub enum InputPurpose {
     /// (cancelling goes back to the "Summarize branch?" question).
     CustomSummary {
         target: EntryId,
-    },
-    ApiKey {
-        provider: String,
     },
     /// An extension's `input` or `editor` dialog (request `id`).
     Extension {
@@ -120,6 +123,10 @@ pub enum Overlay {
     Fork(Box<UserMessageSelector>),
     /// `/scoped-models`: the models Ctrl+P cycles through.
     ScopedModels(Box<ScopedModelsSelector>),
+    /// `/login` and `/logout`: the providers.
+    LoginProviders(Box<LoginSelector>),
+    /// A provider being set up (a sign-in flow or an API key).
+    Login(Box<LoginDialog>),
 }
 
 /// What a key did to a dialog.
@@ -167,6 +174,16 @@ pub enum OverlayOutcome {
     ScopedModelsChanged(Vec<ModelRef>),
     /// `/scoped-models` asked to save the enabled models as `enabledModels`.
     ScopedModelsSaved(Vec<ModelRef>),
+    /// A provider picked in the `/login` or `/logout` list.
+    LoginProviderChosen(LoginMode, LoginOption),
+    /// The `/login` or `/logout` list was closed.
+    LoginProvidersCancelled(LoginMode),
+    /// An API key typed for `provider` (named `name`).
+    ApiKeyEntered {
+        provider: String,
+        name: String,
+        key: String,
+    },
 }
 
 impl Overlay {
@@ -328,6 +345,27 @@ impl Overlay {
                 ForkOutcome::Selected(id) => OverlayOutcome::ForkFrom(id),
                 ForkOutcome::Cancelled => OverlayOutcome::Cancelled,
             },
+            Overlay::LoginProviders(selector) => match selector.handle_key(key, keys) {
+                LoginSelectorOutcome::Handled | LoginSelectorOutcome::Ignored => {
+                    OverlayOutcome::Keep
+                }
+                LoginSelectorOutcome::Selected(option) => {
+                    OverlayOutcome::LoginProviderChosen(selector.mode, option)
+                }
+                LoginSelectorOutcome::Cancelled => {
+                    OverlayOutcome::LoginProvidersCancelled(selector.mode)
+                }
+            },
+            Overlay::Login(dialog) => match dialog.handle_key(key, keys) {
+                LoginDialogOutcome::Handled | LoginDialogOutcome::Ignored => OverlayOutcome::Keep,
+                LoginDialogOutcome::Submitted(_) if dialog.is_oauth() => OverlayOutcome::Keep,
+                LoginDialogOutcome::Submitted(text) => OverlayOutcome::ApiKeyEntered {
+                    provider: dialog.provider.clone(),
+                    name: dialog.provider_name.clone(),
+                    key: text,
+                },
+                LoginDialogOutcome::Cancelled => OverlayOutcome::Cancelled,
+            },
             Overlay::ScopedModels(selector) => match selector.handle_key(key, keys) {
                 ScopedModelsOutcome::Handled | ScopedModelsOutcome::Ignored => OverlayOutcome::Keep,
                 ScopedModelsOutcome::Cancelled => OverlayOutcome::Cancelled,
@@ -361,6 +399,8 @@ impl Overlay {
             } => editor.handle_paste(text),
             Overlay::Models(selector) => selector.paste(text),
             Overlay::ScopedModels(selector) => selector.paste(text),
+            Overlay::LoginProviders(selector) => selector.paste(text),
+            Overlay::Login(dialog) => dialog.paste(text),
             _ => {}
         }
     }
@@ -389,6 +429,14 @@ impl Overlay {
             }
             Overlay::ScopedModels(selector) => {
                 let (lines, cursor) = selector.render_with_cursor(width, height, ui);
+                return (lines, to_cursor(cursor));
+            }
+            Overlay::LoginProviders(selector) => {
+                let (lines, cursor) = selector.render_with_cursor(width, ui);
+                return (lines, to_cursor(cursor));
+            }
+            Overlay::Login(dialog) => {
+                let (lines, cursor) = dialog.render_with_cursor(width, ui);
                 return (lines, to_cursor(cursor));
             }
             Overlay::Thinking(selector) => return (selector.render(width, ui), None),
@@ -478,6 +526,8 @@ impl Overlay {
             | Overlay::Summarize { .. }
             | Overlay::Fork(_)
             | Overlay::ScopedModels(_)
+            | Overlay::LoginProviders(_)
+            | Overlay::Login(_)
             | Overlay::View(_) => {}
             Overlay::Info { lines, .. } => {
                 for line in lines {

@@ -14,6 +14,8 @@ pub mod footer;
 pub mod header;
 pub mod hotkeys;
 pub mod line_input;
+pub mod login_dialog;
+pub mod login_selector;
 pub mod model_selector;
 #[cfg(test)]
 mod picker_widths;
