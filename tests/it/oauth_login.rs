@@ -376,7 +376,7 @@ fn slash(t: &Tmux, command: &str) {
 
 /// `/login`, the method, then the provider found by typing `filter`.
 fn choose_login(t: &Tmux, method: &str, filter: &str) {
-    slash(&t, "/login");
+    slash(t, "/login");
     t.wait_for("Select authentication method:", WAIT);
     if method == "api" {
         t.keys(&["Down"]);
@@ -659,8 +659,7 @@ fn copilot_device_flow_on_an_enterprise_domain_enables_the_models() {
         "baseUrl": "LLM_URL/v1", "api": "openai-completions", "apiKey": "unused",
         "models": [{"id": "cp-a"}, {"id": "cp-b"}]
     }})));
-    let polls = Arc::new(Mutex::new(0));
-    let seen = polls.clone();
+    let seen = Arc::new(Mutex::new(0));
     let provider = FakeProvider::start(move |req| match req.path() {
         "/company.ghe.com/login/device/code" => json_resp(
             200,

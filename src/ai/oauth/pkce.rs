@@ -37,7 +37,7 @@ mod tests {
         // RFC 7636, appendix B.
         assert_eq!(
             challenge_for("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFrEMTJguCHaoeKt8zTVtRiQbBmbLBFM"
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
         let pkce = Pkce::new();
         assert_eq!(pkce.verifier.len(), 43);
