@@ -344,3 +344,99 @@ pub(crate) fn first_line_header(path: &Path) -> Option<SessionHeader> {
     let at = find_header(&first)?;
     Some(header_from_map(&at.value))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (id, parent, kind, time, line) of every node.
+    fn nodes(index: &Index) -> Vec<String> {
+        index
+            .nodes
+            .iter()
+            .map(|n| {
+                format!(
+                    "{} {} {:?} {} {:?}",
+                    n.id, n.parent, n.kind, n.ts_ms, n.line
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn streaming_a_file_indexes_it_exactly_as_reading_it_whole() {
+        let text = concat!(
+            "\n",
+            "not json\n",
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+            "\n\n",
+            "{\"type\":\"message\",\"id\":\"broken\"\n",
+            "[1,2]\n",
+            r#"{"type":"label","id":"l","parentId":"a","targetId":"a","label":"here","timestamp":"t"}"#,
+            "\r\n",
+            r#"{"type":"session_info","id":"n","parentId":"l","name":" Named "}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":"n","message":{"role":"assistant","content":[]}}"#,
+            "\n",
+            "{\"type\":\"message\",\"id\":\"cut"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, text).unwrap();
+        let mut ids = IdSource::Random;
+        let Opened::Loaded(streamed) = load_file(&path, LoadMode::ReadOnly, &mut ids).unwrap()
+        else {
+            panic!("not loaded");
+        };
+        let Opened::Loaded(whole) = load_whole(&path, LoadMode::ReadOnly, &mut ids).unwrap() else {
+            panic!("not loaded");
+        };
+        assert!(
+            streamed.store.memory_base().is_none(),
+            "the file is not kept"
+        );
+        assert!(whole.store.memory_base().is_some());
+        assert_eq!(nodes(&streamed.index), nodes(&whole.index));
+        assert_eq!(nodes(&streamed.index).len(), 4);
+        assert_eq!(
+            format!("{:?}", streamed.warnings),
+            format!("{:?}", whole.warnings)
+        );
+        // Truncated, malformed, not an entry, duplicate id, and the cycle the duplicate makes.
+        assert_eq!(streamed.warnings.len(), 5, "{:?}", streamed.warnings);
+        assert_eq!(streamed.index.session_name.as_deref(), Some("Named"));
+        assert_eq!(
+            streamed.index.label("a").map(|l| l.label.as_str()),
+            Some("here")
+        );
+        assert_eq!(streamed.header.id, "s1");
+        assert!(!streamed.store.base_ends_with_newline());
+        for node in &streamed.index.nodes {
+            assert_eq!(streamed.store.line(node.line), whole.store.line(node.line));
+        }
+    }
+
+    #[test]
+    fn an_older_file_is_read_whole_and_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(
+            &path,
+            concat!(
+                r#"{"type":"session","id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+                "\n",
+                r#"{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let mut ids = IdSource::Seeded(1);
+        let Opened::Loaded(loaded) = load_file(&path, LoadMode::ReadOnly, &mut ids).unwrap() else {
+            panic!("not loaded");
+        };
+        assert!(loaded.store.memory_base().is_some(), "migrated in memory");
+        assert_eq!(loaded.index.nodes.len(), 1);
+    }
+}

@@ -331,6 +331,14 @@ impl SessionManager {
             .collect()
     }
 
+    /// Copies of every entry in file order, parsed without being kept by the session (for
+    /// exports, which need them all once).
+    pub fn owned_entries(&self) -> Vec<SessionEntry> {
+        let mut out = Vec::with_capacity(self.index.nodes.len());
+        self.scan_entries_owned(|_| true, |e| out.push(e));
+        out
+    }
+
     /// Direct children of an entry, in file order.
     pub fn children(&self, id: &EntryId) -> Vec<&SessionEntry> {
         match self.index.lookup(id.as_str()) {
@@ -402,18 +410,43 @@ impl SessionManager {
         wanted: impl Fn(EntryKind) -> bool,
         mut visit: impl FnMut(&SessionEntry),
     ) {
-        let nodes: Vec<&crate::session::tree::Node> = self
-            .index
-            .nodes
-            .iter()
-            .filter(|n| wanted(n.kind))
-            .collect();
+        self.scan_entries_owned(wanted, |entry| visit(&entry));
+    }
+
+    /// [`SessionManager::scan_entries`] handing over each parsed entry.
+    fn scan_entries_owned(
+        &self,
+        wanted: impl Fn(EntryKind) -> bool,
+        mut visit: impl FnMut(SessionEntry),
+    ) {
+        let nodes: Vec<&crate::session::tree::Node> =
+            self.index.nodes.iter().filter(|n| wanted(n.kind)).collect();
         let mut ids = nodes.iter().map(|n| &n.id);
         self.store.visit(nodes.iter().map(|n| n.line), |line| {
             if let Some(id) = ids.next() {
-                visit(&parse_entry(line, id));
+                visit(parse_entry(line, id));
             }
         });
+    }
+
+    /// Drops every parsed entry kept so far; they are parsed again from their lines when
+    /// asked for. Called when a context is rebuilt, so entries parsed for an old one (or
+    /// for a compaction over the whole path) do not stay in memory.
+    pub fn forget_parsed(&mut self) {
+        for node in &mut self.index.nodes {
+            node.parsed.take();
+        }
+    }
+
+    /// [`SessionManager::path`] from position `start` on (entries before it are not
+    /// parsed).
+    pub fn path_tail(&self, from: Option<&EntryId>, start: usize) -> Vec<&SessionEntry> {
+        let path = self.path_indexes(from);
+        path.get(start..)
+            .unwrap_or_default()
+            .iter()
+            .map(|&i| self.entry_at(i))
+            .collect()
     }
 
     /// The ids of [`SessionManager::path`], without parsing anything.

@@ -219,7 +219,11 @@ impl LineStore {
             if !inside {
                 let want = WINDOW
                     .max(n)
-                    .min(usize::try_from(*len).unwrap_or(usize::MAX).saturating_sub(start))
+                    .min(
+                        usize::try_from(*len)
+                            .unwrap_or(usize::MAX)
+                            .saturating_sub(start),
+                    )
                     .max(n);
                 window.resize(want, 0);
                 if read_at(file, &mut window, start as u64).is_err() {
@@ -291,9 +295,14 @@ pub(crate) struct ReadLine<'a> {
 
 impl<R: std::io::Read> LineReader<R> {
     pub fn new(source: R) -> Self {
+        Self::with_capacity(source, WINDOW)
+    }
+
+    /// A reader whose buffer starts at `capacity` bytes.
+    pub fn with_capacity(source: R, capacity: usize) -> Self {
         LineReader {
             source,
-            buf: vec![0; WINDOW],
+            buf: vec![0; capacity.max(1)],
             pos: 0,
             end: 0,
             buf_offset: 0,
@@ -557,14 +566,88 @@ mod tests {
         assert_eq!(split_lines(b"x\n").count(), 1);
     }
 
+    fn read_all(text: &[u8], capacity: usize) -> Vec<(usize, u64, String, bool)> {
+        let mut reader = LineReader::with_capacity(text, capacity);
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            out.push((
+                line.number,
+                line.offset,
+                String::from_utf8(line.bytes.to_vec()).unwrap(),
+                line.terminated,
+            ));
+        }
+        assert_eq!(reader.offset(), text.len() as u64);
+        out
+    }
+
+    #[test]
+    fn the_line_reader_agrees_with_split_lines_whatever_its_buffer_size() {
+        let text = b"header\n\nshort\na much longer line than the buffer\r\nx\ncut-of";
+        let expected: Vec<_> = split_lines(text)
+            .map(|l| {
+                (
+                    l.number,
+                    l.start as u64,
+                    String::from_utf8(text[l.start..l.end].to_vec()).unwrap(),
+                    l.terminated,
+                )
+            })
+            .collect();
+        for capacity in [1, 2, 3, 5, 8, 13, 64, 1 << 20] {
+            assert_eq!(read_all(text, capacity), expected, "capacity {capacity}");
+        }
+        assert!(read_all(b"", 4).is_empty());
+        assert_eq!(read_all(b"\n", 4), [(0, 0, String::new(), true)]);
+    }
+
+    #[test]
+    fn a_file_base_reads_lines_on_demand_and_in_one_forward_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let long = "y".repeat(3 * WINDOW / 2);
+        let text = format!("head\none\n{long}\nthree");
+        fs::write(&path, &text).unwrap();
+        let store = LineStore::from_file(File::open(&path).unwrap(), text.len() as u64, false);
+        assert!(store.memory_base().is_none());
+        assert!(!store.base_ends_with_newline());
+        let refs: Vec<LineRef> = split_lines(text.as_bytes())
+            .map(|l| LineRef::Base {
+                start: l.start,
+                len: l.end - l.start,
+            })
+            .collect();
+        assert_eq!(&*store.line(refs[1]), b"one");
+        assert_eq!(&*store.line(refs[3]), b"three");
+        let mut seen = Vec::new();
+        store.visit(refs.iter().copied(), |line| seen.push(line.to_vec()));
+        let expected: Vec<Vec<u8>> = ["head", "one", long.as_str(), "three"]
+            .iter()
+            .map(|l| l.as_bytes().to_vec())
+            .collect();
+        assert_eq!(seen, expected);
+        // Out of order works too (a read per line), and a range past the end reads as
+        // empty instead of failing.
+        let mut backwards = Vec::new();
+        store.visit(refs.iter().rev().copied(), |line| {
+            backwards.push(line.len())
+        });
+        assert_eq!(backwards, [5, long.len(), 3, 4]);
+        let past = LineRef::Base {
+            start: text.len() + 10,
+            len: 4,
+        };
+        assert!(store.line(past).is_empty());
+    }
+
     #[test]
     fn pending_lines_are_written_in_one_batch_after_a_missing_newline() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         fs::write(&path, "head\ncut-of").unwrap();
         let base = fs::read(&path).unwrap();
-        let mut store = LineStore::new(base.clone());
-        let mut disk = DiskState::loaded(path.clone(), &base);
+        let mut store = LineStore::new(base);
+        let mut disk = DiskState::loaded(path.clone(), &store);
         store.push("one".into());
         disk.write_pending(&store, Some("two")).unwrap();
         store.push("two".into());

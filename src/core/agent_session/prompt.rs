@@ -3,8 +3,8 @@
 //! (the failed answer stays in the file, the retry becomes its child), recover from a
 //! context overflow with one compaction, or compact when over the threshold.
 
-use std::sync::Arc;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::client::{
@@ -25,8 +25,8 @@ use crate::compaction::{
 use crate::core::events::{CompactionReason, SessionEvent};
 use crate::extensions::InputSource;
 use crate::messages::AgentMessage;
-use crate::session::entry::SessionEntry;
 use crate::session::SessionManager;
+use crate::session::entry::SessionEntry;
 use crate::session::tree::EntryKind;
 use crate::tools::ExecutionMode;
 

@@ -2,8 +2,8 @@
 //! for `/session` and `get_session_stats`, context usage for the footer, and the system
 //! prompt rebuilt from the active tools and resources.
 
-use std::path::Path;
 use std::ops::ControlFlow;
+use std::path::Path;
 
 use serde::Serialize;
 

@@ -22,9 +22,9 @@ mod reload;
 mod resources;
 mod source;
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::ops::ControlFlow;
 use std::time::Duration;
 
 pub use self::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};

@@ -218,7 +218,7 @@ fn check_session_file(path: &Path) -> usize {
             &oracle(&value),
             "{}: {}",
             path.display(),
-            String::from_utf8_lossy(line)
+            String::from_utf8_lossy(&line)
         );
     }
     outlines.len()
