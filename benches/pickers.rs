@@ -1,11 +1,11 @@
-//! Session picker speed on a big store: 1,000 synthetic sessions of 5 to 124 turns
-//! (about 270 MB, see `session::synth`) in the current folder's session directory.
+//! Session picker speed on a big store: 1,000 synthetic sessions of 20 to 439 turns
+//! (about 1 GB, see `session::synth`) in the current folder's session directory.
 //!
 //! ```sh
 //! cargo bench --bench pickers
 //! ```
 //!
-//! Measured: the first frame (loader started → rows on screen, target ≤ 50 ms), every
+//! Measured: the first frame (loader started → rows on screen, target ≤ 100 ms), every
 //! row listed, the full message text of every session loaded in the background, one
 //! search keystroke over all of that text, and drawing a frame. The store is generated
 //! once under `target/`. Figures go into docs/performance.md ("Session picker").
@@ -31,13 +31,13 @@ const SESSIONS: usize = 1_000;
 
 fn store() -> PathBuf {
     let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/picker-store-{SESSIONS}"));
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/picker-store-{SESSIONS}-1gb"));
     let dir = root.join("--work-project--");
     let done = root.join(".complete");
     if !done.exists() {
         std::fs::create_dir_all(&dir).expect("create the store");
         for i in 0..SESSIONS {
-            let turns = 5 + (i * 37) % 120;
+            let turns = 20 + (i * 37) % 420;
             let path = dir.join(format!("session-{i:04}.jsonl"));
             synth::generate(&path, turns, i as u64).expect("generate a session");
         }

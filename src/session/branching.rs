@@ -123,7 +123,7 @@ impl SessionManager {
             .map(|p| p.to_string_lossy().into_owned());
         let (header, header_line) = new_header(&mut self.ids, &self.cwd, parent_session);
 
-        let mut text = Vec::with_capacity(self.store.base().len() / 2);
+        let mut text = Vec::new();
         push_line(&mut text, header_line.as_bytes());
         let mut kept_ids: HashSet<String> = HashSet::new();
         let mut last_kept: Option<&EntryId> = None;
@@ -133,6 +133,7 @@ impl SessionManager {
                 continue;
             }
             let line = self.store.line(node.line);
+            let line = line.as_ref();
             let parent_dropped = node
                 .parent()
                 .is_some_and(|p| self.index.nodes[p as usize].kind == EntryKind::Label);
@@ -178,15 +179,16 @@ impl SessionManager {
             }
             None => None,
         };
+        let store = LineStore::new(text);
         let disk = match &new_file {
             Some(file) if index.has_assistant => {
-                write_file_atomically(file, &text)?;
-                Some(DiskState::loaded(file.clone(), &text))
+                write_file_atomically(file, store.memory_base().unwrap_or_default())?;
+                Some(DiskState::loaded(file.clone(), &store))
             }
             Some(file) => Some(DiskState::pending(file.clone())),
             None => None,
         };
-        self.install_text(header, LineStore::new(text), index);
+        self.install_text(header, store, index);
         self.disk = disk;
         self.warnings.clear();
         Ok(new_file)
@@ -217,11 +219,13 @@ impl SessionManager {
             &target_cwd,
             Some(source.to_string_lossy().into_owned()),
         );
-        let mut text = Vec::with_capacity(loaded.store.base().len() + header_line.len() + 1);
+        let mut text = Vec::with_capacity(loaded.store.base_len() + header_line.len() + 1);
         push_line(&mut text, header_line.as_bytes());
-        for node in &loaded.index.nodes {
-            push_line(&mut text, loaded.store.line(node.line));
-        }
+        loaded
+            .store
+            .visit(loaded.index.nodes.iter().map(|n| n.line), |line| {
+                push_line(&mut text, line)
+            });
         let file = session_dir.join(session_file_name(
             &header.timestamp,
             &SessionId::from(header.id.clone()),

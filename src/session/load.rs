@@ -19,9 +19,9 @@ use crate::session::ids::IdSource;
 use crate::session::migrate::migrate_to_current;
 use crate::session::scan::{LineScan, scan_line};
 use crate::session::store::{
-    LineStore, read_file, rewrite_atomically, split_lines, unused_path, with_suffix,
+    LineReader, LineStore, read_file, rewrite_atomically, split_lines, unused_path, with_suffix,
 };
-use crate::session::tree::Index;
+use crate::session::tree::{BuildReport, Index, IndexBuilder};
 
 /// What to do with a file that needs changing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,25 +62,43 @@ struct HeaderAt {
     body_line: usize,
 }
 
+/// What one line means while looking for the header.
+enum HeaderLine {
+    /// Blank or not JSON: pi skips it.
+    Skip,
+    /// JSON but not a session header: the file has no valid header.
+    Invalid,
+    Header(serde_json::Map<String, Value>),
+}
+
 /// pi takes the first line that is valid JSON as the header; it must be an object with
 /// `type: "session"` and a string `id`.
+fn header_line(bytes: &[u8]) -> HeaderLine {
+    match scan_line(bytes) {
+        LineScan::Blank | LineScan::Malformed => HeaderLine::Skip,
+        LineScan::NotObject => HeaderLine::Invalid,
+        LineScan::Object(head) => {
+            if head.kind.as_deref() != Some("session") || head.id.is_none() {
+                return HeaderLine::Invalid;
+            }
+            let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            let value = serde_json::from_slice::<Value>(text)
+                .or_else(|_| serde_json::from_str(&String::from_utf8_lossy(text)));
+            match value {
+                Ok(Value::Object(value)) => HeaderLine::Header(value),
+                _ => HeaderLine::Invalid,
+            }
+        }
+    }
+}
+
+/// The header of a buffer and where it is.
 fn find_header(buf: &[u8]) -> Option<HeaderAt> {
     for line in split_lines(buf) {
-        let bytes = &buf[line.start..line.end];
-        match scan_line(bytes) {
-            LineScan::Blank | LineScan::Malformed => continue,
-            LineScan::NotObject => return None,
-            LineScan::Object(head) => {
-                if head.kind.as_deref() != Some("session") || head.id.is_none() {
-                    return None;
-                }
-                let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-                let value = serde_json::from_slice::<Value>(text)
-                    .or_else(|_| serde_json::from_str(&String::from_utf8_lossy(text)))
-                    .ok()?;
-                let Value::Object(value) = value else {
-                    return None;
-                };
+        match header_line(&buf[line.start..line.end]) {
+            HeaderLine::Skip => continue,
+            HeaderLine::Invalid => return None,
+            HeaderLine::Header(value) => {
                 return Some(HeaderAt {
                     value,
                     body_start: (line.end + 1).min(buf.len()),
@@ -132,7 +150,66 @@ pub(crate) fn header_from_map(map: &serde_json::Map<String, Value>) -> SessionHe
 }
 
 /// Reads and indexes the session file at `path`.
+///
+/// A file in the current format (or a newer one) is read once, front to back, through a
+/// small buffer: only the index is kept, and entries are read back from the file when
+/// they are needed. A file without a valid header or in an older format is read whole,
+/// as it has to be rewritten (or set aside).
 pub(crate) fn load_file(path: &Path, mode: LoadMode, ids: &mut IdSource) -> Result<Opened> {
+    let file = match fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::Missing),
+        Err(e) => return Err(SessionError::io(IoOp::Read, path, e)),
+    };
+    if let Some(loaded) =
+        stream_current(file, path).map_err(|e| SessionError::io(IoOp::Read, path, e))?
+    {
+        return Ok(Opened::Loaded(Box::new(loaded)));
+    }
+    load_whole(path, mode, ids)
+}
+
+/// Indexes a file whose header says it needs no migration, reading it through a
+/// [`LineReader`]. `None` when the file must be read whole instead (no valid header, or
+/// an older format).
+fn stream_current(file: fs::File, path: &Path) -> io::Result<Option<Loaded>> {
+    let mut reader = LineReader::new(&file);
+    let (value, mut ends_with_newline) = loop {
+        let Some(line) = reader.next_line()? else {
+            return Ok(None);
+        };
+        match header_line(line.bytes) {
+            HeaderLine::Skip => continue,
+            HeaderLine::Invalid => return Ok(None),
+            HeaderLine::Header(value) => break (value, line.terminated),
+        }
+    };
+    let read_only = match header_version(&value) {
+        Ok(v) if v > u64::from(CURRENT_SESSION_VERSION) => Some(ReadOnlyReason::NewerVersion(v)),
+        Ok(v) if v < u64::from(CURRENT_SESSION_VERSION) => return Ok(None),
+        Ok(_) => None,
+        Err(text) => Some(ReadOnlyReason::UnreadableVersion(text)),
+    };
+    let mut builder = IndexBuilder::default();
+    while let Some(line) = reader.next_line()? {
+        let offset = usize::try_from(line.offset).unwrap_or(usize::MAX);
+        builder.add_line(line.bytes, offset, line.number + 1, line.terminated);
+        ends_with_newline = line.terminated;
+    }
+    let len = reader.offset();
+    drop(reader);
+    let (index, report) = builder.finish();
+    Ok(Some(Loaded {
+        warnings: warnings_of(path, &report, read_only.as_ref()),
+        store: LineStore::from_file(file, len, ends_with_newline),
+        header: header_from_map(&value),
+        index,
+        read_only,
+    }))
+}
+
+/// Reads a whole file that has no valid header or needs migrating.
+fn load_whole(path: &Path, mode: LoadMode, ids: &mut IdSource) -> Result<Opened> {
     let buf = match read_file(path) {
         Ok(buf) => buf,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::Missing),
@@ -148,7 +225,6 @@ pub(crate) fn load_file(path: &Path, mode: LoadMode, ids: &mut IdSource) -> Resu
             backup: Some(backup),
         });
     };
-    let mut warnings = Vec::new();
     let mut read_only = None;
     let (buf, at) = match header_version(&at.value) {
         Ok(v) if v > u64::from(CURRENT_SESSION_VERSION) => {
@@ -176,6 +252,23 @@ pub(crate) fn load_file(path: &Path, mode: LoadMode, ids: &mut IdSource) -> Resu
     };
     let header = header_from_map(&at.value);
     let (index, report) = Index::build(&buf, at.body_start, at.body_line);
+    let warnings = warnings_of(path, &report, read_only.as_ref());
+    Ok(Opened::Loaded(Box::new(Loaded {
+        store: LineStore::new(buf),
+        header,
+        index,
+        warnings,
+        read_only,
+    })))
+}
+
+/// What a user should hear about a file that was indexed.
+fn warnings_of(
+    path: &Path,
+    report: &BuildReport,
+    read_only: Option<&ReadOnlyReason>,
+) -> Vec<LoadWarning> {
+    let mut warnings = Vec::new();
     let path_buf = path.to_path_buf();
     if let Some(line) = report.truncated_last_line {
         warnings.push(LoadWarning::TruncatedLastLine {
@@ -197,33 +290,27 @@ pub(crate) fn load_file(path: &Path, mode: LoadMode, ids: &mut IdSource) -> Resu
             first_line: report.first_not_entry_line,
         });
     }
-    if let Some(example) = report.duplicate_example {
+    if let Some(example) = report.duplicate_example.clone() {
         warnings.push(LoadWarning::DuplicateIds {
             path: path_buf.clone(),
             count: report.duplicate_ids,
             example,
         });
     }
-    if let Some(example) = report.cycle_example {
+    if let Some(example) = report.cycle_example.clone() {
         warnings.push(LoadWarning::ParentCycles {
             path: path_buf.clone(),
             count: report.cycles,
             example,
         });
     }
-    if let Some(reason) = &read_only {
+    if let Some(reason) = read_only {
         warnings.push(LoadWarning::ReadOnly {
             path: path_buf,
             reason: reason.clone(),
         });
     }
-    Ok(Opened::Loaded(Box::new(Loaded {
-        store: LineStore::new(buf),
-        header,
-        index,
-        warnings,
-        read_only,
-    })))
+    warnings
 }
 
 /// The first line of a file, read without loading the rest (a header is a few hundred
@@ -256,4 +343,100 @@ pub(crate) fn first_line_header(path: &Path) -> Option<SessionHeader> {
     let first = first_line(path)?;
     let at = find_header(&first)?;
     Some(header_from_map(&at.value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (id, parent, kind, time, line) of every node.
+    fn nodes(index: &Index) -> Vec<String> {
+        index
+            .nodes
+            .iter()
+            .map(|n| {
+                format!(
+                    "{} {} {:?} {} {:?}",
+                    n.id, n.parent, n.kind, n.ts_ms, n.line
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn streaming_a_file_indexes_it_exactly_as_reading_it_whole() {
+        let text = concat!(
+            "\n",
+            "not json\n",
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+            "\n\n",
+            "{\"type\":\"message\",\"id\":\"broken\"\n",
+            "[1,2]\n",
+            r#"{"type":"label","id":"l","parentId":"a","targetId":"a","label":"here","timestamp":"t"}"#,
+            "\r\n",
+            r#"{"type":"session_info","id":"n","parentId":"l","name":" Named "}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":"n","message":{"role":"assistant","content":[]}}"#,
+            "\n",
+            "{\"type\":\"message\",\"id\":\"cut"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, text).unwrap();
+        let mut ids = IdSource::Random;
+        let Opened::Loaded(streamed) = load_file(&path, LoadMode::ReadOnly, &mut ids).unwrap()
+        else {
+            panic!("not loaded");
+        };
+        let Opened::Loaded(whole) = load_whole(&path, LoadMode::ReadOnly, &mut ids).unwrap() else {
+            panic!("not loaded");
+        };
+        assert!(
+            streamed.store.memory_base().is_none(),
+            "the file is not kept"
+        );
+        assert!(whole.store.memory_base().is_some());
+        assert_eq!(nodes(&streamed.index), nodes(&whole.index));
+        assert_eq!(nodes(&streamed.index).len(), 4);
+        assert_eq!(
+            format!("{:?}", streamed.warnings),
+            format!("{:?}", whole.warnings)
+        );
+        // Truncated, malformed, not an entry, duplicate id, and the cycle the duplicate makes.
+        assert_eq!(streamed.warnings.len(), 5, "{:?}", streamed.warnings);
+        assert_eq!(streamed.index.session_name.as_deref(), Some("Named"));
+        assert_eq!(
+            streamed.index.label("a").map(|l| l.label.as_str()),
+            Some("here")
+        );
+        assert_eq!(streamed.header.id, "s1");
+        assert!(!streamed.store.base_ends_with_newline());
+        for node in &streamed.index.nodes {
+            assert_eq!(streamed.store.line(node.line), whole.store.line(node.line));
+        }
+    }
+
+    #[test]
+    fn an_older_file_is_read_whole_and_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(
+            &path,
+            concat!(
+                r#"{"type":"session","id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+                "\n",
+                r#"{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let mut ids = IdSource::Seeded(1);
+        let Opened::Loaded(loaded) = load_file(&path, LoadMode::ReadOnly, &mut ids).unwrap() else {
+            panic!("not loaded");
+        };
+        assert!(loaded.store.memory_base().is_some(), "migrated in memory");
+        assert_eq!(loaded.index.nodes.len(), 1);
+    }
 }

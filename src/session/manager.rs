@@ -168,8 +168,9 @@ impl SessionManager {
                 // pi starts over in the same file right away; the old content (if any) is
                 // in `backup`, never destroyed.
                 self.new_session(None, None);
-                write_file_atomically(path, self.store.base())?;
-                self.disk = Some(DiskState::loaded(path.to_path_buf(), self.store.base()));
+                let text = self.store.memory_base().unwrap_or_default();
+                write_file_atomically(path, text)?;
+                self.disk = Some(DiskState::loaded(path.to_path_buf(), &self.store));
                 if let Some(backup) = backup {
                     self.warnings.push(LoadWarning::InvalidHeader {
                         path: path.to_path_buf(),
@@ -182,7 +183,7 @@ impl SessionManager {
     }
 
     pub(crate) fn install(&mut self, path: PathBuf, loaded: Loaded) {
-        let disk = DiskState::loaded(path, loaded.store.base());
+        let disk = DiskState::loaded(path, &loaded.store);
         self.install_text(loaded.header, loaded.store, loaded.index);
         self.disk = Some(disk);
         self.read_only = loaded.read_only;
@@ -287,7 +288,7 @@ impl SessionManager {
     pub(crate) fn entry_at(&self, idx: u32) -> &SessionEntry {
         let node = &self.index.nodes[idx as usize];
         node.parsed
-            .get_or_init(|| Box::new(parse_entry(self.store.line(node.line), &node.id)))
+            .get_or_init(|| Box::new(parse_entry(&self.store.line(node.line), &node.id)))
     }
 
     pub(crate) fn head_at(&self, idx: u32) -> EntryHead<'_> {
@@ -330,6 +331,14 @@ impl SessionManager {
             .collect()
     }
 
+    /// Copies of every entry in file order, parsed without being kept by the session (for
+    /// exports, which need them all once).
+    pub fn owned_entries(&self) -> Vec<SessionEntry> {
+        let mut out = Vec::with_capacity(self.index.nodes.len());
+        self.scan_entries_owned(|_| true, |e| out.push(e));
+        out
+    }
+
     /// Direct children of an entry, in file order.
     pub fn children(&self, id: &EntryId) -> Vec<&SessionEntry> {
         match self.index.lookup(id.as_str()) {
@@ -362,6 +371,81 @@ impl SessionManager {
         self.path_indexes(from)
             .into_iter()
             .map(|i| self.entry_at(i))
+            .collect()
+    }
+
+    /// Walks from `from` (default: the leaf) towards the root, giving `visit` the cheap
+    /// facts of each entry, until it breaks (its value is returned) or the root is passed.
+    /// Nothing is parsed: a caller that needs an entry asks for it by id, so finding the
+    /// latest compaction costs the distance to it, not the length of the session.
+    pub fn walk_back<B>(
+        &self,
+        from: Option<&EntryId>,
+        mut visit: impl FnMut(EntryHead<'_>) -> std::ops::ControlFlow<B>,
+    ) -> Option<B> {
+        let mut cur = match from {
+            Some(id) => self.index.lookup(id.as_str()),
+            None => self.leaf,
+        };
+        let mut steps = 0;
+        // Parents are acyclic by construction; the bound only guards against a bug.
+        while let Some(n) = cur {
+            if steps > self.index.nodes.len() {
+                break;
+            }
+            steps += 1;
+            if let std::ops::ControlFlow::Break(b) = visit(self.head_at(n)) {
+                return Some(b);
+            }
+            cur = self.index.nodes[n as usize].parent();
+        }
+        None
+    }
+
+    /// Calls `visit` with every entry of a kind `wanted` accepts, in file order, parsing
+    /// each one without keeping it: memory stays flat however large the file is (for
+    /// totals over the whole file; the lines are read in one forward pass).
+    pub fn scan_entries(
+        &self,
+        wanted: impl Fn(EntryKind) -> bool,
+        mut visit: impl FnMut(&SessionEntry),
+    ) {
+        self.scan_entries_owned(wanted, |entry| visit(&entry));
+    }
+
+    /// [`SessionManager::scan_entries`] handing over each parsed entry.
+    fn scan_entries_owned(
+        &self,
+        wanted: impl Fn(EntryKind) -> bool,
+        mut visit: impl FnMut(SessionEntry),
+    ) {
+        let nodes: Vec<&crate::session::tree::Node> =
+            self.index.nodes.iter().filter(|n| wanted(n.kind)).collect();
+        let mut ids = nodes.iter().map(|n| &n.id);
+        self.store.visit(nodes.iter().map(|n| n.line), |line| {
+            if let Some(id) = ids.next() {
+                visit(parse_entry(line, id));
+            }
+        });
+    }
+
+    /// Drops every parsed entry kept so far; they are parsed again from their lines when
+    /// asked for. Called when a context is rebuilt, so entries parsed for an old one (or
+    /// for a compaction over the whole path) do not stay in memory.
+    pub fn forget_parsed(&mut self) {
+        for node in &mut self.index.nodes {
+            node.parsed.take();
+        }
+    }
+
+    /// [`SessionManager::path`] from position `start` on (entries before it are not
+    /// parsed).
+    pub fn path_tail(&self, from: Option<&EntryId>, start: usize) -> Vec<&SessionEntry> {
+        let path = self.path_indexes(from);
+        path.get(start..)
+            .unwrap_or_default()
+            .iter()
+            .map(|&i| self.entry_at(i))
             .collect()
     }
 

@@ -11,7 +11,6 @@
 //! duplicate ids the last entry in the file wins lookups (as pi's `Map`). A parent cycle is
 //! cut at the entry of the cycle that comes first in the file, which becomes a root.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -171,94 +170,17 @@ impl Index {
     /// Indexes the lines of `buf` from byte `start` (just after the header line);
     /// `first_line_no` is the 1-based number of that line in the file.
     pub fn build(buf: &[u8], start: usize, first_line_no: usize) -> (Index, BuildReport) {
-        let mut index = Index::default();
-        let mut report = BuildReport::default();
-        let mut parent_refs: Vec<Option<Cow<'_, str>>> = Vec::new();
+        let mut builder = IndexBuilder::default();
         let body = buf.get(start..).unwrap_or_default();
         for line in split_lines(body) {
-            let line_no = first_line_no + line.number;
-            let bytes = &body[line.start..line.end];
-            let head = match scan_line(bytes) {
-                LineScan::Blank => continue,
-                LineScan::Malformed => {
-                    if line.terminated {
-                        if report.malformed == 0 {
-                            report.first_malformed_line = line_no;
-                        }
-                        report.malformed += 1;
-                    } else {
-                        report.truncated_last_line = Some(line_no);
-                    }
-                    continue;
-                }
-                LineScan::NotObject => {
-                    report.note_not_entry(line_no);
-                    continue;
-                }
-                LineScan::Object(head) => head,
-            };
-            let kind_str = head.kind.as_deref().unwrap_or("");
-            // Later session headers (pi's old duplicate-header bug) are not entries.
-            if kind_str == "session" {
-                continue;
-            }
-            let Some(id) = head.id else {
-                report.note_not_entry(line_no);
-                continue;
-            };
-            let kind = EntryKind::from_type(kind_str, head.role.as_deref());
-            let id = EntryId(id.into_owned());
-            if kind == EntryKind::Label
-                && let Some(target) = head.target_id.as_deref()
-            {
-                let timestamp = head.timestamp.as_deref().unwrap_or("");
-                index.apply_label(target, head.label.as_deref(), timestamp);
-            }
-            if kind == EntryKind::SessionInfo {
-                index.session_name = normalize_name(head.name.as_deref());
-            }
-            index.has_assistant |= kind.is_assistant();
-            index.nodes.push(Node {
-                id,
-                parent: NO_PARENT,
-                kind,
-                ts_ms: head
-                    .timestamp
-                    .as_deref()
-                    .and_then(iso_ms)
-                    .unwrap_or(i64::MIN),
-                line: LineRef::Base {
-                    start: start + line.start,
-                    len: line.end - line.start,
-                },
-                parsed: OnceLock::new(),
-            });
-            parent_refs.push(head.parent_id);
+            builder.add_line(
+                &body[line.start..line.end],
+                start + line.start,
+                first_line_no + line.number,
+                line.terminated,
+            );
         }
-        // Built once the count is known: growing it line by line costs several rehashes.
-        index.by_id = HashMap::with_capacity_and_hasher(index.nodes.len(), IdHash);
-        for (idx, node) in index.nodes.iter().enumerate() {
-            if let Some(previous) = index.by_id.insert(node.id.clone(), idx as u32) {
-                report.duplicate_ids += 1;
-                report
-                    .duplicate_example
-                    .get_or_insert_with(|| index.nodes[previous as usize].id.clone());
-            }
-        }
-        for (i, parent_id) in parent_refs.iter().enumerate() {
-            // pi's getTree: a parentId equal to the entry's own id makes a root.
-            if let Some(parent_id) = parent_id
-                && parent_id.as_ref() != index.nodes[i].id.as_str()
-                && let Some(&p) = index.by_id.get(parent_id.as_ref())
-                && p as usize != i
-            {
-                index.nodes[i].parent = p;
-            }
-        }
-        let (cycles, example) = index.cut_cycles();
-        report.cycles = cycles;
-        report.cycle_example = example;
-        (index, report)
+        builder.finish()
     }
 
     /// Cuts every parent cycle at its entry that comes first in the file.
@@ -446,6 +368,113 @@ impl Index {
             roots,
             child_list,
         }
+    }
+}
+
+/// Builds an [`Index`] one line at a time, so a file can be indexed as it is read.
+#[derive(Debug, Default)]
+pub(crate) struct IndexBuilder {
+    index: Index,
+    report: BuildReport,
+    /// The `parentId` of each node, resolved in [`IndexBuilder::finish`].
+    parent_refs: Vec<Option<Box<str>>>,
+}
+
+impl IndexBuilder {
+    /// Adds one line (without its newline) found at byte `offset` of the base text;
+    /// `line_no` is its 1-based number in the file, `terminated` whether a newline follows.
+    pub fn add_line(&mut self, bytes: &[u8], offset: usize, line_no: usize, terminated: bool) {
+        let report = &mut self.report;
+        let head = match scan_line(bytes) {
+            LineScan::Blank => return,
+            LineScan::Malformed => {
+                if terminated {
+                    if report.malformed == 0 {
+                        report.first_malformed_line = line_no;
+                    }
+                    report.malformed += 1;
+                } else {
+                    report.truncated_last_line = Some(line_no);
+                }
+                return;
+            }
+            LineScan::NotObject => {
+                report.note_not_entry(line_no);
+                return;
+            }
+            LineScan::Object(head) => head,
+        };
+        let kind_str = head.kind.as_deref().unwrap_or("");
+        // Later session headers (pi's old duplicate-header bug) are not entries.
+        if kind_str == "session" {
+            return;
+        }
+        let Some(id) = head.id else {
+            report.note_not_entry(line_no);
+            return;
+        };
+        let index = &mut self.index;
+        let kind = EntryKind::from_type(kind_str, head.role.as_deref());
+        let id = EntryId(id.into_owned());
+        if kind == EntryKind::Label
+            && let Some(target) = head.target_id.as_deref()
+        {
+            let timestamp = head.timestamp.as_deref().unwrap_or("");
+            index.apply_label(target, head.label.as_deref(), timestamp);
+        }
+        if kind == EntryKind::SessionInfo {
+            index.session_name = normalize_name(head.name.as_deref());
+        }
+        index.has_assistant |= kind.is_assistant();
+        index.nodes.push(Node {
+            id,
+            parent: NO_PARENT,
+            kind,
+            ts_ms: head
+                .timestamp
+                .as_deref()
+                .and_then(iso_ms)
+                .unwrap_or(i64::MIN),
+            line: LineRef::Base {
+                start: offset,
+                len: bytes.len(),
+            },
+            parsed: OnceLock::new(),
+        });
+        self.parent_refs.push(head.parent_id.map(Box::from));
+    }
+
+    /// Resolves parents, cuts cycles and returns the index with what was found.
+    pub fn finish(self) -> (Index, BuildReport) {
+        let IndexBuilder {
+            mut index,
+            mut report,
+            parent_refs,
+        } = self;
+        // Built once the count is known: growing it line by line costs several rehashes.
+        index.by_id = HashMap::with_capacity_and_hasher(index.nodes.len(), IdHash);
+        for (idx, node) in index.nodes.iter().enumerate() {
+            if let Some(previous) = index.by_id.insert(node.id.clone(), idx as u32) {
+                report.duplicate_ids += 1;
+                report
+                    .duplicate_example
+                    .get_or_insert_with(|| index.nodes[previous as usize].id.clone());
+            }
+        }
+        for (i, parent_id) in parent_refs.iter().enumerate() {
+            // pi's getTree: a parentId equal to the entry's own id makes a root.
+            if let Some(parent_id) = parent_id
+                && parent_id.as_ref() != index.nodes[i].id.as_str()
+                && let Some(&p) = index.by_id.get(parent_id.as_ref())
+                && p as usize != i
+            {
+                index.nodes[i].parent = p;
+            }
+        }
+        let (cycles, example) = index.cut_cycles();
+        report.cycles = cycles;
+        report.cycle_example = example;
+        (index, report)
     }
 }
 

@@ -46,6 +46,7 @@ mod request_timeouts;
 mod rpc;
 mod rpc_corpus;
 mod rpc_extensions;
+mod session_bigfile;
 mod session_concurrency;
 mod session_corpus;
 mod session_factory;

@@ -464,8 +464,11 @@ impl AgentSession {
     }
 
     /// Rebuilds the agent's messages from the session file (after navigation/compaction).
+    /// Entries parsed for the old context (or for the compaction) are dropped first: only
+    /// what the new context needs is parsed again, so memory follows what is sent.
     pub(crate) fn reload_messages(&self) {
         let mut st = self.state();
+        st.session.forget_parsed();
         st.messages = st.session.build_session_context().messages;
     }
 }

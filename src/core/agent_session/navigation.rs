@@ -2,17 +2,17 @@
 //! the abandoned branch), labels, and the messages `/fork` offers. Moving between
 //! sessions is `switching.rs`.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::{AgentSession, State};
-use crate::compaction::{
-    BranchSummarySettings, CompactionError, collect_entries_for_branch_summary,
-    generate_branch_summary,
-};
+use crate::compaction::{BranchSummarySettings, CompactionError, generate_branch_summary};
 use crate::core::events::SessionEvent;
 use crate::extensions::{EventName, TreePreparation};
 use crate::messages::AgentMessage;
 use crate::session::entry::{EntryId, SessionEntry};
+use crate::session::tree::{EntryKind, MessageRole};
 
 /// How to leave the current branch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -108,17 +108,27 @@ impl AgentSession {
                 .entry(&target_id)
                 .cloned()
                 .ok_or_else(|| format!("Entry {target} not found"))?;
-            let old_path = st.session.path(None);
-            let target_path = st.session.path(Some(&target_id));
-            let branch = collect_entries_for_branch_summary(&old_path, &target_path);
-            let abandoned: Vec<SessionEntry> =
-                branch.entries.iter().map(|e| (*e).clone()).collect();
+            // The deepest common entry is found on ids; only the abandoned part of the
+            // old path is parsed.
+            let old_ids = st.session.path_ids(None);
+            let target_ids = st.session.path_ids(Some(&target_id));
+            let on_target: HashSet<&str> = target_ids.iter().map(EntryId::as_str).collect();
+            let ancestor = old_ids
+                .iter()
+                .rposition(|id| on_target.contains(id.as_str()));
+            let start = ancestor.map_or(0, |i| i + 1);
+            let abandoned: Vec<SessionEntry> = st
+                .session
+                .path_tail(None, start)
+                .into_iter()
+                .cloned()
+                .collect();
             (
                 abandoned,
                 target_entry,
                 st.settings.branch_summary_reserve_tokens(),
                 st.session.leaf_id().map(|id| id.0.clone()),
-                branch.common_ancestor_id.map(str::to_string),
+                ancestor.map(|i| old_ids[i].0.clone()),
             )
         };
 
@@ -297,15 +307,17 @@ impl AgentSession {
     /// User messages of the whole session, for the `/fork` selector (RPC `get_fork_messages`).
     pub fn fork_messages(&self) -> Vec<(String, String)> {
         let st = self.state();
-        st.session
-            .entries()
-            .into_iter()
-            .filter_map(|e| match e {
-                SessionEntry::Message(m) => user_text(&m.message)
-                    .filter(|t| !t.is_empty())
-                    .map(|t| (m.id.0.clone(), t)),
-                _ => None,
-            })
-            .collect()
+        let mut out = Vec::new();
+        st.session.scan_entries(
+            |kind| kind == EntryKind::Message(MessageRole::User),
+            |e| {
+                if let SessionEntry::Message(m) = e
+                    && let Some(text) = user_text(&m.message).filter(|t| !t.is_empty())
+                {
+                    out.push((m.id.0.clone(), text));
+                }
+            },
+        );
+        out
     }
 }

@@ -3,6 +3,7 @@
 //! (the failed answer stays in the file, the retry becomes its child), recover from a
 //! context overflow with one compaction, or compact when over the threshold.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,7 +25,9 @@ use crate::compaction::{
 use crate::core::events::{CompactionReason, SessionEvent};
 use crate::extensions::InputSource;
 use crate::messages::AgentMessage;
+use crate::session::SessionManager;
 use crate::session::entry::SessionEntry;
+use crate::session::tree::EntryKind;
 use crate::tools::ExecutionMode;
 
 /// What to do with a prompt that arrives while the agent is streaming.
@@ -408,11 +411,7 @@ impl AgentSession {
                 .model
                 .as_ref()
                 .is_some_and(|m| m.provider == last.provider && m.id == last.model);
-            let path = st.session.path(None);
-            let latest_compaction_ms = path.iter().rev().find_map(|e| match e {
-                SessionEntry::Compaction(c) => Some(crate::messages::iso_to_ms(&c.timestamp)),
-                _ => None,
-            });
+            let latest_compaction_ms = latest_compaction_ms(&st.session);
             check_auto_compaction(&AutoCompactionCheck {
                 settings: &settings,
                 model: st.model.as_ref(),
@@ -687,5 +686,21 @@ impl AgentSession {
                 st = self.state();
             }
         }
+    }
+}
+
+/// When the latest compaction on the current path was made (walks back from the leaf to
+/// it and parses only that entry).
+fn latest_compaction_ms(session: &SessionManager) -> Option<i64> {
+    let id = session.walk_back(None, |head| {
+        if head.kind == EntryKind::Compaction {
+            ControlFlow::Break(head.id.clone())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    match session.entry(&id)? {
+        SessionEntry::Compaction(c) => Some(crate::messages::iso_to_ms(&c.timestamp)),
+        _ => None,
     }
 }

@@ -2,6 +2,7 @@
 //! for `/session` and `get_session_stats`, context usage for the footer, and the system
 //! prompt rebuilt from the active tools and resources.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde::Serialize;
@@ -13,6 +14,7 @@ use crate::compaction::estimate_context_tokens;
 use crate::core::system_prompt::{SystemPromptInput, build_system_prompt, today};
 use crate::messages::AgentMessage;
 use crate::session::entry::SessionEntry;
+use crate::session::tree::{EntryKind, MessageRole};
 
 /// A snapshot of what the session is doing (RPC `get_state`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,6 +119,29 @@ impl State {
         self.system_prompt = build_system_prompt(&input);
     }
 
+    /// Whether the path holds a compaction and no successful answer after it reported
+    /// its context size. Walks back from the leaf, parsing only assistant messages, and
+    /// stops at the latest compaction.
+    fn compacted_without_fresh_usage(&self) -> bool {
+        let mut fresh = None;
+        let compacted = self.session.walk_back(None, |head| {
+            match head.kind {
+                EntryKind::Compaction => return ControlFlow::Break(()),
+                EntryKind::Message(MessageRole::Assistant) if fresh.is_none() => {
+                    if let Some(SessionEntry::Message(m)) = self.session.entry(head.id)
+                        && let AgentMessage::Assistant(a) = &m.message
+                        && !matches!(a.stop_reason, StopReason::Aborted | StopReason::Error)
+                    {
+                        fresh = Some(a.usage.context_tokens() > 0);
+                    }
+                }
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        });
+        compacted.is_some() && fresh != Some(true)
+    }
+
     pub(crate) fn context_usage(&self) -> Option<ContextUsage> {
         let window = self.model.as_ref()?.context_window;
         if window == 0 {
@@ -124,29 +149,12 @@ impl State {
         }
         // After a compaction the last usage describes the old, bigger context: only a
         // successful answer after the compaction tells the real size.
-        let path = self.session.path(None);
-        if let Some(pos) = path
-            .iter()
-            .rposition(|e| matches!(e, SessionEntry::Compaction(_)))
-        {
-            let fresh = path[pos + 1..].iter().rev().find_map(|e| match e {
-                SessionEntry::Message(m) => match &m.message {
-                    AgentMessage::Assistant(a)
-                        if !matches!(a.stop_reason, StopReason::Aborted | StopReason::Error) =>
-                    {
-                        Some(a.usage.context_tokens() > 0)
-                    }
-                    _ => None,
-                },
-                _ => None,
+        if self.compacted_without_fresh_usage() {
+            return Some(ContextUsage {
+                tokens: None,
+                context_window: window,
+                percent: None,
             });
-            if fresh != Some(true) {
-                return Some(ContextUsage {
-                    tokens: None,
-                    context_window: window,
-                    percent: None,
-                });
-            }
         }
         let estimate = estimate_context_tokens(&self.messages);
         Some(ContextUsage {

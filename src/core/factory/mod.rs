@@ -22,6 +22,7 @@ mod reload;
 mod resources;
 mod source;
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,7 +48,7 @@ use crate::core::paths::AgentPaths;
 use crate::core::settings::Settings;
 use crate::extensions::SessionStartReason;
 use crate::session::SessionManager;
-use crate::session::entry::SessionEntry;
+use crate::session::tree::EntryKind;
 
 /// How long exiting waits for extensions to handle `session_shutdown` and stop.
 pub const EXTENSION_SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
@@ -255,9 +256,14 @@ impl SessionFactory {
         let context = manager.build_session_context();
         let has_existing = !context.messages.is_empty();
         let has_thinking_entry = manager
-            .path(None)
-            .iter()
-            .any(|e| matches!(e, SessionEntry::ThinkingLevelChange(_)));
+            .walk_back(None, |head| {
+                if head.kind == EntryKind::ThinkingLevelChange {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .is_some();
         let cx = ModelContext {
             config: &self.config,
             registry: &registry,

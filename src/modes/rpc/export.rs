@@ -41,7 +41,7 @@ impl ExportJob {
             (
                 m.session_file().map(Path::to_path_buf),
                 m.header().clone(),
-                m.entries().into_iter().cloned().collect::<Vec<_>>(),
+                m.owned_entries(),
                 m.leaf_id().cloned(),
             )
         });

@@ -22,18 +22,20 @@ impl SessionManager {
     /// An outline of every entry in file order: position `i` describes
     /// `tree().nodes()[i]`.
     pub fn outlines(&self) -> Vec<EntryOutline> {
-        self.index
-            .nodes
-            .iter()
-            .map(|node| outline_line(node.kind, self.store.line(node.line)))
-            .collect()
+        let mut out = Vec::with_capacity(self.index.nodes.len());
+        let mut kinds = self.index.nodes.iter().map(|node| node.kind);
+        self.store
+            .visit(self.index.nodes.iter().map(|node| node.line), |line| {
+                out.push(outline_line(kinds.next().unwrap_or(EntryKind::Other), line))
+            });
+        out
     }
 
     /// The outline of one entry.
     pub fn outline(&self, id: &EntryId) -> Option<EntryOutline> {
         let idx = self.index.lookup(id.as_str())?;
         let node = &self.index.nodes[idx as usize];
-        Some(outline_line(node.kind, self.store.line(node.line)))
+        Some(outline_line(node.kind, &self.store.line(node.line)))
     }
 }
 

@@ -212,13 +212,13 @@ fn check_session_file(path: &Path) -> usize {
     assert_eq!(outlines.len(), manager.entry_count());
     for (node, outline) in manager.index.nodes.iter().zip(&outlines) {
         let line = manager.store.line(node.line);
-        let value: Value = serde_json::from_slice(line).unwrap();
+        let value: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(
             outline,
             &oracle(&value),
             "{}: {}",
             path.display(),
-            String::from_utf8_lossy(line)
+            String::from_utf8_lossy(&line)
         );
     }
     outlines.len()

@@ -58,7 +58,7 @@ impl App {
             (
                 m.session_file().map(|p| p.to_path_buf()),
                 m.header().clone(),
-                m.entries().into_iter().cloned().collect::<Vec<_>>(),
+                m.owned_entries(),
                 m.leaf_id().cloned(),
             )
         });

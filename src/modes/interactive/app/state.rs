@@ -19,6 +19,7 @@ use crate::modes::interactive::keys::Keybindings;
 use crate::modes::interactive::renderer::InlineRenderer;
 use crate::modes::interactive::theme::Theme;
 use crate::session::entry::SessionEntry;
+use crate::session::tree::EntryKind;
 
 use super::msg::{AppMsg, Loaded};
 use super::overlay::Overlay;
@@ -329,17 +330,18 @@ impl App {
 }
 
 /// Token and cost totals of every assistant message in the session file (pi's footer
-/// counts all branches). Reads every entry: run it off the UI thread for big files.
+/// counts all branches). Reads every assistant entry of the file (without keeping them):
+/// run it off the UI thread for big files.
 pub fn usage_totals(session: &AgentSession) -> UsageTotals {
     session.with_session(|m| {
         let mut totals = UsageTotals::default();
-        for e in m.entries() {
+        m.scan_entries(EntryKind::is_assistant, |e| {
             if let SessionEntry::Message(me) = e
                 && let crate::messages::AgentMessage::Assistant(a) = &me.message
             {
                 totals.add(a);
             }
-        }
+        });
         totals
     })
 }
