@@ -319,8 +319,10 @@ fn matches_any_exact(path: &Path, patterns: &[&str], base: &Path) -> bool {
     })
 }
 
-/// Which of `files` the settings patterns enable (pi's `applyPatterns`).
-fn apply_patterns(files: &[PathBuf], patterns: &[&str], base: &Path) -> Vec<bool> {
+/// Which of `files` the settings patterns enable (pi's `applyPatterns`): plain globs
+/// keep matches (all files when there are none), `!glob` drops, `+path` / `-path` force an
+/// exact path (relative to `base`) in / out.
+pub fn apply_patterns(files: &[PathBuf], patterns: &[&str], base: &Path) -> Vec<bool> {
     let mut includes = Vec::new();
     let mut excludes = Vec::new();
     let mut force_in = Vec::new();
