@@ -268,6 +268,7 @@ pub fn load_skills(options: &ResourceOptions) -> LoadedSkills {
     } else {
         Vec::new()
     };
+    let resolved = options.with_packages(resolved);
     let paths = merge_resolved(resolved, &options.cli_paths, &options.cwd);
 
     let mut loaded = LoadedSkills::default();

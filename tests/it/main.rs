@@ -33,6 +33,7 @@ mod interop_reference_pi;
 mod js_parity;
 mod load_faults;
 mod oauth_refresh;
+mod packages;
 mod pi_request_parity;
 mod process_groups;
 mod provider_streams;

@@ -6,7 +6,7 @@
 //!   `+path` / `-path` force an exact path in / out) on top of what the package offers;
 //!   kinds it does not name load as without a filter;
 //! - else the `pi` key of `package.json` lists paths and globs per kind (`!`, `+`, `-`
-//!   entries apply to what they find);
+//!   entries apply to what they find; a kind it does not list loads nothing);
 //! - else the conventional folders: `extensions/` (`.ts` / `.js` files, subfolders with
 //!   an `index.ts` / `index.js` or their own `pi` manifest), `skills/` (`SKILL.md` folders
 //!   and top-level `.md` files), `prompts/` (`.md`), `themes/` (`.json`).
@@ -300,11 +300,12 @@ pub fn collect_package(root: &Path, filter: Option<&Value>) -> Option<Vec<Packag
         }
         return Some(out);
     }
-    if manifest.is_some() {
+    if let Some(m) = &manifest {
+        // With a manifest only what it lists loads (no folder fallback, as in pi).
         for kind in ResourceKind::ALL {
-            push(kind, default_files(root, manifest.as_ref(), kind), &|_| {
-                true
-            });
+            if let Some(entries) = strings(m.get(kind.key())) {
+                push(kind, manifest_files(&entries, root, kind), &|_| true);
+            }
         }
         return Some(out);
     }
@@ -385,6 +386,9 @@ mod tests {
         touch(&root.join("p/a.md"), "");
         touch(&root.join("skills/ignored/SKILL.md"), "");
         let files = collect_package(root, None).unwrap();
+        // A filter that names no kind loads the folders the manifest does not cover.
+        let unfiltered = collect_package(root, Some(&json!({"source": "x"}))).unwrap();
+        assert!(unfiltered.iter().any(|f| f.kind == ResourceKind::Skills));
         assert_eq!(
             listing(root, &files),
             ["extensions src/new.ts", "prompts p/a.md"]
