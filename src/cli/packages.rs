@@ -222,7 +222,8 @@ pub fn run_package_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Opt
     let p = parse(args)?;
     let command = p.command;
     if p.help {
-        print!("{}", help_text(command));
+        // pi's help text ends in a blank line.
+        println!("{}", help_text(command));
         return Some(0);
     }
     if let Some(option) = &p.invalid_option {

@@ -263,6 +263,28 @@ fn install_list_remove_with_git_npm_and_a_path_as_pi() {
                 "reference pi: {}",
                 String::from_utf8_lossy(&theirs.stderr)
             );
+            // Help texts and usage errors are pi's, byte for byte (no terminal: no colour).
+            for args in [
+                &["install", "--help"][..],
+                &["remove", "-h"],
+                &["update", "--help"],
+                &["list", "--help"],
+                &["list", "-l"],
+                &["install", "a", "b"],
+                &["update", "x", "--self"],
+            ] {
+                let theirs = w
+                    .command(&reference_pi::script())
+                    .args(args)
+                    .output()
+                    .unwrap();
+                let ours = w.pi(args);
+                assert_eq!(
+                    (ours.status.code(), w.text(&ours)),
+                    (theirs.status.code(), w.text(&theirs)),
+                    "{args:?}"
+                );
+            }
         }
     }
 
@@ -417,6 +439,19 @@ fn extension_flag_installs_git_packages_for_one_run_and_update_pulls() {
     assert!(!w.p.agent_dir().join("settings.json").exists());
     let tmp = w.root().join("tmp/pi-extensions");
     assert!(tmp.read_dir().unwrap().next().is_some());
+
+    // The same for an npm package (`npm install <spec> --prefix <temp>`).
+    let tarball = npm_tarball(&w);
+    let npm_source = format!("npm:npmpkg@file:{}", tarball.display());
+    succeeded(&w.prompt(&["-e", &npm_source, "-p", "/pkgreview b"]));
+    let npm_run = w.p.requests().pop().unwrap();
+    assert_eq!(conversation(&npm_run), "user: Please review b carefully.");
+    assert!(system_prompt(&npm_run).contains("<name>pkg-skill</name>"));
+    assert!(
+        tmp.join("npm/f35b2129/node_modules/npmpkg/package.json")
+            .is_file()
+    );
+    assert!(!w.p.agent_dir().join("settings.json").exists());
 
     // `pi update` fetches new commits of an unpinned checkout.
     succeeded(&w.pi(&["install", "git:git.example.test/user/gitpkg"]));
