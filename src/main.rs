@@ -22,18 +22,19 @@ fn main() -> ExitCode {
         println!("{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    // pi's package commands are recognised by the first argument alone, before any flag.
+    let raw: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(code) = package_command(&raw) {
+        return ExitCode::from(code);
+    }
     // clap prints help/version itself and exits with the right code.
     let args = args::parse(argv).unwrap_or_else(|e| e.exit());
     if args.cli.version {
         println!("{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
-    }
-    if args.is_package_command() {
-        eprintln!(
-            "pi-rs does not manage pi packages (npm extensions). Extensions for pi-rs are \
-executables in ~/.pi/agent/extensions/; see docs/extensions.md."
-        );
-        return ExitCode::from(1);
     }
     match run(args) {
         Ok(code) => ExitCode::from(code),
@@ -42,6 +43,22 @@ executables in ~/.pi/agent/extensions/; see docs/extensions.md."
             ExitCode::from(1)
         }
     }
+}
+
+/// `pi install / remove / uninstall / update / list / config …`, when `raw` is one.
+fn package_command(raw: &[String]) -> Option<u8> {
+    let first = raw.first()?.as_str();
+    if !["install", "remove", "uninstall", "update", "list", "config"].contains(&first) {
+        return None;
+    }
+    if let Some(code) = pi::cli::packages::run_config_command(raw) {
+        return Some(code);
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        eprintln!("Error: cannot read the current directory");
+        return Some(1);
+    };
+    pi::cli::packages::run_package_command(raw, &cwd, &AgentPaths::from_env().agent_dir)
 }
 
 fn run(args: Args) -> Result<u8, StartupError> {

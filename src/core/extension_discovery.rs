@@ -9,6 +9,9 @@
 //! holds such an entry is one extension. pi's TypeScript modules (`*.ts`, plain `*.js`) are
 //! not ours to run; they are skipped with a warning.
 //!
+//! Extensions of pi packages (`core::packages`) come after all of these; `-e npm:…` /
+//! `-e git:…` arrive as the package's files among the `-e` paths.
+//!
 //! Finding them follows the settings and folders the way skills and prompt templates are
 //! found ([`crate::core::resource_paths`]); how a found file is started is
 //! [`crate::extensions::launch_for`].
@@ -134,6 +137,19 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
             }],
         });
         candidates.extend(resolved.into_iter().map(|r| (r.path, r.scope)));
+        // pi packages of the settings come last; a package folder without resources
+        // of its own is scanned like an extension folder.
+        for r in &options.packages {
+            if r.path.is_dir() {
+                candidates.extend(
+                    scan_extensions_dir(&r.path)
+                        .into_iter()
+                        .map(|p| (p, r.scope)),
+                );
+            } else {
+                candidates.push((r.path.clone(), r.scope));
+            }
+        }
         for dir in [project_dir, user_dir] {
             for module in foreign_modules(&dir) {
                 found.diagnostics.push(ResourceDiagnostic {

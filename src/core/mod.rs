@@ -9,6 +9,7 @@ pub mod events;
 pub mod extension_discovery;
 pub mod factory;
 pub mod frontmatter;
+pub mod packages;
 pub mod paths;
 pub mod prompt_templates;
 pub mod resource_paths;

@@ -299,6 +299,14 @@ impl Settings {
     pub fn enable_skill_commands(&self) -> bool {
         self.bool_at("enableSkillCommands", true)
     }
+    /// A key of the global file as written there (`packages` entries may be objects).
+    pub fn global_value(&self, key: &str) -> Option<&Value> {
+        self.global.get(key)
+    }
+    /// A key of the project file as written there.
+    pub fn project_value(&self, key: &str) -> Option<&Value> {
+        self.project.get(key)
+    }
     /// A list of strings from the global file only (`extensions`, `skills`, `prompts`
     /// entries are relative to the agent directory there).
     pub fn global_strings(&self, key: &str) -> Vec<String> {

@@ -36,6 +36,7 @@ mod node_modules_shims;
 mod model_catalog;
 mod oauth_login;
 mod oauth_refresh;
+mod packages;
 mod pi_request_parity;
 mod process_groups;
 mod provider_streams;

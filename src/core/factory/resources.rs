@@ -12,6 +12,7 @@ use std::sync::Arc;
 use super::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};
 use crate::core::agent_session::PromptResources;
 use crate::core::extension_discovery::{DiscoveredExtensions, discover_extensions};
+use crate::core::packages::{PackageManager, ResolvedPackages, ResourceKind, is_package_source};
 use crate::core::prompt_templates::{LoadedPromptTemplates, load_prompt_templates};
 use crate::core::resource_paths::ResourceOptions;
 use crate::core::resources::{
@@ -24,23 +25,104 @@ use crate::extensions::protocol::FlagType;
 use crate::extensions::{ExtensionHost, HostChannels, LoadOptions};
 use crate::tools::{Tool, builtin_tool_names, default_tool_names};
 
-/// Where resources are looked for: the project, the agent directory and the settings.
+/// Where resources are looked for: the project, the agent directory, the settings and
+/// the pi packages they (and `-e`) name.
 pub(super) struct Place<'a> {
     pub settings: &'a Settings,
     pub cwd: &'a Path,
     pub agent_dir: &'a Path,
+    pub packages: &'a SessionPackages,
 }
 
 impl Place<'_> {
     fn options(&self, key: &str, selection: &ResourceSelection) -> ResourceOptions {
-        ResourceOptions::from_settings(
+        let kind = match key {
+            "extensions" => ResourceKind::Extensions,
+            "skills" => ResourceKind::Skills,
+            "prompts" => ResourceKind::Prompts,
+            _ => ResourceKind::Themes,
+        };
+        let mut paths = selection.paths.clone();
+        let mut cli_packages = self.packages.temporary.enabled(kind);
+        if kind == ResourceKind::Extensions {
+            // `-e npm:…` stands for its package's extensions, in the `-e` order.
+            paths = paths
+                .into_iter()
+                .flat_map(|p| {
+                    if is_package_source(&p) {
+                        self.packages
+                            .temporary
+                            .enabled_of(kind, &p)
+                            .into_iter()
+                            .map(|f| f.to_string_lossy().into_owned())
+                            .collect()
+                    } else {
+                        vec![p]
+                    }
+                })
+                .collect();
+            cli_packages.clear();
+        }
+        let mut options = ResourceOptions::from_settings(
             self.settings,
             key,
             self.cwd,
             self.agent_dir,
-            selection.paths.clone(),
+            paths,
             selection.discover,
-        )
+        );
+        options.packages = self.packages.configured.enabled(kind);
+        options.cli_packages = cli_packages;
+        options
+    }
+}
+
+/// The pi packages of a session: those of the settings and those of `-e`.
+#[derive(Debug, Clone, Default)]
+pub(super) struct SessionPackages {
+    pub configured: ResolvedPackages,
+    pub temporary: ResolvedPackages,
+}
+
+impl SessionPackages {
+    /// Resolves (installing what is missing, unless offline) the packages of `settings`
+    /// and the `-e` package sources. A package that cannot be installed is an error
+    /// naming it; anything left out is among the warnings.
+    pub fn resolve(
+        config: &SessionConfig,
+        settings: &Settings,
+        cwd: &Path,
+        agent_dir: &Path,
+    ) -> Result<(SessionPackages, Vec<String>), String> {
+        let manager = PackageManager::new(cwd, agent_dir, settings).with_offline(config.offline);
+        let configured = manager.resolve(settings).map_err(|e| e.to_string())?;
+        let sources: Vec<String> = config
+            .extensions
+            .paths
+            .iter()
+            .filter(|p| is_package_source(p))
+            .cloned()
+            .collect();
+        let temporary = if sources.is_empty() {
+            ResolvedPackages::default()
+        } else {
+            manager
+                .resolve_temporary(&sources)
+                .map_err(|e| e.to_string())?
+        };
+        let warnings = configured
+            .warnings
+            .iter()
+            .chain(&temporary.warnings)
+            .cloned()
+            .collect();
+        Ok((
+            SessionPackages {
+                configured,
+                temporary,
+            },
+            warnings,
+        ))
     }
 }
 
