@@ -57,3 +57,4 @@ mod tools_read;
 mod tools_search;
 mod tools_write_edit;
 mod tui_app;
+mod tui_fidelity;
