@@ -67,6 +67,8 @@ pub struct InlineRenderer {
     history_rows: usize,
     /// The size changed since then: the terminal may have reflowed the rows.
     resized: bool,
+    /// The last live region filled the whole screen (history pushed off it).
+    live_filled: bool,
 }
 
 impl InlineRenderer {
@@ -79,7 +81,16 @@ impl InlineRenderer {
             pristine: true,
             history_rows: 0,
             resized: false,
+            live_filled: false,
         }
+    }
+
+    /// Whether drawing a live region of `live_rows` rows in place would leave the screen
+    /// (partly) blank: the last one filled the whole screen, pushing the history above it
+    /// off, and the new one is shorter than the screen (a tall dialog was closed). Then
+    /// everything must be drawn again, as pi does when a change starts above its viewport.
+    pub fn shrink_needs_redraw(&self, live_rows: usize) -> bool {
+        !self.pristine && self.live_filled && live_rows < self.height as usize
     }
 
     pub fn size(&self) -> (u16, u16) {
@@ -175,6 +186,7 @@ impl InlineRenderer {
             write_rows(&mut out, &encoded);
             encoded.len().saturating_sub(1)
         };
+        self.live_filled = frame.live.len() >= self.height as usize;
         self.finish(&mut out, encoded, current_row, cursor, frame.show_cursor);
         w.write_all(out.as_bytes())?;
         w.flush()
@@ -513,6 +525,33 @@ mod tests {
         3
         4
         5
+        ");
+    }
+
+    #[test]
+    fn closing_a_dialog_that_filled_the_screen_asks_for_a_full_redraw() {
+        let mut s = Screen::new(20, 4);
+        s.draw(&["one", "two", "three"], &["> ", "footer"], None);
+        assert!(!s.renderer.shrink_needs_redraw(2), "nothing was pushed off");
+        // A dialog taller than the screen pushes the history off it.
+        s.draw(&[], &["d1", "d2", "d3", "d4", "d5", "footer"], None);
+        assert!(s.renderer.shrink_needs_redraw(2));
+        assert!(!s.renderer.shrink_needs_redraw(4), "a full screen again");
+        // Drawn in place, the editor would sit on the first row over blank rows.
+        s.draw(&[], &["> ", "footer"], None);
+        let screen = s.parser.screen().contents();
+        assert!(screen.starts_with('>'), "{screen:?}");
+        assert!(!s.renderer.shrink_needs_redraw(2), "once only");
+        // Which is what the full redraw the app does instead avoids.
+        s.draw(&[], &["d1", "d2", "d3", "d4", "d5", "footer"], None);
+        s.redraw_all(&["one", "two", "three"], &["> ", "footer"]);
+        let screen = s.parser.screen().contents();
+        let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+        insta::assert_snapshot!(rows.join("\n"), @r"
+        two
+        three
+        >
+        footer
         ");
     }
 

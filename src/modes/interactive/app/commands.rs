@@ -4,7 +4,9 @@
 
 use crate::core::agent_session::{NavigateOptions, PromptOptions};
 use crate::modes::interactive::autocomplete::{CommandSpec, CompletionItem};
+use crate::modes::interactive::components::Component;
 use crate::modes::interactive::components::bash_execution::{BashExecutionView, BashStatus};
+use crate::modes::interactive::components::changelog::{self, ChangelogView};
 use crate::modes::interactive::components::transcript::ChatItem;
 
 use super::input::KeyCommand;
@@ -292,11 +294,8 @@ impl App {
             "copy" => self.copy_last_answer(),
             "hotkeys" => self.show_hotkeys(),
             "changelog" => {
-                let lines = include_str!("../../../../CHANGELOG.md")
-                    .lines()
-                    .map(str::to_string)
-                    .collect();
-                self.overlay = Some(Overlay::info("Changelog", lines));
+                let markdown = changelog::full_markdown(&changelog::entries());
+                self.show_block(ChangelogView::Full(markdown));
             }
             "model" => self.model_command(args),
             "scoped-models" => self.open_scoped_models(),
@@ -365,13 +364,17 @@ impl App {
             name: self.session.status().session_name,
             stats: self.session.stats(),
         };
-        self.overlay = Some(Overlay::View(Box::new(view)));
+        self.show_block(view);
     }
 
     fn show_hotkeys(&mut self) {
-        self.overlay = Some(Overlay::View(Box::new(
-            crate::modes::interactive::components::hotkeys::HotkeysView,
-        )));
+        self.show_block(crate::modes::interactive::components::hotkeys::HotkeysView);
+    }
+
+    /// Adds a block to the chat (`/hotkeys`, `/session`, `/changelog`), as pi does: it
+    /// scrolls into the terminal's scrollback like the rest of the chat.
+    fn show_block(&mut self, view: impl Component + Send + 'static) {
+        self.push_item(ChatItem::View(Box::new(view)), true);
     }
 
     fn copy_last_answer(&mut self) {

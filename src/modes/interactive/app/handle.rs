@@ -97,6 +97,7 @@ impl App {
                     self.spinner = self.spinner.wrapping_add(1);
                     self.dirty = true;
                     self.advance_bash_spinner();
+                    self.advance_tool_clocks();
                 }
                 Effect::None
             }

@@ -19,6 +19,7 @@ use crate::modes::interactive::components::login_dialog::LoginDialog;
 use crate::modes::interactive::components::login_selector::{
     AuthKind, LoginMode, LoginOption, LoginSelector,
 };
+use crate::modes::interactive::theme::ThemeToken;
 
 const SUBSCRIPTION: &str = "Use a subscription";
 const API_KEY: &str = "Use an API key";
@@ -155,16 +156,27 @@ impl App {
                 }
             }
             LoginMode::Login(AuthKind::ApiKey) if option.id == BEDROCK => {
-                let docs = crate::core::auth_guidance::docs_dir().join("providers.md");
-                self.overlay = Some(Overlay::info(
+                let docs = crate::core::auth_guidance::docs_dir();
+                let docs = docs.join("providers.md");
+                self.overlay = Some(Overlay::Login(Box::new(LoginDialog::info(
+                    &option.id,
+                    &option.name,
                     "Amazon Bedrock setup",
                     vec![
-                        "Amazon Bedrock uses AWS credentials instead of a single API key.".into(),
-                        "Configure an AWS profile, IAM keys, bearer token, or role-based credentials.".into(),
-                        "See:".into(),
-                        format!("  {}", docs.display()),
+                        (
+                            "Amazon Bedrock uses AWS credentials instead of a single API key."
+                                .into(),
+                            ThemeToken::Text,
+                        ),
+                        (
+                            "Configure an AWS profile, IAM keys, bearer token, or role-based credentials."
+                                .into(),
+                            ThemeToken::Text,
+                        ),
+                        ("See:".into(), ThemeToken::Muted),
+                        (format!("  {}", docs.display()), ThemeToken::Accent),
                     ],
-                ));
+                ))));
             }
             LoginMode::Login(AuthKind::ApiKey) => {
                 self.overlay = Some(Overlay::Login(Box::new(LoginDialog::api_key(

@@ -378,10 +378,12 @@ fn new_app(
         factory: options.factory.clone(),
         pinned_warnings: Vec::new(),
         session_warnings: Vec::new(),
+        startup_notices_shown: false,
     };
     if options.open.is_none() {
         app.refresh_usage();
         app.rebuild_transcript();
+        app.show_startup_notices();
     }
     // Kept across the rebuild when the real session has loaded (and every later one).
     for w in warnings {

@@ -31,7 +31,7 @@ use crate::modes::interactive::components::tree_selector::{TreeOutcome, TreeSele
 use crate::modes::interactive::components::user_message_selector::{
     ForkOutcome, UserMessageSelector,
 };
-use crate::modes::interactive::components::{Component, Ui, rule, styled_text};
+use crate::modes::interactive::components::{Ui, rule, styled_text};
 use crate::modes::interactive::editor::{Editor, EditorAction};
 use crate::modes::interactive::keys::{Action, Keybindings};
 use crate::modes::interactive::text::truncate_line;
@@ -93,12 +93,6 @@ pub enum Overlay {
         editor: Box<Editor>,
         purpose: InputPurpose,
     },
-    Info {
-        title: String,
-        lines: Vec<String>,
-    },
-    /// A read-only view (`/hotkeys`, `/session`); any key closes it.
-    View(Box<dyn Component + Send>),
     /// The session picker (`/resume`, `--resume`) and its background listing.
     Sessions {
         picker: Box<SessionPicker>,
@@ -226,13 +220,6 @@ impl Overlay {
         )
     }
 
-    pub fn info(title: &str, lines: Vec<String>) -> Overlay {
-        Overlay::Info {
-            title: title.to_string(),
-            lines,
-        }
-    }
-
     pub fn handle_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> OverlayOutcome {
         match self {
             Overlay::Select { list, purpose, .. } => match list.handle_key(key, keys) {
@@ -265,7 +252,6 @@ impl Overlay {
                     EditorAction::Handled | EditorAction::Ignored => OverlayOutcome::Keep,
                 }
             }
-            Overlay::Info { .. } | Overlay::View(_) => OverlayOutcome::Cancelled,
             Overlay::Sessions {
                 picker, at_startup, ..
             } => match picker.handle_key(key, keys) {
@@ -459,15 +445,6 @@ impl Overlay {
             }
             Overlay::Summarize { dialog, .. } => return (dialog.render(width, ui), None),
             Overlay::Fork(selector) => return (selector.render(width, ui), None),
-            Overlay::View(view) => {
-                let mut lines = view.render(width, ui);
-                lines.push(truncate_line(
-                    Line::from(Span::styled("  any key to close", ui.fg(ThemeToken::Muted))),
-                    width,
-                    Span::raw("…"),
-                ));
-                return (lines, None);
-            }
             _ => {}
         }
         let accent = ui.fg(ThemeToken::Accent).add_modifier(Modifier::BOLD);
@@ -475,9 +452,7 @@ impl Overlay {
         let muted = ui.fg(ThemeToken::Muted);
         let mut out = vec![rule(width, border)];
         let title = match self {
-            Overlay::Select { title, .. }
-            | Overlay::Input { title, .. }
-            | Overlay::Info { title, .. } => title.clone(),
+            Overlay::Select { title, .. } | Overlay::Input { title, .. } => title.clone(),
             _ => String::new(),
         };
         out.extend(styled_text(&title, accent, width, 1));
@@ -527,18 +502,7 @@ impl Overlay {
             | Overlay::Fork(_)
             | Overlay::ScopedModels(_)
             | Overlay::LoginProviders(_)
-            | Overlay::Login(_)
-            | Overlay::View(_) => {}
-            Overlay::Info { lines, .. } => {
-                for line in lines {
-                    out.extend(styled_text(line, ui.fg(ThemeToken::Text), width, 1));
-                }
-                out.push(truncate_line(
-                    Line::from(Span::styled("  any key to close", muted)),
-                    width,
-                    Span::raw("…"),
-                ));
-            }
+            | Overlay::Login(_) => {}
         }
         out.push(rule(width, border));
         (out, cursor)

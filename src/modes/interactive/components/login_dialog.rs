@@ -75,6 +75,25 @@ impl LoginDialog {
         dialog
     }
 
+    /// An information dialog (pi's `showInfo`): a title and lines of text, Escape closes it.
+    pub fn info(provider: &str, name: &str, title: &str, lines: Vec<(String, ThemeToken)>) -> Self {
+        let mut rows = vec![Row::Blank];
+        rows.extend(
+            lines
+                .into_iter()
+                .map(|(text, token)| Row::Text(text, token)),
+        );
+        rows.push(Row::Hint { submit: false });
+        Self {
+            provider: provider.to_string(),
+            provider_name: name.to_string(),
+            title: title.to_string(),
+            rows,
+            input: LineInput::new(),
+            to_flow: None,
+        }
+    }
+
     /// Whether this dialog is a sign-in flow's.
     pub fn is_oauth(&self) -> bool {
         self.to_flow.is_some()

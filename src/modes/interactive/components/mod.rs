@@ -9,6 +9,7 @@
 
 pub mod assistant_message;
 pub mod bash_execution;
+pub mod changelog;
 pub mod custom_message;
 pub mod footer;
 pub mod header;
@@ -24,6 +25,7 @@ pub mod select_list;
 pub mod session_info;
 pub mod session_picker;
 pub mod settings_selector;
+pub mod skill_invocation;
 pub mod status;
 pub mod summaries;
 pub mod summarize_dialog;
