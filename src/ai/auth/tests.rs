@@ -158,3 +158,37 @@ fn missing_key_message_names_the_variable_and_login() {
     "#);
     assert!(missing_key_message("groq").contains("Set the GROQ_API_KEY environment variable"));
 }
+
+#[test]
+fn vertex_and_bedrock_count_ambient_cloud_credentials_as_pi_does() {
+    let env = |vars: &'static [&'static str]| move |name: &str| vars.contains(&name);
+    let yes = || true;
+    let no = || false;
+    let vertex = env(&["GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"]);
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &vertex, &yes),
+        Some("GOOGLE_APPLICATION_CREDENTIALS")
+    );
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &vertex, &no),
+        None
+    );
+    let no_location = env(&["GCLOUD_PROJECT"]);
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &no_location, &yes),
+        None
+    );
+    let keys = env(&["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]);
+    assert_eq!(
+        ambient_credentials_with("amazon-bedrock", &keys, &no),
+        Some("AWS_ACCESS_KEY_ID")
+    );
+    let half = env(&["AWS_ACCESS_KEY_ID"]);
+    assert_eq!(ambient_credentials_with("amazon-bedrock", &half, &no), None);
+    let profile = env(&["AWS_PROFILE"]);
+    assert_eq!(
+        ambient_credentials_with("amazon-bedrock", &profile, &no),
+        Some("AWS_PROFILE")
+    );
+    assert_eq!(ambient_credentials_with("openai", &keys, &yes), None);
+}
