@@ -71,14 +71,25 @@ pub const AUTHENTICATED: &str = "<authenticated>";
 
 /// The variable that makes ambient credentials usable for `provider`, if any.
 fn ambient_credentials(provider: &str) -> Option<&'static str> {
-    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    ambient_credentials_with(
+        provider,
+        &|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()),
+        &crate::ai::providers::google_vertex::adc::has_credentials,
+    )
+}
+
+/// [`ambient_credentials`] with the environment (`set`) and the Google credentials
+/// check (`adc`) given, as pi's `getEnvApiKey` decides.
+fn ambient_credentials_with(
+    provider: &str,
+    set: &dyn Fn(&str) -> bool,
+    adc: &dyn Fn() -> bool,
+) -> Option<&'static str> {
     match provider {
         "google-vertex" => {
             let project = set("GOOGLE_CLOUD_PROJECT") || set("GCLOUD_PROJECT");
-            (project
-                && set("GOOGLE_CLOUD_LOCATION")
-                && crate::ai::providers::google_vertex::adc::has_credentials())
-            .then_some("GOOGLE_APPLICATION_CREDENTIALS")
+            (project && set("GOOGLE_CLOUD_LOCATION") && adc())
+                .then_some("GOOGLE_APPLICATION_CREDENTIALS")
         }
         "amazon-bedrock" => [
             "AWS_PROFILE",

@@ -444,6 +444,50 @@ fn google_vertex_with_a_service_account_signs_a_jwt_and_sends_the_token() {
         .expect("the assertion is signed with the service account's key");
 }
 
+/// `gcloud auth application-default login`'s file (`authorized_user`) found through
+/// `CLOUDSDK_CONFIG`: its refresh token is traded for an access token. (pi's library
+/// always uses Google's token URL, so this too runs our binary alone.)
+#[test]
+fn google_vertex_with_gcloud_credentials_refreshes_and_sends_the_token() {
+    let models = json!({"providers": {"google-vertex": {
+        "baseUrl": "{url}", "api": "google-vertex", "apiKey": "gcp-vertex-credentials",
+        "models": [{"id": "gemini-2.5-flash", "reasoning": true}]
+    }}});
+    let gcloud = json!({"type": "authorized_user", "client_id": "cid.apps.googleusercontent.com",
+        "client_secret": "csecret", "refresh_token": "1//refresh", "quota_project_id": "quota-proj",
+        "token_uri": "{url}/token"});
+    let setup = Setup {
+        provider: "google-vertex",
+        model: "gemini-2.5-flash",
+        models,
+        env: vec![
+            ("CLOUDSDK_CONFIG", "{home}".into()),
+            ("GOOGLE_CLOUD_PROJECT", "pi-test".into()),
+            ("GOOGLE_CLOUD_LOCATION", "global".into()),
+        ],
+        files: vec![("application_default_credentials.json", gcloud.to_string())],
+    };
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("notes.txt"), "hello\n").unwrap();
+    let requests = run(Side::Ours, project.path(), &setup).requests;
+    let (tokens, calls): (Vec<_>, Vec<_>) = requests
+        .into_iter()
+        .partition(|r| r.path.ends_with("/token"));
+    assert_eq!(tokens.len(), 1, "{tokens:?}");
+    assert_eq!(
+        tokens[0].raw_body,
+        "grant_type=refresh_token&client_id=cid.apps.googleusercontent.com&client_secret=csecret&refresh_token=1%2F%2Frefresh"
+    );
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    for call in &calls {
+        assert_eq!(
+            call.header("authorization"),
+            Some("Bearer ya29.parity-token")
+        );
+        assert_eq!(call.header("x-goog-user-project"), Some("quota-proj"));
+    }
+}
+
 #[test]
 fn bedrock_converse_stream_requests_equal_pis() {
     require_reference_pi!();

@@ -387,10 +387,7 @@ async fn bedrock_bytes(reply: Reply) -> Vec<u8> {
 }
 
 /// Decodes Bedrock bytes fed in `piece`-sized chunks, as the driver does.
-fn decode_bedrock(
-    bytes: &[u8],
-    piece: usize,
-) -> Result<AssistantMessage, (String, AssistantMessage)> {
+fn decode_bedrock(bytes: &[u8], piece: usize) -> (AssistantMessage, Option<String>) {
     use pi::ai::providers::bedrock::Decoder;
     use pi::ai::providers::eventstream::EventStreamParser;
     use pi::ai::providers::{Output, SseDecoder};
@@ -427,17 +424,16 @@ fn decode_bedrock(
         parser.finish().map_err(|e| e.to_string())?;
         decoder.finish(&mut out)
     };
-    match step() {
-        Ok(()) => Ok(out.message),
-        Err(e) => Err((e, out.message)),
-    }
+    let result = step().err();
+    (out.message, result)
 }
 
 #[tokio::test]
 async fn bedrock_event_streams_decode_in_any_chunking() {
     let bytes = bedrock_bytes(full_reply()).await;
     for piece in [1, 7, 64, bytes.len()] {
-        let msg = decode_bedrock(&bytes, piece).unwrap();
+        let (msg, err) = decode_bedrock(&bytes, piece);
+        assert_eq!(err, None);
         assert_eq!(msg.stop_reason, StopReason::ToolUse);
         let AssistantBlock::Thinking(t) = &msg.content[0] else {
             panic!("{msg:?}")
@@ -471,15 +467,19 @@ async fn bedrock_exceptions_and_cut_streams_are_errors() {
         ..Reply::default()
     })
     .await;
-    let (err, _) = decode_bedrock(&bytes, 5).unwrap_err();
-    assert_eq!(err, "Throttling error: Too many tokens, please wait");
+    let (_, err) = decode_bedrock(&bytes, 5);
+    assert_eq!(
+        err.as_deref(),
+        Some("Throttling error: Too many tokens, please wait")
+    );
     let bytes = bedrock_bytes(Reply {
         text: Some("a long answer".into()),
         chunk_size: Some(2),
         ..Reply::default()
     })
     .await;
-    let (err, partial) = decode_bedrock(&bytes[..bytes.len() - 20], 16).unwrap_err();
+    let (partial, err) = decode_bedrock(&bytes[..bytes.len() - 20], 16);
+    let err = err.unwrap();
     assert!(err.contains("ended inside a message"), "{err}");
     assert!(partial.text().starts_with("a long"), "{partial:?}");
 }

@@ -205,3 +205,37 @@ fn writes_wait_for_pis_lock_and_take_over_a_stale_one() {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(saved, serde_json::json!({"github-copilot": entry}));
 }
+
+#[test]
+fn vertex_and_bedrock_count_ambient_cloud_credentials_as_pi_does() {
+    let env = |vars: &'static [&'static str]| move |name: &str| vars.contains(&name);
+    let yes = || true;
+    let no = || false;
+    let vertex = env(&["GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"]);
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &vertex, &yes),
+        Some("GOOGLE_APPLICATION_CREDENTIALS")
+    );
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &vertex, &no),
+        None
+    );
+    let no_location = env(&["GCLOUD_PROJECT"]);
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &no_location, &yes),
+        None
+    );
+    let keys = env(&["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]);
+    assert_eq!(
+        ambient_credentials_with("amazon-bedrock", &keys, &no),
+        Some("AWS_ACCESS_KEY_ID")
+    );
+    let half = env(&["AWS_ACCESS_KEY_ID"]);
+    assert_eq!(ambient_credentials_with("amazon-bedrock", &half, &no), None);
+    let profile = env(&["AWS_PROFILE"]);
+    assert_eq!(
+        ambient_credentials_with("amazon-bedrock", &profile, &no),
+        Some("AWS_PROFILE")
+    );
+    assert_eq!(ambient_credentials_with("openai", &keys, &yes), None);
+}

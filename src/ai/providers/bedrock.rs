@@ -541,13 +541,10 @@ impl SseDecoder for Decoder {
             .and_then(Value::as_u64)
             .unwrap_or(0);
         match event.event {
-            "messageStart" => {
-                if data.get("role").and_then(Value::as_str) != Some("assistant") {
-                    return Err(
-                        "Unexpected assistant message start but got user message start instead"
-                            .into(),
-                    );
-                }
+            "messageStart" if data.get("role").and_then(Value::as_str) != Some("assistant") => {
+                return Err(
+                    "Unexpected assistant message start but got user message start instead".into(),
+                );
             }
             "contentBlockStart" => {
                 if let Some(tool) = data.pointer("/start/toolUse") {

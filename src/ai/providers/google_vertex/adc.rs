@@ -162,10 +162,8 @@ async fn fetch(client: &reqwest::Client, creds: &Value, now: u64) -> Result<(Str
         ));
     }
     let body: Value = serde_json::from_str(&text).map_err(|_| {
-        format!(
-            "Google token response is not JSON: {}",
-            super::super::preview(&text)
-        )
+        let head: String = text.chars().take(200).collect();
+        format!("Google token response is not JSON: {head}")
     })?;
     let token = str_field(&body, "access_token")
         .ok_or("Google token response has no access_token")?
