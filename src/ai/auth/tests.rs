@@ -197,7 +197,9 @@ fn writes_wait_for_pis_lock_and_take_over_a_stale_one() {
         .unwrap()
         .set_modified(old)
         .unwrap();
-    storage.set_credential("github-copilot", entry.clone()).unwrap();
+    storage
+        .set_credential("github-copilot", entry.clone())
+        .unwrap();
     assert!(!lock.exists());
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
