@@ -405,19 +405,21 @@ impl AuthStorage {
 
 /// Takes pi's lock on auth.json for a short write, retrying briefly as pi does (ten
 /// tries 20 ms apart); a lock left by a crashed process is taken over once stale.
-fn lock_for_write(path: &Path) -> std::io::Result<crate::ai::oauth::AuthFileLock> {
+fn lock_for_write(path: &Path) -> std::io::Result<crate::ai::oauth::lock::AuthFileLock> {
     if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         create_private_dir(dir)?;
     }
     for _ in 0..10 {
-        if let Some(lock) = crate::ai::oauth::try_lock(path, crate::ai::oauth::LOCK_STALE)? {
+        if let Some(lock) =
+            crate::ai::oauth::lock::try_lock(path, crate::ai::oauth::lock::LOCK_STALE)?
+        {
             return Ok(lock);
         }
         std::thread::sleep(Duration::from_millis(20));
     }
     Err(std::io::Error::other(format!(
         "another pi process holds the lock {}; if none is running, delete that directory",
-        crate::ai::oauth::lock_dir_for(path).display()
+        crate::ai::oauth::lock::lock_dir_for(path).display()
     )))
 }
 

@@ -18,7 +18,7 @@
 //! server with [`TEST_SERVER_ENV`].
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -28,35 +28,17 @@ pub use super::auth::{OAuthProvider, is_expired_oauth};
 mod anthropic;
 mod callback;
 mod codex;
+mod common;
 mod copilot;
+mod flow;
+pub mod lock;
 pub mod login;
 mod pkce;
 
+use common::{EXPIRY_MARGIN_MS, send};
+pub use common::{TEST_SERVER_ENV, TokenUpdate, endpoint};
 pub use copilot::copilot_base_url;
-
-/// For tests only: a loopback server (`http://127.0.0.1:PORT`) that stands in for every
-/// OAuth endpoint. `https://HOST/PATH` is then asked at `$PI_RS_OAUTH_TEST_SERVER/HOST/PATH`,
-/// and the sign-in callback servers listen on a free port instead of pi's fixed ones.
-pub const TEST_SERVER_ENV: &str = "PI_RS_OAUTH_TEST_SERVER";
-
-/// The test server, if one is set.
-fn test_server() -> Option<String> {
-    std::env::var(TEST_SERVER_ENV)
-        .ok()
-        .map(|s| s.trim_end_matches('/').to_string())
-        .filter(|s| !s.is_empty())
-}
-
-/// The URL to ask for the real endpoint `url` (see [`TEST_SERVER_ENV`]).
-pub fn endpoint(url: &str) -> String {
-    match (test_server(), url.strip_prefix("https://")) {
-        (Some(server), Some(rest)) => format!("{server}/{rest}"),
-        _ => url.to_string(),
-    }
-}
-
-/// A lock older than this is left over by a crashed process (proper-lockfile's `stale`).
-pub const LOCK_STALE: Duration = Duration::from_secs(30);
+pub use lock::{AuthFileLock, LOCK_STALE, lock, lock_dir_for, try_lock};
 
 /// How long to wait for another process's lock before giving up; longer than
 /// [`LOCK_STALE`] so a lock left by a crashed process is taken over.
@@ -64,10 +46,6 @@ const LOCK_WAIT: Duration = Duration::from_secs(40);
 
 /// Kept below [`LOCK_STALE`] so our lock never looks stale while we still hold it.
 const REFRESH_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// pi subtracts five minutes from Anthropic and Copilot token lifetimes so a request
-/// started just before expiry still carries a valid token.
-const EXPIRY_MARGIN_MS: i64 = 5 * 60 * 1000;
 
 // The provider list and its ids live in `auth` (the store decides when a refresh is due);
 // how each provider is refreshed lives here.
@@ -102,25 +80,6 @@ pub struct OAuthRefreshError {
     pub detail: String,
     pub path: PathBuf,
     pub env_var: &'static str,
-}
-
-/// New tokens from the token endpoint.
-#[derive(Clone, PartialEq, Eq)]
-pub struct TokenUpdate {
-    pub access: ApiKey,
-    pub refresh: ApiKey,
-    /// Milliseconds since the epoch.
-    pub expires: i64,
-    /// Further fields of the entry the provider keeps (Codex's `accountId`).
-    pub extra: Vec<(String, Value)>,
-}
-
-impl std::fmt::Debug for TokenUpdate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenUpdate")
-            .field("expires", &self.expires)
-            .finish_non_exhaustive()
-    }
 }
 
 /// The entry with the new tokens; every other field of it is kept.
@@ -205,104 +164,6 @@ pub async fn request_refresh(
     match provider {
         OAuthProvider::GitHubCopilot => copilot::parse_token(&text, refresh_token, now),
         _ => parse_token_response(provider, &text, refresh_token, now),
-    }
-}
-
-/// Sends a request; the body of a success, else an error naming the status and body.
-async fn send(request: reqwest::RequestBuilder, url: &str) -> Result<String, String> {
-    let response = request
-        .send()
-        .await
-        .map_err(|e| format!("request to {url} failed ({e})"))?;
-    let status = response.status();
-    let text = response
-        .text()
-        .await
-        .map_err(|e| format!("reading the answer of {url} failed ({e})"))?;
-    if !status.is_success() {
-        return Err(format!(
-            "{url} answered HTTP {}: {}",
-            status.as_u16(),
-            shorten(text.trim(), 500)
-        ));
-    }
-    Ok(text)
-}
-
-fn shorten(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
-}
-
-/// The lock on auth.json, held while it exists. The directory is removed on drop.
-#[derive(Debug)]
-pub struct AuthFileLock {
-    dir: PathBuf,
-}
-
-impl Drop for AuthFileLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.dir);
-    }
-}
-
-/// The lock directory pi (proper-lockfile) uses for a file.
-pub fn lock_dir_for(auth_path: &Path) -> PathBuf {
-    let mut name = auth_path.as_os_str().to_os_string();
-    name.push(".lock");
-    PathBuf::from(name)
-}
-
-/// One attempt at the lock: `None` while another live process holds it. A lock whose
-/// directory was not touched for `stale` is taken over.
-pub fn try_lock(auth_path: &Path, stale: Duration) -> std::io::Result<Option<AuthFileLock>> {
-    let dir = lock_dir_for(auth_path);
-    match std::fs::create_dir(&dir) {
-        Ok(()) => return Ok(Some(AuthFileLock { dir })),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
-    let age = std::fs::metadata(&dir)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| SystemTime::now().duration_since(t).ok());
-    if age.is_some_and(|a| a > stale) {
-        // Gone already is fine: someone else took it over first, and mkdir decides.
-        let _ = std::fs::remove_dir(&dir);
-        return match std::fs::create_dir(&dir) {
-            Ok(()) => Ok(Some(AuthFileLock { dir })),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
-            Err(e) => Err(e),
-        };
-    }
-    Ok(None)
-}
-
-/// Waits for the lock, backing off like pi does, for at most `wait`.
-pub async fn lock(auth_path: &Path, wait: Duration) -> Result<AuthFileLock, String> {
-    let deadline = tokio::time::Instant::now() + wait;
-    let mut delay = Duration::from_millis(50);
-    loop {
-        match try_lock(auth_path, LOCK_STALE) {
-            Ok(Some(lock)) => return Ok(lock),
-            Ok(None) => {}
-            Err(e) => {
-                return Err(format!(
-                    "cannot create the lock {} ({e})",
-                    lock_dir_for(auth_path).display()
-                ));
-            }
-        }
-        if tokio::time::Instant::now() + delay > deadline {
-            return Err(format!(
-                "another pi process holds the lock {}; if none is running, delete that directory",
-                lock_dir_for(auth_path).display()
-            ));
-        }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_secs(1));
     }
 }
 

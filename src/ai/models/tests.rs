@@ -461,3 +461,40 @@ fn initial_model_prefers_provider_defaults() {
         Some("anthropic/claude-sonnet-4-5")
     );
 }
+
+#[test]
+fn a_copilot_login_gives_pis_default_model_and_the_api_host_its_token_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("models.json"),
+        serde_json::json!({"providers": {
+            "alpha": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+                "apiKey": "k", "models": [{"id": "a-model"}]},
+            "github-copilot": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+                "apiKey": "unused", "models": [{"id": "other"}, {"id": "gpt-5.4"}]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("auth.json"),
+        serde_json::json!({"github-copilot": {"type": "oauth", "refresh": "gho_x",
+            "access": "tid=1;proxy-ep=proxy.business.githubcopilot.com;", "expires": 1}})
+        .to_string(),
+    )
+    .unwrap();
+    let registry = ModelRegistry::load(dir.path());
+    let available = registry.available();
+    assert_eq!(
+        initial_model(&available).map(Model::full_id).as_deref(),
+        Some("github-copilot/gpt-5.4")
+    );
+    assert_eq!(
+        registry.find("github-copilot", "other").unwrap().base_url,
+        "https://api.business.githubcopilot.com"
+    );
+    assert_eq!(
+        registry.find("alpha", "a-model").unwrap().base_url,
+        "http://127.0.0.1:9/v1"
+    );
+}

@@ -6,9 +6,9 @@
 use serde_json::{Value, json};
 
 use super::callback::CallbackServer;
-use super::login::{LoginError, LoginEvent, LoginIo, oauth_entry};
+use super::common::{EXPIRY_MARGIN_MS, endpoint, send};
+use super::flow::{LoginError, LoginEvent, LoginIo, oauth_entry};
 use super::pkce::Pkce;
-use super::{EXPIRY_MARGIN_MS, endpoint, send};
 
 pub(super) const CLIENT_ID: &str = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
 const AUTHORIZE_URL: &str = "https://claude.ai/oauth/authorize";

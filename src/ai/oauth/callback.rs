@@ -36,7 +36,7 @@ fn bind_address(port: u16) -> (String, u16) {
         .ok()
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "127.0.0.1".into());
-    let port = if super::test_server().is_some() {
+    let port = if super::common::test_server().is_some() {
         0
     } else {
         port

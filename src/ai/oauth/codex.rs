@@ -8,9 +8,9 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use super::callback::CallbackServer;
-use super::login::{LoginError, LoginEvent, LoginIo, oauth_entry};
+use super::common::{endpoint, send};
+use super::flow::{LoginError, LoginEvent, LoginIo, oauth_entry};
 use super::pkce::Pkce;
-use super::{endpoint, send};
 
 const CLIENT_ID: &str = "app_EMoamEEZ73f0CkXaXp7hrann";
 const AUTHORIZE_URL: &str = "https://auth.openai.com/oauth/authorize";

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::login::{LoginError, LoginEvent, LoginIo, oauth_entry};
-use super::{EXPIRY_MARGIN_MS, endpoint, send};
+use super::common::{EXPIRY_MARGIN_MS, TokenUpdate, endpoint, send};
+use super::flow::{LoginError, LoginEvent, LoginIo, oauth_entry};
 
 const CLIENT_ID: &str = "Iv1.b507a08c87ecfe98";
 const USER_AGENT: &str = "GitHubCopilotChat/0.35.0";
@@ -88,7 +88,7 @@ pub(super) fn parse_token(
     body: &str,
     github_token: &str,
     _now_ms: i64,
-) -> Result<super::TokenUpdate, String> {
+) -> Result<TokenUpdate, String> {
     let data: Value =
         serde_json::from_str(body).map_err(|e| format!("Invalid Copilot token response ({e})"))?;
     let (Some(token), Some(expires_at)) = (
@@ -97,7 +97,7 @@ pub(super) fn parse_token(
     ) else {
         return Err("Invalid Copilot token response fields".into());
     };
-    Ok(super::TokenUpdate {
+    Ok(TokenUpdate {
         access: crate::ai::auth::ApiKey::new(token),
         refresh: crate::ai::auth::ApiKey::new(github_token),
         expires: (expires_at * 1000.0) as i64 - EXPIRY_MARGIN_MS,

@@ -232,10 +232,7 @@ impl AgentSession {
             return Err(crate::session::refusal::read_only_refusal(file, reason));
         }
         let Some(model) = &st.model else {
-            return Err(
-                "No model selected. Use /model or --model to choose one, or set an API key (see docs/providers.md)."
-                    .into(),
-            );
+            return Err(crate::core::auth_guidance::no_model_selected());
         };
         if !st.registry.has_configured_auth(model) {
             return Err(missing_key_message(&model.provider));

@@ -4,16 +4,15 @@
 //! credential goes to auth.json; when no model was chosen yet, the provider's default
 //! model is selected, so the footer shows it at once and the next prompt can use it.
 
-use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::msg::AppMsg;
+use super::msg::{AppMsg, LoginMsg};
 use super::overlay::{Overlay, SelectPurpose};
 use super::state::App;
 use crate::ai::auth::{OAuthProvider, provider_display_name};
 use crate::ai::models::builtin_providers;
 use crate::ai::models::resolve::{default_model_for, find_exact};
-use crate::ai::oauth::login::{LoginError, LoginEvent, LoginIo, login};
+use crate::ai::oauth::login::{LoginError, LoginIo, login};
 use crate::modes::interactive::autocomplete::CompletionItem;
 use crate::modes::interactive::components::login_dialog::LoginDialog;
 use crate::modes::interactive::components::login_selector::{
@@ -24,15 +23,6 @@ use crate::modes::interactive::theme::ThemeToken;
 const SUBSCRIPTION: &str = "Use a subscription";
 const API_KEY: &str = "Use an API key";
 const BEDROCK: &str = "amazon-bedrock";
-
-/// What a sign-in flow reports to the app.
-pub enum LoginMsg {
-    Event(LoginEvent),
-    Done {
-        provider: OAuthProvider,
-        result: Result<Value, LoginError>,
-    },
-}
 
 impl App {
     /// `/login`: subscription or API key?
