@@ -101,8 +101,8 @@ pub struct Cli {
     /// Thinking level: off, minimal, low, medium, high, xhigh
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
-    /// Load an extension (repeatable)
-    #[arg(short = 'e', long = "extension", value_name = "PATH")]
+    /// Load an extension, or a pi package for this run: npm:<spec>, git:<repo> (repeatable)
+    #[arg(short = 'e', long = "extension", value_name = "PATH|SOURCE")]
     pub extensions: Vec<String>,
     /// Do not discover extensions (explicit -e paths still load)
     #[arg(long = "no-extensions")]

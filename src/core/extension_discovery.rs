@@ -74,6 +74,13 @@ pub fn scan_extensions_dir(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+const FOREIGN_MODULE: &str = "skipped a pi TypeScript/JavaScript extension module: pi-rs runs extensions as programs that speak JSON lines (see docs/extensions.md)";
+
+/// A `.ts` / `.js` file that is not a program we can start (a pi module).
+fn is_foreign_module(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "ts" || e == "js") && !is_extension_file(path)
+}
+
 /// pi TypeScript/JavaScript modules in an extension folder that we will not run.
 fn foreign_modules(dir: &Path) -> Vec<PathBuf> {
     let rules = IgnoreRules::default().enter(dir);
@@ -146,6 +153,12 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
                         .into_iter()
                         .map(|p| (p, r.scope)),
                 );
+            } else if is_foreign_module(&r.path) {
+                found.diagnostics.push(ResourceDiagnostic {
+                    kind: DiagnosticKind::Warning,
+                    message: FOREIGN_MODULE.into(),
+                    path: r.path.clone(),
+                });
             } else {
                 candidates.push((r.path.clone(), r.scope));
             }
@@ -154,7 +167,7 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
             for module in foreign_modules(&dir) {
                 found.diagnostics.push(ResourceDiagnostic {
                     kind: DiagnosticKind::Warning,
-                    message: "skipped a pi TypeScript/JavaScript extension module: pi-rs runs extensions as programs that speak JSON lines (see docs/extensions.md)".into(),
+                    message: FOREIGN_MODULE.into(),
                     path: module,
                 });
             }
@@ -273,5 +286,40 @@ mod tests {
         assert_eq!(found.extensions.len(), 1);
         assert_eq!(found.extensions[0].path, ext.join("extension"));
         assert!(found.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn package_extensions_come_last_and_pi_modules_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = dir.path().join("pkg");
+        write(&pkg.join("bin/tool"), "#!/bin/sh\n", true);
+        write(
+            &pkg.join("extensions/mod.ts"),
+            "export default () => {}",
+            false,
+        );
+        write(&dir.path().join(".pi/extensions/mine"), "#!/bin/sh\n", true);
+        let mut options = ResourceOptions::new(dir.path(), &dir.path().join("agent"));
+        options.packages = [pkg.join("bin/tool"), pkg.join("extensions/mod.ts")]
+            .into_iter()
+            .map(|path| crate::core::resource_paths::ResolvedPath {
+                path,
+                scope: ResourceScope::User,
+            })
+            .collect();
+        let found = discover_extensions(&options);
+        let paths: Vec<&Path> = found.extensions.iter().map(|e| e.path.as_path()).collect();
+        assert_eq!(
+            paths,
+            [
+                dir.path().join(".pi/extensions/mine").as_path(),
+                &pkg.join("bin/tool")
+            ]
+        );
+        assert_eq!(found.diagnostics.len(), 1);
+        assert_eq!(found.diagnostics[0].path, pkg.join("extensions/mod.ts"));
+        assert_eq!(found.diagnostics[0].kind, DiagnosticKind::Warning);
+        options.discover = false;
+        assert!(discover_extensions(&options).extensions.is_empty());
     }
 }

@@ -416,6 +416,21 @@ fn missing_packages_install_at_startup_and_failures_stop_it() {
         w.text(&out),
         "Missing install source.\nUsage: pi install <source> [-l]\n"
     );
+
+    // A settings file that does not parse is reported and never overwritten.
+    let settings = w.p.agent_dir().join("settings.json");
+    std::fs::write(&settings, "{oops").unwrap();
+    std::fs::create_dir_all(w.p.cwd().join("pkgdir")).unwrap();
+    let out = w.pi(&["install", "./pkgdir"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = w.text(&out);
+    assert!(
+        text.contains(
+            "Error: settings file <tmp>/home/.pi/agent/settings.json: it is not valid JSON"
+        ),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{oops");
 }
 
 #[test]

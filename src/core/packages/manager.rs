@@ -174,7 +174,7 @@ fn read_settings_file(path: &Path) -> Result<Map<String, Value>, PackageError> {
         Err(e) => {
             return Err(PackageError::Settings {
                 path: path.to_path_buf(),
-                reason: e.to_string(),
+                reason: format!("cannot read it ({e})"),
             });
         }
     };
@@ -542,7 +542,7 @@ impl PackageManager {
         map.insert("packages".into(), Value::Array(list));
         write_json_atomic(&path, &Value::Object(map)).map_err(|e| PackageError::Settings {
             path: path.clone(),
-            reason: e.to_string(),
+            reason: format!("cannot write it ({e})"),
         })
     }
 
@@ -566,7 +566,7 @@ impl PackageManager {
         map.insert("packages".into(), Value::Array(kept));
         write_json_atomic(&path, &Value::Object(map)).map_err(|e| PackageError::Settings {
             path: path.clone(),
-            reason: e.to_string(),
+            reason: format!("cannot write it ({e})"),
         })?;
         Ok(true)
     }

@@ -23,7 +23,7 @@ pub enum PackageError {
     NoMatch(String),
     #[error("Invalid npmCommand: first array entry must be a non-empty command")]
     InvalidNpmCommand,
-    #[error("cannot write {}: {reason}", path.display())]
+    #[error("settings file {}: {reason}", path.display())]
     Settings { path: PathBuf, reason: String },
     #[error("{0}")]
     Io(String),
