@@ -30,7 +30,7 @@ fn project_with_every_api(script: Value) -> Project {
         "c": {"baseUrl": format!("{url}/v1"), "api": "openai-completions", "apiKey": "k",
               "compat": {"supportsDeveloperRole": false}, "models": [{"id": "m"}]},
         "r": {"baseUrl": format!("{url}/v1"), "api": "openai-responses", "apiKey": "k", "models": [{"id": "m"}]},
-        "a": {"baseUrl": url.clone(), "api": "anthropic-messages", "apiKey": "k", "models": [{"id": "m"}]},
+        "a": {"baseUrl": url.as_str(), "api": "anthropic-messages", "apiKey": "k", "models": [{"id": "m"}]},
         "g": {"baseUrl": format!("{url}/v1beta"), "api": "google-generative-ai", "apiKey": "k", "models": [{"id": "m"}]},
         "openrouter": {"baseUrl": format!("{url}/api/v1"), "apiKey": "k"},
         "mock": {"baseUrl": format!("{url}/v1"), "api": "openai-completions", "apiKey": "mock",
