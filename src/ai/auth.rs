@@ -53,19 +53,17 @@ pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
 
 /// What pi-ai's `getEnvApiKey` returns for providers authenticated by their SDK's own
 /// credential chain rather than a key (Amazon Bedrock, Google Vertex AI).
-pub const AMBIENT_CREDENTIALS: &str = "<authenticated>";
+pub const AUTHENTICATED: &str = "<authenticated>";
 
 /// The key from the provider's environment variable, with the variable's name. For Amazon
 /// Bedrock and Google Vertex AI, credentials the environment points at (an AWS profile or
 /// keys, Google application-default credentials with a project and location) count as
-/// pi counts them: the key is then [`AMBIENT_CREDENTIALS`].
+/// pi counts them: the key is then [`AUTHENTICATED`].
 pub fn env_api_key(provider: &str) -> Option<(&'static str, ApiKey)> {
     env_vars_for(provider)
         .iter()
         .find_map(|var| env_value(var).map(|v| (*var, ApiKey::new(v))))
-        .or_else(|| {
-            ambient_credentials(provider).map(|var| (var, ApiKey::new(AMBIENT_CREDENTIALS)))
-        })
+        .or_else(|| ambient_credentials(provider).map(|var| (var, ApiKey::new(AUTHENTICATED))))
 }
 
 fn env_value(var: &str) -> Option<String> {

@@ -58,4 +58,4 @@ mod tools_read;
 mod tools_search;
 mod tools_write_edit;
 mod tui_app;
-mod wire_parity;
+mod wire_details;

@@ -56,35 +56,36 @@ fn build(model: &Model, context: &Context, options: &StreamOptions) -> Result<Ht
             model.full_id()
         )),
     }?;
-    for (k, v) in sdk_identity(&model.api) {
-        if request.header(k).is_none() {
-            request.set_header(k, v);
-        }
-    }
     for (k, v) in &model.headers {
         request.set_header(k, v);
     }
     for (k, v) in &options.headers {
         request.set_header(k, v);
     }
+    add_sdk_identity(&mut request, &model.api);
     Ok(request)
 }
 
 /// The identity headers pi's requests carry: those of the official SDK pi uses for the
-/// API (the versions pinned by pi 0.73.1). Some endpoints treat clients by these; model,
-/// models.json and option headers (Copilot's, Cloudflare's attribution) still win.
-pub(crate) fn sdk_identity(api: &Api) -> &'static [(&'static str, &'static str)] {
-    match api {
-        Api::AnthropicMessages => &[("User-Agent", "Anthropic/JS 0.91.1")],
-        Api::OpenAiCompletions | Api::OpenAiResponses => &[("User-Agent", "OpenAI/JS 6.26.0")],
-        Api::GoogleGenerativeAi => &[
-            ("User-Agent", "google-genai-sdk/1.52.0 gl-node/v20.20.2"),
-            (
-                "x-goog-api-client",
-                "google-genai-sdk/1.52.0 gl-node/v20.20.2",
-            ),
+/// API (the versions pinned by pi 0.73.1, as captured from its requests). Some endpoints
+/// treat clients by these. Headers already set (by the model, models.json or the options:
+/// Copilot's, Cloudflare's attribution) are kept.
+fn add_sdk_identity(request: &mut HttpRequest, api: &Api) {
+    const OPENAI: &[(&str, &str)] = &[("User-Agent", "OpenAI/JS 6.26.0")];
+    const GOOGLE_GENAI: &str = "google-genai-sdk/1.52.0 gl-node/v20.20.2";
+    let identity: &[(&str, &str)] = match api.as_str() {
+        "anthropic-messages" => &[("User-Agent", "Anthropic/JS 0.91.1")],
+        "openai-completions" | "openai-responses" => OPENAI,
+        "google-generative-ai" => &[
+            ("User-Agent", GOOGLE_GENAI),
+            ("x-goog-api-client", GOOGLE_GENAI),
         ],
-        Api::Other(_) => &[],
+        _ => &[],
+    };
+    for (k, v) in identity {
+        if request.header(k).is_none() {
+            request.set_header(k, v);
+        }
     }
 }
 
