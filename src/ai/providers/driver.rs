@@ -127,16 +127,17 @@ async fn build(
         _ => build_sync(model, context, options),
     };
     let mut request = request.map_err(Failure::Error)?;
-    for (k, v) in sdk_identity(&model.api) {
-        if request.header(k).is_none() {
-            request.set_header(k, v);
-        }
-    }
     for (k, v) in &model.headers {
         request.set_header(k, v);
     }
     for (k, v) in &options.headers {
         request.set_header(k, v);
+    }
+    // The client's identity goes last, only where no header above named one.
+    for (k, v) in sdk_identity(&model.api) {
+        if request.header(k).is_none() {
+            request.set_header(k, v);
+        }
     }
     Ok(request)
 }
