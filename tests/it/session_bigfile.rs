@@ -15,6 +15,7 @@ use pi::messages::AgentMessage;
 use pi::session::SessionManager;
 
 /// Peak resident set size (bytes) and exit status of a `pi` run.
+#[allow(clippy::zombie_processes)] // Reaped by `wait4`, which also reports the peak memory.
 fn run(p: &Project, args: &[&str]) -> (ExitStatus, u64, String) {
     use std::os::unix::process::ExitStatusExt;
     let mut child = p
