@@ -192,3 +192,19 @@ async fn whats_new_after_an_update_follows_last_changelog_version() {
     );
     assert!(!all.contains("What's New"), "{all}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editor_grows_to_pis_height_before_scrolling() {
+    let env = Env::new(json!({"default": {"text": "ok"}}), json!({}));
+    // pi: 30 % of the terminal's rows, at least 5.
+    for (height, rows) in [(40u16, 12usize), (24, 7), (12, 5)] {
+        let mut ui = env.ui(80, height);
+        let text: Vec<String> = (1..=20).map(|i| format!("line {i}")).collect();
+        ui.app.editor.set_text(&text.join("\n"));
+        let screen = ui.screen();
+        let shown = crate::tui_app::editor_rows(&screen);
+        assert_eq!(shown.len(), rows, "{height} rows:\n{screen}");
+        ui.resize(80, 40);
+        assert_eq!(crate::tui_app::editor_rows(&ui.screen()).len(), 12);
+    }
+}

@@ -31,10 +31,11 @@ use crate::modes::interactive::editor::Editor;
 use crate::session::entry::EntryId;
 use crate::session::refusal::MissingCwd;
 
-/// Built-in slash commands (name, description), as pi lists them.
+/// Built-in slash commands (name, description), as pi lists them (`/login` and `/logout`
+/// say what they do here: store or remove an API key, where pi also offers OAuth).
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
-    ("settings", "Open settings"),
-    ("model", "Select model"),
+    ("settings", "Open settings menu"),
+    ("model", "Select model (opens selector UI)"),
     ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     (
         "export",
@@ -47,7 +48,7 @@ pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
     ("session", "Show session info and stats"),
     ("changelog", "Show changelog entries"),
     ("hotkeys", "Show all keyboard shortcuts"),
-    ("fork", "Create a new fork from a previous message"),
+    ("fork", "Create a new fork from a previous user message"),
     (
         "clone",
         "Duplicate the current session at the current position",

@@ -60,6 +60,9 @@ impl App {
             }
             UiEvent::Resize(width, height) => {
                 self.renderer.set_size(width, height);
+                self.editor.set_max_rows(
+                    crate::modes::interactive::editor::Editor::rows_for_terminal(height),
+                );
                 self.full_redraw = true;
                 self.dirty = true;
                 Effect::None

@@ -313,7 +313,7 @@ fn new_app(
     let mut editor = Editor::new(keys.clone());
     editor.set_autocomplete_max_visible(max_visible);
     editor.set_padding_x(padding);
-    editor.set_max_rows((height as usize / 3).max(3));
+    editor.set_max_rows(Editor::rows_for_terminal(height));
     editor.set_autocomplete_provider(Arc::new(CombinedProvider::new(
         commands::command_specs(),
         cwd.clone(),

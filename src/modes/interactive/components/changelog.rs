@@ -82,9 +82,33 @@ pub fn parse_changelog(text: &str, current: Version) -> Vec<ChangelogEntry> {
     entries
 }
 
-/// The built-in changelog's sections.
+/// The built-in changelog's sections. Its list items are wrapped at about 90 columns in
+/// the file; their continuation lines are joined so the terminal wraps them at its own
+/// width (a single newline is a line break in the chat, as in pi).
 pub fn entries() -> Vec<ChangelogEntry> {
-    parse_changelog(CHANGELOG, parse_version(VERSION))
+    parse_changelog(&join_continuations(CHANGELOG), parse_version(VERSION))
+}
+
+/// Joins the indented continuation lines of list items to the item's first line.
+fn join_continuations(text: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_item = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indented = line.len() > trimmed.len();
+        let item_start = trimmed.starts_with("- ") || trimmed.starts_with("* ");
+        match out.last_mut() {
+            Some(last) if in_item && indented && !item_start && !trimmed.is_empty() => {
+                last.push(' ');
+                last.push_str(trimmed);
+            }
+            _ => {
+                in_item = item_start;
+                out.push(line.to_string());
+            }
+        }
+    }
+    out.join("\n")
 }
 
 /// What to show after starting, as pi decides it from `lastChangelogVersion`: nothing on
@@ -210,6 +234,15 @@ mod tests {
             "## Unreleased\n\n### Fixed\n- newest fix"
         );
         assert_eq!(entries[2].content, "## 0.1.5\n\n- first");
+    }
+
+    #[test]
+    fn list_items_wrapped_in_the_file_are_one_line_each() {
+        let text = "## 1.0.0\n\n- first item\n  continues here\n  and here\n- second\n    - nested\n\nA paragraph.\n";
+        assert_eq!(
+            join_continuations(text),
+            "## 1.0.0\n\n- first item continues here and here\n- second\n    - nested\n\nA paragraph."
+        );
     }
 
     #[test]
