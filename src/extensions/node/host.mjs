@@ -19,40 +19,38 @@
 //                       pi-tui.mjs, pi-coding-agent.mjs; written by the "shims" work)
 //
 // ---------------------------------------------------------------------------------------
-// globalThis.__piHost — the runtime state the provided modules (modules/*.mjs) may use.
-// Set before the extension is imported; never replaced (fields are updated in place).
+// globalThis.__piHost — what the provided modules (modules/*.mjs) reach pi-rs through.
+// Set before the extension is imported; the modules' own header (modules/host.mjs) lists
+// what they use. Members:
 //
-//   __piHost.version        1 (bumped when this shape changes incompatibly)
-//   __piHost.cwd            working directory (string)
-//   __piHost.agentDir       pi's agent directory, e.g. ~/.pi/agent (string)
-//   __piHost.mode           "interactive" | "print" | "json" | "rpc"
-//   __piHost.hasUI          whether dialogs can be answered (boolean)
-//   __piHost.extensionPath  the extension file this host runs (string)
-//   __piHost.theme          the current theme, a plain object:
+//   __piHost.version        pi-rs's version (hello.piVersion), a string
+//   __piHost.agentDir       pi's agent directory, e.g. ~/.pi/agent
+//   __piHost.cwd, .mode, .hasUI, .extensionPath
+//                           working directory, "interactive" | "print" | "json" | "rpc",
+//                           whether dialogs can be answered, the extension file
+//   __piHost.theme()        the current Theme (the object passed as ctx.ui.theme):
 //                             { name, fg(token, text), bg(token, text), bold(text),
 //                               italic(text), underline(text), inverse(text),
 //                               strikethrough(text), getFgAnsi(token), getBgAnsi(token) }
-//                           colours come from pi-rs's `hello.theme` ({name, fg:{token:
-//                           "\x1b[..m"}, bg:{...}}) when it sends one; otherwise text is
-//                           returned without colour codes. Token names are pi's
-//                           (accent, muted, dim, success, error, warning, toolTitle, …).
-//   __piHost.keybindings    { [action]: string[] } key ids per pi action (may be {}).
+//                           colours come from `hello.theme` ({name, fg:{token: "\x1b[..m"},
+//                           bg:{…}}) when pi-rs sends one; otherwise text stays uncoloured.
+//   __piHost.keybindings()  { definitions, userBindings } ({} parts when pi-rs sends none)
 //   __piHost.request(type, fields) -> Promise<result>
 //                           sends {type, id, ...fields} to pi-rs and resolves with the
 //                           `result` of its `response` (rejects with its `error`).
 //   __piHost.send(type, fields)
-//                           sends a one-way message {type, ...fields} to pi-rs.
-//   __piHost.complete(model, context, options) -> Promise<AssistantMessage>
-//                           an LLM call through pi-rs. Not available yet: rejects with
-//                           an Error saying so (pi-ai.mjs's complete()/stream() may
-//                           forward to it).
-//   __piHost.log(...args)   writes a line to stderr (extensions.log).
+//                           sends a one-way protocol message {type, ...fields}.
+//   __piHost.log(...args)   a line on stderr (extensions.log).
+//   Not provided yet (the modules throw a clear error when an extension calls what needs
+//   them): __piHost.ai.getModels / ai.stream (LLM calls), __piHost.tools.definition /
+//   tools.execute (pi's built-in tools), __piHost.highlightCode.
 // ---------------------------------------------------------------------------------------
 
 import { createInterface } from "node:readline";
 import { register } from "node:module";
 import { pathToFileURL } from "node:url";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import * as path from "node:path";
 
 const extensionPath = process.argv[2];
@@ -176,7 +174,7 @@ function uiNotice(method, fields) {
 
 function componentLines(factory, width = 80) {
 	try {
-		const component = factory(tuiStub, host.theme);
+		const component = factory(tuiStub, currentTheme);
 		const lines = component?.render?.(width) ?? [];
 		component?.dispose?.();
 		return lines;
@@ -236,13 +234,13 @@ function makeUi() {
 		custom: async () => {
 			throw new Error("ctx.ui.custom() is not supported by pi-rs yet");
 		},
-		getAllThemes: () => [{ name: host.theme.name, path: undefined }],
-		getTheme: (name) => (name === host.theme.name ? host.theme : undefined),
+		getAllThemes: () => [{ name: currentTheme.name, path: undefined }],
+		getTheme: (name) => (name === currentTheme.name ? currentTheme : undefined),
 		setTheme: () => ({ success: false, error: "setTheme is not supported by pi-rs" }),
 		getToolsExpanded: () => false,
 		setToolsExpanded: () => {},
 		get theme() {
-			return host.theme;
+			return currentTheme;
 		},
 	};
 }
@@ -268,7 +266,6 @@ const sessionManager = {
 
 // The session file's entries (pi-rs writes them as pi does); the branch is the path from
 // the last entry to the root.
-import { readFileSync } from "node:fs";
 function readEntries() {
 	let text = "";
 	try {
@@ -672,7 +669,7 @@ async function load() {
 	try {
 		module = await import(pathToFileURL(extensionPath).href);
 	} catch (err) {
-		failLoad(`Failed to load extension: ${errorText(err)}`);
+		failLoad(errorText(err));
 	}
 	let factory = module?.default;
 	if (factory && typeof factory === "object" && typeof factory.default === "function") {
@@ -684,26 +681,25 @@ async function load() {
 	try {
 		await factory(pi);
 	} catch (err) {
-		failLoad(`Failed to load extension: ${errorText(err)}`);
+		failLoad(errorText(err));
 	}
 	loaded = true;
 	send(registration());
 }
 
+let currentTheme = makeTheme(null);
+let keybindings = { definitions: {}, userBindings: {} };
 const host = {
-	version: 1,
+	version: "",
 	cwd: process.cwd(),
 	agentDir: "",
 	mode: "print",
 	hasUI: false,
 	extensionPath,
-	theme: makeTheme(null),
-	keybindings: {},
+	theme: () => currentTheme,
+	keybindings: () => keybindings,
 	request,
 	send: (type, fields) => send({ ...fields, type }),
-	complete: async () => {
-		throw new Error("LLM calls from extensions (complete/stream) are not supported by pi-rs yet");
-	},
 	log: toStderr,
 };
 globalThis.__piHost = host;
@@ -714,13 +710,14 @@ async function handle(message) {
 			hello = message;
 			sessionFile = message.sessionFile ?? null;
 			Object.assign(host, {
+				version: message.piVersion ?? "",
 				cwd: message.cwd,
 				agentDir: message.agentDir,
 				mode: message.mode,
 				hasUI: message.hasUI === true,
-				theme: makeTheme(message.theme ?? null),
-				keybindings: message.keybindings ?? {},
 			});
+			currentTheme = makeTheme(message.theme ?? null);
+			if (message.keybindings) keybindings = message.keybindings;
 			await load();
 			return;
 		case "response": {
