@@ -343,10 +343,15 @@ pub(super) async fn write_loop(
     let _ = stdin.shutdown().await;
 }
 
+/// The prefix of the stderr line in which the node host states why a module did not
+/// load (the line becomes the load error).
+pub(super) const LOAD_ERROR_PREFIX: &str = "pi-rs-load-error: ";
+
 pub(super) async fn stderr_loop(
     log: Arc<ExtensionLog>,
     name: String,
     stderr: tokio::process::ChildStderr,
+    load_error: Arc<std::sync::Mutex<Option<String>>>,
 ) {
     let mut reader = BufReader::new(stderr);
     let mut buf = Vec::new();
@@ -354,7 +359,15 @@ pub(super) async fn stderr_loop(
         buf.clear();
         match reader.read_until(b'\n', &mut buf).await {
             Ok(0) | Err(_) => return,
-            Ok(_) => log.line(&name, &String::from_utf8_lossy(&buf)),
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&buf);
+                if let Some(cause) = text.strip_prefix(LOAD_ERROR_PREFIX)
+                    && let Ok(mut slot) = load_error.lock()
+                {
+                    *slot = Some(cause.trim_end().to_string());
+                }
+                log.line(&name, &text);
+            }
         }
     }
 }

@@ -56,4 +56,5 @@ mod tools_corpus;
 mod tools_read;
 mod tools_search;
 mod tools_write_edit;
+mod ts_extensions;
 mod tui_app;

@@ -177,7 +177,7 @@ impl SessionFactory {
                     info,
                     &mut extension_warnings,
                 )
-                .await
+                .await?
             }
             None => None,
         };

@@ -3,12 +3,13 @@
 //! templates, skills, the built-in tools, and the extensions (found here, started by the
 //! factory), with the checks of the flags extensions may claim and of the tools they add.
 //!
-//! Everything that goes wrong here is a warning: a broken skill or extension never stops
-//! pi-rs from starting.
+//! Everything that goes wrong here is a warning — a broken skill never stops pi-rs from
+//! starting — except an extension that fails to load, which stops it as in pi.
 
 use std::path::Path;
 use std::sync::Arc;
 
+use super::StartupError;
 use super::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};
 use crate::core::agent_session::PromptResources;
 use crate::core::extension_discovery::{DiscoveredExtensions, discover_extensions};
@@ -82,7 +83,8 @@ pub(super) struct SessionInfo {
 }
 
 /// Starts the extensions `found` names. `None` when there are none; their discovery
-/// problems and load failures go to `warnings`.
+/// problems and registration conflicts go to `warnings`. An extension that fails to
+/// load stops the start, as in pi: the error names each such file and its cause.
 pub(super) async fn start_extensions(
     found: DiscoveredExtensions,
     config: &SessionConfig,
@@ -90,25 +92,37 @@ pub(super) async fn start_extensions(
     hosting: ExtensionHosting,
     session: SessionInfo,
     warnings: &mut Vec<String>,
-) -> Option<LoadedExtensions> {
+) -> Result<Option<LoadedExtensions>, StartupError> {
     let (cwd, agent_dir) = place;
     warnings.extend(found.diagnostics.iter().map(ToString::to_string));
     if found.extensions.is_empty() {
-        return None;
+        return Ok(None);
     }
     let mut options = LoadOptions::new(cwd, agent_dir, hosting.mode, hosting.has_ui);
     options.session_file = session.file;
     options.session_id = Some(session.id);
     options.cli_flags = config.extension_flags.clone();
     let (host, channels) = ExtensionHost::load(found.extensions, options).await;
-    warnings.extend(host.load_errors().iter().map(|e| {
+    let describe = |e: &crate::extensions::LoadError| {
         format!(
             "Failed to load extension \"{}\": {}",
             e.path.display(),
             e.error
         )
-    }));
-    Some(LoadedExtensions { host, channels })
+    };
+    let (fatal, other): (Vec<_>, Vec<_>) = host.load_errors().iter().partition(|e| e.fatal);
+    warnings.extend(other.into_iter().map(describe));
+    if !fatal.is_empty() {
+        let message = fatal
+            .into_iter()
+            .map(describe)
+            .collect::<Vec<_>>()
+            .join("\nError: ");
+        host.shutdown(crate::extensions::ShutdownReason::Quit, None)
+            .await;
+        return Err(StartupError(message));
+    }
+    Ok(Some(LoadedExtensions { host, channels }))
 }
 
 /// Checks the command-line flags nobody else knew against the flags extensions
