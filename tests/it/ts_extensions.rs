@@ -327,3 +327,66 @@ export default function (pi: any) {
     let seen = conversation(&p.requests()[1]);
     assert!(seen.contains(">> HI!"), "{seen}");
 }
+
+#[test]
+fn preset_flag_selects_a_preset_whose_instructions_reach_the_system_prompt() {
+    let preset = pi_example!("preset.ts");
+    let p = Project::new(json!({"sequence": [{"text": "Planned."}]}));
+    p.write(
+        ".pi/presets.json",
+        r#"{"plan": {"instructions": "PLAN-ONLY: do not edit files."}}"#,
+    );
+    let out = p
+        .pi()
+        .arg("-e")
+        .arg(&preset)
+        .args(["--preset", "plan", "-p", "make a plan"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let prompt = system_prompt(&p.requests()[0]);
+    assert!(
+        prompt.ends_with("\n\nPLAN-ONLY: do not edit files."),
+        "{prompt}"
+    );
+
+    // A flag nobody registered stops pi-rs before the model is asked, as in pi.
+    let out = p
+        .pi()
+        .arg("-e")
+        .arg(&preset)
+        .args(["--presett", "plan", "-p", "make a plan"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), "Error: Unknown option: --presett\n");
+    assert_eq!(p.requests().len(), 1);
+}
+
+#[test]
+fn todo_keeps_its_list_in_tool_results_and_rebuilds_it_from_the_session() {
+    let todo = pi_example!("todo.ts");
+    let p = Project::new(json!({"sequence": [
+        {"tool_calls": [{"name": "todo", "arguments": {"action": "add", "text": "buy milk"}}]},
+        {"tool_calls": [{"name": "todo", "arguments": {"action": "toggle", "id": 1}}]},
+        {"text": "Noted."},
+        {"tool_calls": [{"name": "todo", "arguments": {"action": "list"}}]},
+        {"text": "Listed."}
+    ]}));
+    let out = run_print(&p, &todo, "remember milk, then tick it off");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let seen = conversation(&p.requests()[2]);
+    assert!(seen.contains("Added todo #1: buy milk"), "{seen}");
+    // A new process continues the session: session_start rebuilds the list from the
+    // tool results' details in the session file.
+    let out = p
+        .pi()
+        .arg("-e")
+        .arg(&todo)
+        .args(["-c", "-p", "what is left?"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let seen = conversation(&p.requests()[4]);
+    assert!(seen.contains("[x] #1: buy milk"), "{seen}");
+}

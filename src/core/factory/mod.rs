@@ -45,7 +45,7 @@ use crate::core::agent_session::{
 use crate::core::extension_discovery::DiscoveredExtensions;
 use crate::core::paths::AgentPaths;
 use crate::core::settings::Settings;
-use crate::extensions::SessionStartReason;
+use crate::extensions::{SessionStartReason, ShutdownReason};
 use crate::session::SessionManager;
 use crate::session::entry::SessionEntry;
 
@@ -183,7 +183,15 @@ impl SessionFactory {
         };
         if full {
             let host = extensions.as_ref().map(|e| &e.host);
-            extension_warnings.extend(check_extension_flags(&self.config, host));
+            match check_extension_flags(&self.config, host) {
+                Ok(warnings) => extension_warnings.extend(warnings),
+                Err(e) => {
+                    if let Some(loaded) = &extensions {
+                        loaded.host.shutdown(ShutdownReason::Quit, None).await;
+                    }
+                    return Err(e);
+                }
+            }
         }
 
         let this = self.clone();

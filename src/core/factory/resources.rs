@@ -126,19 +126,22 @@ pub(super) async fn start_extensions(
 }
 
 /// Checks the command-line flags nobody else knew against the flags extensions
-/// registered, with pi's messages. pi stops on these; pi-rs warns and goes on.
+/// registered, with pi's messages. Unknown flags and string flags without a value are
+/// errors that stop the start, as in pi: `Err` holds them (one message per line).
+/// Returns the warnings otherwise.
 pub(super) fn check_extension_flags(
     config: &SessionConfig,
     host: Option<&ExtensionHost>,
-) -> Vec<String> {
+) -> Result<Vec<String>, StartupError> {
     let mut warnings = Vec::new();
+    let mut errors = Vec::new();
     let mut unknown = Vec::new();
     for (name, value) in &config.extension_flags {
         let flag = host.and_then(|h| h.flags().iter().find(|f| &f.name == name));
         match (flag.map(|f| f.kind), value) {
             (None, _) => unknown.push(format!("--{name}")),
             (Some(FlagType::String), None) => {
-                warnings.push(format!("Extension flag \"--{name}\" requires a value"));
+                errors.push(format!("Extension flag \"--{name}\" requires a value"));
             }
             (Some(FlagType::Boolean), Some(v)) if config.detached_flag_values.contains(name) => {
                 warnings.push(format!(
@@ -150,9 +153,13 @@ pub(super) fn check_extension_flags(
     }
     if !unknown.is_empty() {
         let plural = if unknown.len() == 1 { "" } else { "s" };
-        warnings.push(format!("Unknown option{plural}: {}", unknown.join(", ")));
+        errors.push(format!("Unknown option{plural}: {}", unknown.join(", ")));
     }
-    warnings
+    if errors.is_empty() {
+        Ok(warnings)
+    } else {
+        Err(StartupError(errors.join("\nError: ")))
+    }
 }
 
 /// The built-in tools the selection asks for; names that are neither built-in nor tools
