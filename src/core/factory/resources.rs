@@ -262,10 +262,13 @@ mod tests {
             ..SessionConfig::default()
         };
         assert_eq!(
-            check_extension_flags(&config, None),
-            ["Unknown options: --plan, --depth"]
+            check_extension_flags(&config, None).err().map(|e| e.0),
+            Some("Unknown options: --plan, --depth".to_string())
         );
-        assert!(check_extension_flags(&SessionConfig::default(), None).is_empty());
+        assert_eq!(
+            check_extension_flags(&SessionConfig::default(), None).ok(),
+            Some(Vec::new())
+        );
     }
 
     #[test]
