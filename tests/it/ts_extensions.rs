@@ -390,3 +390,73 @@ fn todo_keeps_its_list_in_tool_results_and_rebuilds_it_from_the_session() {
     let seen = conversation(&p.requests()[4]);
     assert!(seen.contains("[x] #1: buy milk"), "{seen}");
 }
+
+/// A `~/.pi/agent` that pi-rs uses — a TypeScript extension in `extensions/`, a program
+/// extension in `rs-extensions/` — still starts the reference pi, and pi-rs loads both.
+#[test]
+fn a_home_shared_with_pi_keeps_programs_in_rs_extensions_where_pi_does_not_look() {
+    let gate = pi_example!("permission-gate.ts");
+    let p = Project::new(json!({"default": {"text": "fine"}}));
+    let agent = p.agent_dir();
+    std::fs::create_dir_all(agent.join("extensions")).unwrap();
+    std::fs::copy(&gate, agent.join("extensions/permission-gate.ts")).unwrap();
+    let program = agent.join("rs-extensions/marker.js");
+    std::fs::create_dir_all(program.parent().unwrap()).unwrap();
+    std::fs::write(
+        &program,
+        "#!/usr/bin/env node\nconst fs = require('fs');\nfs.writeFileSync('marker-ran', 'yes');\nprocess.stdout.write(JSON.stringify({type: 'register'}) + '\\n');\nprocess.stdin.resume();\n",
+    )
+    .unwrap();
+
+    let out = p.pi().args(["-p", "hi"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "fine");
+    assert_eq!(stderr(&out), "");
+    assert!(
+        p.cwd().join("marker-ran").exists(),
+        "the program extension did not run"
+    );
+
+    let out = std::process::Command::new(reference_pi::script())
+        .args([
+            "--offline",
+            "--provider",
+            "mock",
+            "--model",
+            "mock-model",
+            "-p",
+            "hi",
+        ])
+        .current_dir(p.cwd())
+        .env("HOME", p.dir.path().join("home"))
+        .env_remove("PI_CODING_AGENT_DIR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "pi: {}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "fine");
+}
+
+/// The same program in pi's `extensions/` folder breaks pi; pi-rs still runs it and
+/// says where it belongs.
+#[test]
+fn a_program_where_pi_would_load_it_runs_with_a_warning_to_move_it() {
+    if !crate::support::extensions::have("node") {
+        eprintln!("skipped: node is not installed");
+        return;
+    }
+    let p = Project::new(json!({"default": {"text": "fine"}}));
+    let program = p.agent_dir().join("extensions/marker/index.js");
+    std::fs::create_dir_all(program.parent().unwrap()).unwrap();
+    std::fs::write(
+        &program,
+        "#!/usr/bin/env node\nprocess.stdout.write(JSON.stringify({type: 'register'}) + '\\n');\nprocess.stdin.resume();\n",
+    )
+    .unwrap();
+    let out = p.pi().args(["-p", "hi"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        p.anonymize(&stderr(&out)),
+        "Warning: pi loads this program as a TypeScript/JavaScript module and fails to start; move it to <tmp>/home/.pi/agent/rs-extensions (pi-rs only) (<tmp>/home/.pi/agent/extensions/marker/index.js)\n"
+    );
+}
