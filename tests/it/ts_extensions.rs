@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 /// The reference pi's `examples/extensions/` folder (installed on first use), or why it
 /// is not there.
-fn examples_dir() -> Result<PathBuf, String> {
+pub(crate) fn examples_dir() -> Result<PathBuf, String> {
     reference_pi::available()?;
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
