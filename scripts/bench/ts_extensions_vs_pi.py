@@ -54,11 +54,12 @@ def main():
     ap.add_argument("--pi-rs", default=str(ROOT / "target/release/pi"))
     ap.add_argument("--mock", default=str(ROOT / "target/release/examples/mock_llm"))
     args = ap.parse_args()
+    args.pi_rs, args.mock = (str(Path(p).resolve()) for p in (args.pi_rs, args.mock))
     for p in (args.pi_rs, args.mock):
         if not Path(p).exists():
             sys.exit(f"missing {p}: cargo build --release --bin pi --example mock_llm")
     subprocess.run(["bash", str(ROOT / "tests/support/reference-pi.sh"), "--version"], check=True,
-                   stdout=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     tmp = Path(tempfile.mkdtemp(prefix="pi-ts-bench-"))
     server = None
     try:

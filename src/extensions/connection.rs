@@ -193,7 +193,8 @@ impl Connection {
             }
         }
         for tool in &registration.tools {
-            if options.known_tools.contains(&tool.name.as_str()) {
+            // pi's modules replace built-in tools on purpose (pi says nothing either).
+            if options.known_tools.contains(&tool.name.as_str()) && !source.launch.node_module {
                 warnings.push(format!(
                     "tool \"{}\" has the name of a built-in tool",
                     tool.name

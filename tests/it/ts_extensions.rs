@@ -148,6 +148,8 @@ fn tool_override_replaces_read_and_denies_env_files() {
     std::fs::write(p.cwd().join("a.txt"), "visible text\n").unwrap();
     let out = run_print(&p, &override_ts, "read them");
     assert!(out.status.success(), "{}", stderr(&out));
+    // Replacing a built-in tool is what the module means to do: no warning, as in pi.
+    assert_eq!(stderr(&out), "");
     let requests = p.requests();
     let seen = conversation(&requests[2]);
     assert!(seen.contains("Access denied: \".env\""), "{seen}");

@@ -111,7 +111,11 @@ pub(super) async fn start_extensions(
         )
     };
     let (fatal, other): (Vec<_>, Vec<_>) = host.load_errors().iter().partition(|e| e.fatal);
-    warnings.extend(other.into_iter().map(describe));
+    warnings.extend(
+        other
+            .into_iter()
+            .map(|e| format!("Extension \"{}\": {}", e.path.display(), e.error)),
+    );
     if !fatal.is_empty() {
         let message = fatal
             .into_iter()
