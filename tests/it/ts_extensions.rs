@@ -462,3 +462,63 @@ fn a_program_where_pi_would_load_it_runs_with_a_warning_to_move_it() {
         "Warning: pi loads this program as a TypeScript/JavaScript module and fails to start; move it to <tmp>/home/.pi/agent/rs-extensions (pi-rs only) (<tmp>/home/.pi/agent/extensions/marker/index.js)\n"
     );
 }
+
+#[test]
+fn confirm_destructive_asks_before_a_new_session_and_a_no_keeps_the_old_one() {
+    let confirm = pi_example!("confirm-destructive.ts");
+    let p = RpcProject::new(&json!({"sequence": [{"text": "Hi."}]}), None, None);
+    let mut c = with_extension(&p, &confirm);
+    c.prompt("hello");
+    let before = c.ok(json!({"type": "get_state"}))["sessionFile"].clone();
+    c.send(&json!({"type": "new_session", "id": "n1"}));
+    let seen = c.read_until(|m| m["type"] == "extension_ui_request");
+    let request = seen.last().unwrap().clone();
+    assert_eq!(request["method"], "confirm", "{request}");
+    assert_eq!(request["title"], "Clear session?");
+    assert_eq!(
+        request["message"],
+        "This will delete all messages in the current session."
+    );
+    c.send(&json!({"type": "extension_ui_response", "id": request["id"], "confirmed": false}));
+    let rest = c.read_until(|m| m["type"] == "response" && m["id"] == "n1");
+    let response = rest.last().unwrap();
+    // pi answers `success` with `data.cancelled`; pi-rs's RPC mode answers an error.
+    let cancelled = response["data"]["cancelled"] == true
+        || response["error"].as_str() == Some("Cancelled by an extension");
+    assert!(cancelled, "{response}");
+    assert_eq!(c.ok(json!({"type": "get_state"}))["sessionFile"], before);
+    assert!(
+        rest.iter()
+            .any(|m| m["method"] == "notify" && m["message"] == "Clear cancelled"),
+        "{rest:?}"
+    );
+}
+
+#[test]
+fn status_line_sets_its_footer_status_on_each_turn() {
+    let status = pi_example!("status-line.ts");
+    let p = RpcProject::new(&json!({"sequence": [{"text": "Hi."}]}), None, None);
+    let mut c = with_extension(&p, &status);
+    c.send(&json!({"type": "prompt", "message": "hello", "id": "p1"}));
+    // Notifications do not hold the agent up: the last status may come after agent_end.
+    let seen = c.read_until(|m| {
+        m["method"] == "setStatus"
+            && m["statusText"]
+                .as_str()
+                .is_some_and(|t| t.contains("complete"))
+    });
+    let statuses: Vec<String> = seen
+        .iter()
+        .filter(|m| m["type"] == "extension_ui_request" && m["method"] == "setStatus")
+        .map(|m| format!("{}={}", m["statusKey"], m["statusText"]))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "\"status-demo\"=\"Ready\"",
+            "\"status-demo\"=\"● Turn 1...\"",
+            "\"status-demo\"=\"✓ Turn 1 complete\""
+        ],
+        "{seen:?}"
+    );
+}
