@@ -148,6 +148,8 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::AppendEntry { .. } => "\"append_entry\"",
         ExtensionMessage::SetLabel { .. } => "\"set_label\"",
         ExtensionMessage::SetSessionName { .. } => "\"set_session_name\"",
+        ExtensionMessage::SetThinkingLevel { .. } => "\"set_thinking_level\"",
+        ExtensionMessage::SetModel { .. } => "\"set_model\"",
         ExtensionMessage::Shutdown => "\"shutdown\"",
     }
 }
@@ -244,6 +246,12 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
         }),
         ExtensionMessage::SetSessionName { name } => {
             inner.action(ActionKind::SetSessionName { name });
+        }
+        ExtensionMessage::SetThinkingLevel { level } => {
+            inner.action(ActionKind::SetThinkingLevel { level });
+        }
+        ExtensionMessage::SetModel { provider, model_id } => {
+            inner.action(ActionKind::SetModel { provider, model_id });
         }
         ExtensionMessage::Shutdown => inner.action(ActionKind::Shutdown),
     }

@@ -522,3 +522,55 @@ fn status_line_sets_its_footer_status_on_each_turn() {
         "{seen:?}"
     );
 }
+
+/// `pi.setModel` and `pi.setThinkingLevel` from a command switch the session's model
+/// and thinking level (the protocol's `set_model` / `set_thinking_level`).
+#[test]
+fn set_model_and_thinking_level_from_a_command_change_the_session() {
+    if !crate::support::extensions::have("node") {
+        eprintln!("skipped: node is not installed");
+        return;
+    }
+    let models = json!({"providers": {"mock": {
+        "baseUrl": "", "api": "openai-completions", "apiKey": "mock",
+        "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+        "models": [
+            {"id": "mock-model", "contextWindow": 200000, "maxTokens": 4000},
+            {"id": "deep-model", "reasoning": true, "contextWindow": 200000, "maxTokens": 4000}
+        ]
+    }}});
+    let p = RpcProject::new(&json!({"sequence": []}), Some(models), None);
+    let ext = p.cwd().join("switch.ts");
+    std::fs::write(
+        &ext,
+        r#"import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+export default function (pi: ExtensionAPI) {
+    pi.registerCommand("deep", {
+        description: "Think hard with the deep model",
+        handler: async (_args: string, ctx) => {
+            const ok = await pi.setModel({ provider: "mock", id: "deep-model" } as any);
+            pi.setThinkingLevel("high");
+            ctx.ui.notify(`switched: ${ok}, level ${pi.getThinkingLevel()}`, "info");
+        },
+    });
+}
+"#,
+    )
+    .unwrap();
+    let mut c = with_extension(&p, &ext);
+    let seen = prompt_until(&mut c, "/deep", |m| m["method"] == "notify");
+    assert_eq!(
+        seen.last().unwrap()["message"],
+        "switched: true, level high"
+    );
+    let mut state = Value::Null;
+    for _ in 0..50 {
+        state = c.ok(json!({"type": "get_state"}));
+        if state["thinkingLevel"] == "high" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(state["model"]["id"], "deep-model", "{state}");
+    assert_eq!(state["thinkingLevel"], "high", "{state}");
+}

@@ -124,6 +124,7 @@ let sessionFile = null;
 let sessionName;
 let idle = true;
 let currentSignal;
+let thinkingLevel = "off";
 
 function notLoaded(what) {
 	if (!loaded) {
@@ -457,9 +458,20 @@ const pi = {
 			source: "extension",
 			sourceInfo: { path: extensionPath, source: "local" },
 		})),
-	setModel: async () => false,
-	getThinkingLevel: () => hello?.thinkingLevel ?? "off",
-	setThinkingLevel: () => toStderr("setThinkingLevel is not supported by pi-rs yet"),
+	// pi-rs switches (or reports why not as an extension error); the answer cannot wait
+	// for that, so it is true whenever a model was named.
+	setModel: async (model) => {
+		notLoaded("setModel");
+		if (!model?.provider || !model?.id) return false;
+		send({ type: "set_model", provider: model.provider, modelId: model.id });
+		return true;
+	},
+	getThinkingLevel: () => thinkingLevel,
+	setThinkingLevel: (level) => {
+		notLoaded("setThinkingLevel");
+		thinkingLevel = level;
+		send({ type: "set_thinking_level", level });
+	},
 	registerProvider: () => toStderr("registerProvider is not supported by pi-rs yet"),
 	unregisterProvider: () => {},
 	events: eventBus,
@@ -562,6 +574,7 @@ async function runEvent(event) {
 			if (event.type === "session_start" || event.type === "session_switch") {
 				sessionFile = event.sessionFile ?? sessionFile;
 			}
+			if (event.type === "thinking_level_select") thinkingLevel = event.level;
 			if (event.type === "agent_start") idle = false;
 			if (event.type === "agent_end") idle = true;
 			let result;
