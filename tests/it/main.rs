@@ -32,6 +32,7 @@ mod extensions_session;
 mod interop_reference_pi;
 mod js_parity;
 mod load_faults;
+mod node_modules_shims;
 mod oauth_refresh;
 mod pi_request_parity;
 mod process_groups;

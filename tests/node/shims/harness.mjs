@@ -58,8 +58,9 @@ export function both(name, fn, a, b) {
 /** Prints the result and sets the exit code. */
 export function finish(label) {
   if (failures.length > 0) {
-    console.log(`${label}: ${failures.length} of ${checks} checks differ`);
-    for (const f of failures) console.log(f);
+    // stderr: the Rust test shows it when the script fails.
+    console.error(`${label}: ${failures.length} of ${checks} checks differ`);
+    for (const f of failures) console.error(f);
     process.exit(1);
   }
   console.log(`${label}: all ${checks} checks pass`);

@@ -10,10 +10,10 @@
 //   tool (`__piHost.tools`, contract in host.mjs);
 // - messages: convertToLlm, serializeConversation;
 // - UI: DynamicBorder, BorderedLoader, CustomEditor, keyHint / keyText / rawKeyHint, and the
-//   theme adapters getMarkdownTheme / getSelectListTheme / getSettingsListTheme /
-//   getEditorTheme over the current theme (`__piHost.theme()`), highlightCode,
+//   theme adapters getMarkdownTheme / getSelectListTheme / getSettingsListTheme over the
+//   current theme (`__piHost.theme()`), highlightCode,
 //   getLanguageFromPath;
-// - config: VERSION, getAgentDir, CONFIG_DIR_NAME; parseFrontmatter / stripFrontmatter.
+// - config: VERSION, getAgentDir; parseFrontmatter / stripFrontmatter.
 //
 // Not provided (see docs/extensions.md): pi's own classes for running an agent in-process
 // (AgentSession, SessionManager, SettingsManager, ModelRegistry, createAgentSession, main, the
@@ -31,7 +31,7 @@ import { CancellableLoader, Container, getKeybindings, Loader, Spacer, Text } fr
 /** The pi version pi-rs reports to extensions ("0.0.0" when it does not say, as pi does). */
 export const VERSION = globalThis.__piHost?.version ?? "0.0.0";
 
-export const CONFIG_DIR_NAME = ".pi";
+const CONFIG_DIR_NAME = ".pi";
 
 function expandTilde(path) {
   if (path === "~") return homedir();
@@ -560,10 +560,6 @@ export function getSelectListTheme() {
     scrollInfo: fg("muted"),
     noMatch: fg("muted"),
   };
-}
-
-export function getEditorTheme() {
-  return { borderColor: fg("borderMuted"), selectList: getSelectListTheme() };
 }
 
 export function getSettingsListTheme() {

@@ -6,11 +6,12 @@
 // the lines these components return, so they must be the same lines pi-tui returns for the same
 // input: tests/node/shims/ check that against the real pi-tui.
 //
-// Not provided (see docs/extensions.md): the TUI/terminal classes themselves (the host hands
+// It exports what pi-tui's index exports, no more, so an extension written against pi-rs also
+// loads in pi. Not provided (see docs/extensions.md): the TUI/terminal classes themselves (the host hands
 // extensions its own `tui` object), Markdown, Image and the terminal-image helpers, the
 // autocomplete providers and StdinBuffer.
 
-export { Editor, wordWrapLine } from "./tui-editor.mjs";
+export { Editor } from "./tui-editor.mjs";
 export {
   Box,
   CancellableLoader,
@@ -26,7 +27,6 @@ export {
   SelectList,
   SettingsList,
   setKeybindings,
-  sliceByColumn,
   Spacer,
   Text,
   TruncatedText,
@@ -34,7 +34,6 @@ export {
 } from "./tui-components.mjs";
 export {
   decodeKittyPrintable,
-  decodePrintableKey,
   isKeyRelease,
   isKeyRepeat,
   isKittyProtocolActive,
@@ -43,4 +42,4 @@ export {
   parseKey,
   setKittyProtocolActive,
 } from "./tui-keys.mjs";
-export { applyBackgroundToLine, truncateToWidth, visibleWidth, wrapTextWithAnsi } from "./tui-text.mjs";
+export { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "./tui-text.mjs";

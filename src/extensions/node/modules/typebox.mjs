@@ -130,10 +130,6 @@ function Readonly(schema) {
   return hidden(cloneSchema(schema), "~readonly", true);
 }
 
-function ReadonlyOptional(schema) {
-  return Readonly(Optional(schema));
-}
-
 /** The string keys a key schema stands for, or undefined when it is a pattern (string/number). */
 function literalKeys(key) {
   const kind = kindOf(key);
@@ -256,7 +252,6 @@ export const Type = {
   Enum,
   Optional,
   Readonly,
-  ReadonlyOptional,
   Record,
   Partial,
   Required,
