@@ -17,13 +17,8 @@ use serde_json::{Value, json};
 /// is not there.
 pub(crate) fn examples_dir() -> Result<PathBuf, String> {
     reference_pi::available()?;
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let base = std::env::var_os("PI_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".cache/pi-reference"));
-    let dir = base.join("0.73.1/node_modules/@mariozechner/pi-coding-agent/examples/extensions");
+    let dir =
+        reference_pi::node_modules().join("@mariozechner/pi-coding-agent/examples/extensions");
     if dir.is_dir() {
         Ok(dir)
     } else {
