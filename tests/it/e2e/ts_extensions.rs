@@ -69,3 +69,25 @@ fn permission_gate_and_protected_paths_ask_and_warn_in_the_tui() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// A module that fails to load stops the interactive UI too, with pi's error.
+#[test]
+fn a_module_that_fails_to_load_stops_the_tui_with_the_error() {
+    if !tmux::available() || !crate::support::extensions::have("node") {
+        eprintln!("skipped: tmux or node is not installed (CI installs them via .ci/run)");
+        return;
+    }
+    let env = Env::new(json!({"sequence": []}));
+    let bad = env.cwd().join("bad.ts");
+    std::fs::write(&bad, "export default function () {\n  const x = ;\n}\n").unwrap();
+    let t = env.start(&format!("-e {}", bad.display()), 120, 30);
+    t.wait_until("exit", WAIT, |_| t.exited());
+    let screen = t.history();
+    let expected = format!(
+        "Error: Failed to load extension \"{}\": Failed to load extension: {}:2:13: ",
+        bad.display(),
+        bad.display()
+    );
+    assert!(screen.replace('\n', "").contains(&expected), "{screen}");
+    assert!(env.server.requests().is_empty());
+}
