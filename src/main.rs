@@ -16,6 +16,10 @@ use pi::core::paths::AgentPaths;
 const ABORT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
 
 fn main() -> ExitCode {
+    // The node host's loader asks this binary to compile a TypeScript module.
+    if let Some(file) = std::env::var_os(pi::extensions::typescript::TRANSPILE_ENV) {
+        return transpile(std::path::Path::new(&file));
+    }
     let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
     // `--version` answers before anything else is set up.
     if argv.len() == 1 && (argv[0] == "--version" || argv[0] == "-v") {
@@ -59,6 +63,21 @@ fn package_command(raw: &[String]) -> Option<u8> {
         return Some(1);
     };
     pi::cli::packages::run_package_command(raw, &cwd, &AgentPaths::from_env().agent_dir)
+}
+
+/// `PI_RS_TRANSPILE=<file>`: prints the file compiled to JavaScript, or the error.
+fn transpile(file: &std::path::Path) -> ExitCode {
+    use std::io::Write;
+    match pi::extensions::typescript::transpile_file(file) {
+        Ok(code) => match std::io::stdout().write_all(code.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(1),
+        },
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 fn run(args: Args) -> Result<u8, StartupError> {

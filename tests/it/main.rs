@@ -61,6 +61,7 @@ mod tools_corpus;
 mod tools_read;
 mod tools_search;
 mod tools_write_edit;
+mod ts_extensions;
 mod tui_app;
 mod tui_fidelity;
 mod tui_model_command;

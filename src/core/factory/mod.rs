@@ -46,7 +46,7 @@ use crate::core::agent_session::{
 use crate::core::extension_discovery::DiscoveredExtensions;
 use crate::core::paths::AgentPaths;
 use crate::core::settings::Settings;
-use crate::extensions::SessionStartReason;
+use crate::extensions::{SessionStartReason, ShutdownReason};
 use crate::session::SessionManager;
 use crate::session::tree::EntryKind;
 
@@ -178,13 +178,21 @@ impl SessionFactory {
                     info,
                     &mut extension_warnings,
                 )
-                .await
+                .await?
             }
             None => None,
         };
         if full {
             let host = extensions.as_ref().map(|e| &e.host);
-            extension_warnings.extend(check_extension_flags(&self.config, host));
+            match check_extension_flags(&self.config, host) {
+                Ok(warnings) => extension_warnings.extend(warnings),
+                Err(e) => {
+                    if let Some(loaded) = &extensions {
+                        loaded.host.shutdown(ShutdownReason::Quit, None).await;
+                    }
+                    return Err(e);
+                }
+            }
         }
 
         let this = self.clone();

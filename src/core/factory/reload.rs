@@ -77,7 +77,13 @@ impl SessionFactory {
             info,
             &mut warnings,
         )
-        .await;
+        .await
+        // A module that fails to load stops a start, not a running session: reported,
+        // and the session goes on without extensions.
+        .unwrap_or_else(|e| {
+            warnings.push(e.0);
+            None
+        });
         let host = extensions.as_ref().map(|e| &e.host);
         let tool_names = builtin_tools(&self.config.tools, host, &mut warnings);
         warnings.extend(prompt_warnings);
