@@ -102,6 +102,7 @@ const corpus = {
   hrVariants: "- - -\n\n* * *\n\n_____\n\nnot---hr",
   headingThenCode: "## Code\n```\nx\n```\n# After",
   quoteThenList: "> q\n- a\n\n---\n> q2",
+  references: "See [the docs][docs], [Docs][] and [docs] or [missing][nope].\n\n[docs]: https://example.com/docs \"Title\"\n[other]: <http://x.y>\n\nafter [other]",
   mixed: `# Report\n\nSummary with **bold**, *em* and \`code\`.\n\n## Steps\n\n1. Read the file\n2. Change it:\n   - keep tests\n   - run \`cargo test\`\n\n> Note: ${long}\n\n| Key | Meaning |\n|---|---|\n| a | ${long} |\n\n---\n\nDone.`,
 };
 

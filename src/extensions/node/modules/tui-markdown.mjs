@@ -9,8 +9,8 @@
 // line the way pi-tui does: the theme's styles, `highlightCode` for code blocks, the same
 // spacing between blocks, width-aware tables and wrapping with `wrapTextWithAnsi`.
 // tests/node/shims/tui-markdown.mjs compares the lines with the real component.
-// Not reproduced: reference-style links ([text][label]) and the rarer CommonMark corners
-// (see docs/extensions.md).
+// Not reproduced: the rarer CommonMark corners where `marked` has its own rules (see
+// docs/extensions.md).
 
 import { applyBackgroundToLine, visibleWidth, wrapTextWithAnsi } from "./tui-text.mjs";
 
@@ -23,6 +23,7 @@ const HR = /^ {0,3}((?:-[\t ]*){3,}|(?:_[ \t]*){3,}|(?:\*[ \t]*){3,})$/;
 const FENCE = /^( {0,3})(`{3,}|~{3,})(.*)$/;
 const QUOTE = /^ {0,3}> ?(.*)$/;
 const BULLET = /^( {0,3})([*+-]|\d{1,9}[.)])([ \t]+|$)(.*)$/;
+const DEF = /^ {0,3}\[((?:\\.|[^\[\]\\])+)\]:[ \t]*(?:<([^<>\n]*)>|(\S+))(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$/;
 const SETEXT = /^ {0,3}(=+|-+) *$/;
 const TABLE_DELIM = /^ {0,3}\|?(?:[ \t]*:?-+:?[ \t]*\|)*[ \t]*:?-+:?[ \t]*\|?[ \t]*$/;
 const HTML_BLOCK_TAGS =
@@ -30,10 +31,10 @@ const HTML_BLOCK_TAGS =
 const HTML_START = new RegExp(`^ {0,3}(?:<(?:script|pre|style|textarea)[\\s>]|<!--|<\\?|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${HTML_BLOCK_TAGS})(?:\\s|/?>|$))`, "i");
 
 /** Whether a line starts a block that ends a paragraph. */
-function interruptsParagraph(line) {
+function interruptsParagraph(line, isLast = false) {
   if (BLANK.test(line) || ATX.test(line) || HR.test(line) || QUOTE.test(line) || HTML_START.test(line)) return true;
   const fence = FENCE.exec(line);
-  if (fence && !(fence[2][0] === "`" && fence[3].includes("`"))) return true;
+  if (fence && !isLast && !(fence[2][0] === "`" && fence[3].includes("`"))) return true;
   const bullet = BULLET.exec(line);
   if (bullet && bullet[4].trim() !== "" && (/^[*+-]$/.test(bullet[2]) || /^1[.)]$/.test(bullet[2]))) return true;
   return false;
@@ -69,6 +70,24 @@ function splitRow(line) {
   }
   cells.push(cell.trim());
   return cells;
+}
+
+/** Link reference definitions of the document being parsed: label (normalized) → href. */
+let definitions = new Map();
+
+/** Normalizes a link label for lookup: case and inner whitespace do not matter. */
+function labelKey(label) {
+  return label.trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+/** Collects the link reference definitions of a whole document (first one wins). */
+function collectDefinitions(src) {
+  const found = new Map();
+  for (const line of src.split("\n")) {
+    const m = DEF.exec(line.replace(/^(?: {0,3}>)+ ?/, ""));
+    if (m && !found.has(labelKey(m[1]))) found.set(labelKey(m[1]), m[2] ?? m[3]);
+  }
+  return found;
 }
 
 /** Parses block tokens of `src`; `top` selects paragraphs (top level, quotes) or text (list items). */
@@ -109,7 +128,7 @@ function parseBlocks(src, top) {
       continue;
     }
     const fence = FENCE.exec(line);
-    if (fence && !(fence[2][0] === "`" && fence[3].includes("`"))) {
+    if (fence && !(fence[2][0] === "`" && fence[3].includes("`")) && !(last()?.open && i === lines.length - 1)) {
       const pad = fence[1].length;
       const marker = fence[2];
       const close = new RegExp(`^ {0,3}${marker[0] === "`" ? "`" : "~"}{${marker.length},}[ \\t]*$`);
@@ -133,15 +152,20 @@ function parseBlocks(src, top) {
         if (!trimmed || trimmed.endsWith(" ")) text = trimmed.trim();
       }
       closeOpen(tokens);
-      tokens.push({ type: "heading", depth: atx[1].length, tokens: parseInline(text), eats: true });
+      tokens.push({ type: "heading", depth: atx[1].length, text, tokens: parseInline(text), eats: true });
       i++;
       i = eatBlankLines(lines, i);
       continue;
     }
     const open = last() && last().open ? last() : undefined;
-    if (open && open.type === "paragraph" && SETEXT.test(line) && top) {
+    if (!open && DEF.test(line)) {
+      i = eatBlankLines(lines, i + 1);
+      continue;
+    }
+    if (open && (open.type === "paragraph" || open.type === "text") && SETEXT.test(line) && setextAllowed(open.lines, line)) {
       tokens.pop();
-      tokens.push({ type: "heading", depth: line.trim()[0] === "=" ? 1 : 2, tokens: parseInline(open.lines.join("\n").trim()), eats: true });
+      const text = open.lines.join("\n").trim();
+      tokens.push({ type: "heading", depth: line.trim()[0] === "=" ? 1 : 2, text, tokens: parseInline(text), eats: true });
       i = eatBlankLines(lines, i + 1);
       continue;
     }
@@ -165,7 +189,7 @@ function parseBlocks(src, top) {
         i++;
       }
       closeOpen(tokens);
-      tokens.push({ type: "blockquote", tokens: parseBlocks(body.join("\n"), true) });
+      tokens.push({ type: "blockquote", text: body.join("\n"), tokens: parseBlocks(body.join("\n"), true) });
       continue;
     }
     const bullet = BULLET.exec(line);
@@ -174,7 +198,8 @@ function parseBlocks(src, top) {
       i = parseList(lines, i, tokens);
       continue;
     }
-    if (HTML_START.test(line) && !open) {
+    if (HTML_START.test(line)) {
+      closeOpen(tokens);
       const body = [];
       const comment = /^ {0,3}<!--/.test(line);
       while (i < lines.length) {
@@ -182,7 +207,7 @@ function parseBlocks(src, top) {
         i++;
         if (comment ? lines[i - 1].includes("-->") : i < lines.length && BLANK.test(lines[i])) break;
       }
-      tokens.push({ type: "html", raw: body.join("\n") });
+      tokens.push({ type: "html", raw: body.join("\n"), text: body.join("\n") });
       i = eatBlankLines(lines, i);
       continue;
     }
@@ -220,12 +245,19 @@ function parseBlocks(src, top) {
   return tokens;
 }
 
+/** Whether paragraph lines can become a setext heading: `marked` refuses when a later line
+ *  looks like the start of another block, or the text and underline look like a table. */
+function setextAllowed(lines, underline) {
+  if (lines.length === 1 && lines[0].includes("|") && TABLE_DELIM.test(underline)) return false;
+  return lines.slice(1).every((l) => !BULLET.test(l) && !QUOTE.test(l) && !FENCE.test(l) && !ATX.test(l) && !HTML_START.test(l));
+}
+
 /** Finishes an open paragraph or text block: parses its inline content. */
 function closeOpen(tokens) {
   const open = tokens[tokens.length - 1];
   if (open && open.open) {
     delete open.open;
-    open.tokens = parseInline(open.lines.join("\n").replace(/[ \t]+$/, ""));
+    open.tokens = parseInline(open.lines.join("\n"));
   }
 }
 
@@ -271,7 +303,7 @@ function parseList(lines, start, tokens) {
         i++;
         continue;
       }
-      if (pendingBlank === 0 && !interruptsParagraph(l) && !BULLET.test(l) && lastIsText(body)) {
+      if (pendingBlank === 0 && !BULLET.test(l) && !HR.test(l) && !FENCE.test(l) && !ATX.test(l) && !/^ {0,3}<(?:[a-z].*>|!--)/i.test(l)) {
         body.push(l.trimStart());
         i++;
         continue;
@@ -303,12 +335,6 @@ function parseList(lines, start, tokens) {
   // the blank lines after the last item are the next space token's
   while (i > start && BLANK.test(lines[i - 1])) i--;
   return i;
-}
-
-/** Whether the last non-blank content line of an item is paragraph text (lazy continuation). */
-function lastIsText(body) {
-  const lastLine = body[body.length - 1] ?? "";
-  return lastLine.trim() !== "" && !FENCE.test(lastLine) && !ATX.test(lastLine) && !HR.test(lastLine);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,6 +404,13 @@ function parseInline(src) {
     }
     if (c === "[" || (c === "!" && src[i + 1] === "[")) {
       const link = parseLink(src, c === "!" ? i + 1 : i);
+      const ref = link ? undefined : parseReference(src, c === "!" ? i + 1 : i);
+      if (ref && c === "[") {
+        flush();
+        out.push({ type: "link", href: ref.href, text: ref.label, tokens: parseInline(ref.label) });
+        i = ref.end;
+        continue;
+      }
       if (link) {
         flush();
         if (c === "!") out.push({ type: "image", text: link.label });
@@ -487,6 +520,16 @@ function parseLink(src, at) {
   return { label, href, end: i + 1 + m[0].length };
 }
 
+/** Parses a reference link `[text][label]`, `[label][]` or `[label]` whose label is defined. */
+function parseReference(src, at) {
+  const m = /^\[((?:\\.|[^\[\]\\])*)\](?:\[((?:\\.|[^\[\]\\])*)\])?/.exec(src.slice(at));
+  if (!m) return undefined;
+  const label = m[2] ? m[2] : m[1];
+  const href = definitions.get(labelKey(label));
+  if (href === undefined || label.trim() === "") return undefined;
+  return { label: m[1], href, end: at + m[0].length };
+}
+
 /** Pairs emphasis delimiters (CommonMark's process-emphasis) into em/strong/del nodes. */
 function resolveEmphasis(out, delims) {
   for (let ci = 0; ci < delims.length; ci++) {
@@ -571,7 +614,9 @@ export class Markdown {
   layout(width) {
     if (!this.text || this.text.trim() === "") return [];
     const inner = Math.max(1, width - this.paddingX * 2);
-    const blocks = parseBlocks(this.text.replace(/\t/g, "   ").replace(/\r\n?/g, "\n"), true);
+    const src = this.text.replace(/\t/g, "   ").replace(/\r\n?/g, "\n");
+    definitions = collectDefinitions(src);
+    const blocks = parseBlocks(src, true);
     const raw = [];
     blocks.forEach((block, k) => raw.push(...this.block(block, inner, blocks[k + 1]?.type)));
     const margin = " ".repeat(this.paddingX);
@@ -721,10 +766,8 @@ export class Markdown {
         case "html":
           out += plain(t.raw);
           break;
-        case "image":
-          out += plain(t.text);
-          break;
         default:
+          if (typeof t.text === "string") out += plain(t.text);
           break;
       }
     }
