@@ -103,6 +103,9 @@ const corpus = {
   headingThenCode: "## Code\n```\nx\n```\n# After",
   quoteThenList: "> q\n- a\n\n---\n> q2",
   references: "See [the docs][docs], [Docs][] and [docs] or [missing][nope].\n\n[docs]: https://example.com/docs \"Title\"\n[other]: <http://x.y>\n\nafter [other]",
+  trailingSpaces: "- a\n- b  \n\nsetext  \n===\nquote:\n> x  \n\n- item\nlazy\n</div>",
+  notADefinition: "para\n[ref]: http://r\n\nuse [ref]",
+  setextRefused: "b\n2. two\n===\n\n|---|---|\n---",
   mixed: `# Report\n\nSummary with **bold**, *em* and \`code\`.\n\n## Steps\n\n1. Read the file\n2. Change it:\n   - keep tests\n   - run \`cargo test\`\n\n> Note: ${long}\n\n| Key | Meaning |\n|---|---|\n| a | ${long} |\n\n---\n\nDone.`,
 };
 

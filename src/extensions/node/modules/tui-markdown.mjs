@@ -80,16 +80,6 @@ function labelKey(label) {
   return label.trim().replace(/\s+/g, " ").toLowerCase();
 }
 
-/** Collects the link reference definitions of a whole document (first one wins). */
-function collectDefinitions(src) {
-  const found = new Map();
-  for (const line of src.split("\n")) {
-    const m = DEF.exec(line.replace(/^(?: {0,3}>)+ ?/, ""));
-    if (m && !found.has(labelKey(m[1]))) found.set(labelKey(m[1]), m[2] ?? m[3]);
-  }
-  return found;
-}
-
 /** Parses block tokens of `src`; `top` selects paragraphs (top level, quotes) or text (list items). */
 function parseBlocks(src, top) {
   const lines = src.split("\n");
@@ -158,13 +148,15 @@ function parseBlocks(src, top) {
       continue;
     }
     const open = last() && last().open ? last() : undefined;
-    if (!open && DEF.test(line)) {
+    const def = open ? undefined : DEF.exec(line);
+    if (def) {
+      if (!definitions.has(labelKey(def[1]))) definitions.set(labelKey(def[1]), def[2] ?? def[3]);
       i = eatBlankLines(lines, i + 1);
       continue;
     }
     if (open && (open.type === "paragraph" || open.type === "text") && SETEXT.test(line) && setextAllowed(open.lines, line)) {
       tokens.pop();
-      const text = open.lines.join("\n").trim();
+      const text = open.lines.join("\n");
       tokens.push({ type: "heading", depth: line.trim()[0] === "=" ? 1 : 2, text, tokens: parseInline(text), eats: true });
       i = eatBlankLines(lines, i + 1);
       continue;
@@ -327,6 +319,14 @@ function parseList(lines, start, tokens) {
       const next = BULLET.exec(lines[i]);
       if (!next || next[2].length > 1 !== ordered || next[2].slice(-1) !== delimiter) break;
     }
+  }
+  // `marked` ends the last item with a line break when its text ends in two spaces
+  const lastItem = list.items[list.items.length - 1];
+  const lastText = lastItem?.tokens[lastItem.tokens.length - 1];
+  // a line break; before a blank line the item's text is trimmed instead
+  if (lastText && lastText.type === "text" && / {2,}$/.test(lastText.lines[lastText.lines.length - 1])) {
+    if (endedWithBlank) lastText.tokens = parseInline(lastText.lines.join("\n").trimEnd());
+    else lastText.tokens.push({ type: "br" });
   }
   if (list.loose) {
     for (const item of list.items) for (const t of item.tokens) if (t.type === "text") t.type = "paragraph";
@@ -615,7 +615,9 @@ export class Markdown {
     if (!this.text || this.text.trim() === "") return [];
     const inner = Math.max(1, width - this.paddingX * 2);
     const src = this.text.replace(/\t/g, "   ").replace(/\r\n?/g, "\n");
-    definitions = collectDefinitions(src);
+    // two passes: the first finds the link definitions, wherever they are
+    definitions = new Map();
+    parseBlocks(src, true);
     const blocks = parseBlocks(src, true);
     const raw = [];
     blocks.forEach((block, k) => raw.push(...this.block(block, inner, blocks[k + 1]?.type)));
