@@ -142,7 +142,7 @@ function parseBlocks(src, top) {
         if (!trimmed || trimmed.endsWith(" ")) text = trimmed.trim();
       }
       closeOpen(tokens);
-      tokens.push({ type: "heading", depth: atx[1].length, text, tokens: parseInline(text), eats: true });
+      tokens.push({ type: "heading", depth: atx[1].length, text, tokens: parseInline(text) });
       i++;
       i = eatBlankLines(lines, i);
       continue;
@@ -157,13 +157,13 @@ function parseBlocks(src, top) {
     if (open && (open.type === "paragraph" || open.type === "text") && SETEXT.test(line) && setextAllowed(open.lines, line)) {
       tokens.pop();
       const text = open.lines.join("\n");
-      tokens.push({ type: "heading", depth: line.trim()[0] === "=" ? 1 : 2, text, tokens: parseInline(text), eats: true });
+      tokens.push({ type: "heading", depth: line.trim()[0] === "=" ? 1 : 2, text, tokens: parseInline(text) });
       i = eatBlankLines(lines, i + 1);
       continue;
     }
     if (HR.test(line)) {
       closeOpen(tokens);
-      tokens.push({ type: "hr", eats: true });
+      tokens.push({ type: "hr" });
       i = eatBlankLines(lines, i + 1);
       continue;
     }
@@ -304,13 +304,9 @@ function parseList(lines, start, tokens) {
     }
     endedWithBlank = pendingBlank > 0;
     let text = body.join("\n");
-    let task = false;
+    // a task item's checkbox is not drawn (pi-tui shows the text only)
     const taskMatch = /^\[[ xX]\] +/.exec(text);
-    if (taskMatch) {
-      task = true;
-      text = text.slice(taskMatch[0].length);
-    }
-    void task;
+    if (taskMatch) text = text.slice(taskMatch[0].length);
     const itemTokens = parseBlocks(text, false);
     if (blankInside && itemTokens.some((t) => t.type === "space")) list.loose = true;
     list.items.push({ tokens: itemTokens });
