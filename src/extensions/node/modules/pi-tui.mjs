@@ -8,7 +8,7 @@
 //
 // It exports what pi-tui's index exports, no more, so an extension written against pi-rs also
 // loads in pi. Not provided (see docs/extensions.md): the TUI/terminal classes themselves (the host hands
-// extensions its own `tui` object), Markdown, Image and the terminal-image helpers, the
+// extensions its own `tui` object), Image and the terminal-image helpers, the
 // autocomplete providers and StdinBuffer.
 
 export { Editor } from "./tui-editor.mjs";
