@@ -64,6 +64,7 @@ mod tools_write_edit;
 mod tui_app;
 mod tui_fidelity;
 mod tui_model_command;
+mod tui_settings;
 mod wire_details;
 mod wire_parity;
 mod wire_streams;
