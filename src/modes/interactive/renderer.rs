@@ -735,4 +735,44 @@ mod tests {
         assert_eq!(s.all_rows(), "kept");
         assert_eq!(s.parser.screen().cursor_position(), (1, 0));
     }
+
+    #[test]
+    fn progress_is_set_repeated_every_second_and_cleared() {
+        let mut r = InlineRenderer::new(20, 6);
+        let t0 = Instant::now();
+        let mut out = Vec::new();
+        r.write_progress(&mut out, t0).unwrap();
+        assert!(out.is_empty(), "nothing while off");
+        r.set_progress(true, t0);
+        r.write_progress(&mut out, t0).unwrap();
+        assert_eq!(out, PROGRESS_ACTIVE.as_bytes());
+        assert_eq!(r.progress_due(), Some(t0 + PROGRESS_KEEPALIVE));
+        out.clear();
+        r.write_progress(&mut out, t0 + Duration::from_millis(999)).unwrap();
+        assert!(out.is_empty(), "not before a second");
+        r.write_progress(&mut out, t0 + PROGRESS_KEEPALIVE).unwrap();
+        assert_eq!(out, PROGRESS_ACTIVE.as_bytes());
+        out.clear();
+        r.set_progress(false, t0 + Duration::from_secs(2));
+        r.write_progress(&mut out, t0 + Duration::from_secs(5)).unwrap();
+        assert_eq!(out, PROGRESS_CLEAR.as_bytes());
+        assert!(!r.progress_active());
+        assert_eq!(r.progress_due(), None);
+    }
+
+    #[test]
+    fn finishing_clears_a_progress_indicator_still_on() {
+        let mut r = InlineRenderer::new(20, 6);
+        r.set_progress(true, Instant::now());
+        let mut out = Vec::new();
+        r.finish_session(&mut out).unwrap();
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.starts_with(&format!("{PROGRESS_ACTIVE}{PROGRESS_CLEAR}")),
+            "{text:?}"
+        );
+        let mut out = Vec::new();
+        r.finish_session(&mut out).unwrap();
+        assert!(!String::from_utf8_lossy(&out).contains("\x1b]9;4"));
+    }
 }
