@@ -84,10 +84,18 @@ async fn the_new_entries_show_pis_values_and_save_pis_keys() {
     ui.keys(&["Escape"]);
 
     let saved = settings_json(&env);
-    assert_eq!(saved["terminal"]["showTerminalProgress"], json!(true), "{saved}");
+    assert_eq!(
+        saved["terminal"]["showTerminalProgress"],
+        json!(true),
+        "{saved}"
+    );
     assert_eq!(saved["transport"], json!("sse"), "{saved}");
     assert_eq!(saved["enableInstallTelemetry"], json!(false), "{saved}");
-    assert_eq!(saved["warnings"]["anthropicExtraUsage"], json!(false), "{saved}");
+    assert_eq!(
+        saved["warnings"]["anthropicExtraUsage"],
+        json!(false),
+        "{saved}"
+    );
     // And the list reads them back.
     submit(&mut ui, "/settings").await;
     let mut seen = String::new();
@@ -192,7 +200,8 @@ fn anthropic_env(oauth: bool, settings: Value) -> Env {
         let path = env.agent().join("models.json");
         let mut models: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        models["providers"]["anthropic"] = json!({"apiKey": "sk-ant-oat01-from-models-json"});
+        models["providers"]["anthropic"] =
+            json!({"baseUrl": "http://127.0.0.1:9", "apiKey": "sk-ant-oat01-from-models-json"});
         std::fs::write(&path, models.to_string()).unwrap();
     }
     env

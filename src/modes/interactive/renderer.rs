@@ -748,13 +748,15 @@ mod tests {
         assert_eq!(out, PROGRESS_ACTIVE.as_bytes());
         assert_eq!(r.progress_due(), Some(t0 + PROGRESS_KEEPALIVE));
         out.clear();
-        r.write_progress(&mut out, t0 + Duration::from_millis(999)).unwrap();
+        r.write_progress(&mut out, t0 + Duration::from_millis(999))
+            .unwrap();
         assert!(out.is_empty(), "not before a second");
         r.write_progress(&mut out, t0 + PROGRESS_KEEPALIVE).unwrap();
         assert_eq!(out, PROGRESS_ACTIVE.as_bytes());
         out.clear();
         r.set_progress(false, t0 + Duration::from_secs(2));
-        r.write_progress(&mut out, t0 + Duration::from_secs(5)).unwrap();
+        r.write_progress(&mut out, t0 + Duration::from_secs(5))
+            .unwrap();
         assert_eq!(out, PROGRESS_CLEAR.as_bytes());
         assert!(!r.progress_active());
         assert_eq!(r.progress_due(), None);

@@ -471,8 +471,12 @@ impl SettingsSelector {
         }
         if let Some(item) = self.warnings.first() {
             out.push(Line::default());
-            for line in styled_text(item.id.description(), dim, width.saturating_sub(4).max(1), 0)
-            {
+            for line in styled_text(
+                item.id.description(),
+                dim,
+                width.saturating_sub(4).max(1),
+                0,
+            ) {
                 let mut spans = vec![Span::raw("  ")];
                 spans.extend(line.spans);
                 out.push(truncate_line(Line::from(spans), width, Span::raw("")));

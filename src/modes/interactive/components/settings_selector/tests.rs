@@ -303,7 +303,10 @@ fn warnings_open_pis_submenu_whose_switch_saves_under_warnings() {
             value: serde_json::Value::Bool(false),
         }]
     );
-    assert_eq!(selector.value(SettingId::AnthropicExtraUsage), Some("false"));
+    assert_eq!(
+        selector.value(SettingId::AnthropicExtraUsage),
+        Some("false")
+    );
     // Escape goes back to the main list, not out of /settings.
     assert_eq!(
         press(&mut selector, &[KeyCode::Esc]),
