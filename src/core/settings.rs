@@ -248,6 +248,20 @@ impl Settings {
             Err(_) => self.bool_at("enableInstallTelemetry", true),
         }
     }
+    /// `enableInstallTelemetry` as written (default on), what `/settings` shows and
+    /// toggles; [`Settings::install_telemetry`] is the effective value with `PI_TELEMETRY`.
+    pub fn enable_install_telemetry(&self) -> bool {
+        self.bool_at("enableInstallTelemetry", true)
+    }
+    /// `terminal.showTerminalProgress` (default off): OSC 9;4 progress while working.
+    pub fn show_terminal_progress(&self) -> bool {
+        self.bool_at("terminal.showTerminalProgress", false)
+    }
+    /// `warnings.anthropicExtraUsage` (default on): warn that an Anthropic subscription
+    /// login is billed as extra usage.
+    pub fn warn_anthropic_extra_usage(&self) -> bool {
+        self.bool_at("warnings.anthropicExtraUsage", true)
+    }
     pub fn retry(&self) -> RetrySettings {
         RetrySettings {
             enabled: self.bool_at("retry.enabled", true),

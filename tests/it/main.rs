@@ -65,6 +65,7 @@ mod ts_extensions;
 mod tui_app;
 mod tui_fidelity;
 mod tui_model_command;
+mod tui_settings;
 mod wire_details;
 mod wire_parity;
 mod wire_streams;

@@ -97,6 +97,31 @@ impl AgentSession {
         })
     }
 
+    /// Whether `provider` is signed in with a subscription (its auth.json entry is an
+    /// OAuth credential), pi's `isUsingOAuth`: the footer marks the cost `(sub)`.
+    pub fn uses_oauth(&self, provider: &str) -> bool {
+        self.stored_credential_type(provider).as_deref() == Some("oauth")
+    }
+
+    /// pi's test for the Anthropic extra-usage warning: `model` is an Anthropic model and
+    /// either auth.json holds an OAuth login for it or the key that requests would use is
+    /// a subscription token (`sk-ant-oat…`, e.g. from `ANTHROPIC_OAUTH_TOKEN`). A key that
+    /// cannot be resolved counts as no.
+    pub fn anthropic_subscription_auth(&self, model: &crate::ai::model::Model) -> bool {
+        if model.provider != "anthropic" {
+            return false;
+        }
+        if self.uses_oauth(&model.provider) {
+            return true;
+        }
+        self.state()
+            .registry
+            .request_auth(model)
+            .ok()
+            .and_then(|auth| auth.api_key)
+            .is_some_and(|key| key.expose().starts_with("sk-ant-oat"))
+    }
+
     /// Providers with an auth.json entry.
     pub fn stored_credentials(&self) -> Vec<String> {
         self.state().registry.auth().list()

@@ -11,6 +11,7 @@
 //! disagree on how they reflow old rows and a guessed position would duplicate or lose lines.
 
 use std::io::{self, Write};
+use std::time::{Duration, Instant};
 
 use ratatui::text::Line;
 
@@ -22,6 +23,13 @@ const HIDE_CURSOR: &str = "\x1b[?25l";
 const SHOW_CURSOR: &str = "\x1b[?25h";
 const CLEAR_LINE: &str = "\x1b[2K";
 const CLEAR_BELOW: &str = "\x1b[J";
+/// OSC 9;4 state 3: an indeterminate progress indicator (the tab shows "busy").
+pub const PROGRESS_ACTIVE: &str = "\x1b]9;4;3\x07";
+/// OSC 9;4 state 0: no progress.
+pub const PROGRESS_CLEAR: &str = "\x1b]9;4;0;\x07";
+/// How often the busy indicator is sent again while it is on (terminals drop it after
+/// a while otherwise), as pi's terminal does.
+pub const PROGRESS_KEEPALIVE: Duration = Duration::from_secs(1);
 
 /// One frame to draw.
 pub struct Frame<'a> {
@@ -71,6 +79,17 @@ pub struct InlineRenderer {
     live_filled: bool,
     /// Rows at the top of the last live region that did not fit on the screen.
     live_skipped: usize,
+    /// The terminal's progress indicator (`terminal.showTerminalProgress`).
+    progress: Progress,
+}
+
+/// OSC 9;4 progress: on while the agent or a compaction runs, sent again every second.
+#[derive(Debug, Default)]
+struct Progress {
+    /// When the busy indicator was last sent; `None` while it is off.
+    active_since_write: Option<Instant>,
+    /// Sequences still to write.
+    pending: String,
 }
 
 impl InlineRenderer {
@@ -85,7 +104,49 @@ impl InlineRenderer {
             resized: false,
             live_filled: false,
             live_skipped: 0,
+            progress: Progress::default(),
         }
+    }
+
+    /// Turns the terminal's progress indicator on (busy) or off. The sequence is written
+    /// by the next [`Self::write_progress`]; while on, that repeats it every second.
+    pub fn set_progress(&mut self, active: bool, now: Instant) {
+        if active {
+            self.progress.pending.push_str(PROGRESS_ACTIVE);
+            self.progress.active_since_write = Some(now);
+        } else {
+            self.progress.active_since_write = None;
+            self.progress.pending.push_str(PROGRESS_CLEAR);
+        }
+    }
+
+    /// Whether the progress indicator is on.
+    pub fn progress_active(&self) -> bool {
+        self.progress.active_since_write.is_some()
+    }
+
+    /// When the busy indicator is next due again (the event loop wakes then).
+    pub fn progress_due(&self) -> Option<Instant> {
+        self.progress
+            .active_since_write
+            .map(|last| last + PROGRESS_KEEPALIVE)
+    }
+
+    /// Writes waiting progress sequences, and the busy one again when a second has
+    /// passed since it was last sent.
+    pub fn write_progress(&mut self, w: &mut impl Write, now: Instant) -> io::Result<()> {
+        if let Some(last) = self.progress.active_since_write
+            && now.duration_since(last) >= PROGRESS_KEEPALIVE
+        {
+            self.progress.pending.push_str(PROGRESS_ACTIVE);
+            self.progress.active_since_write = Some(now);
+        }
+        if self.progress.pending.is_empty() {
+            return Ok(());
+        }
+        let out = std::mem::take(&mut self.progress.pending);
+        w.write_all(out.as_bytes())?;
+        w.flush()
     }
 
     /// Whether drawing a live region of `live_rows` rows in place would leave the screen
@@ -322,8 +383,12 @@ impl InlineRenderer {
 
     /// Leaves the terminal tidy: the live region is erased and the cursor sits at the
     /// start of the row below the history, ready for the shell prompt.
+    /// A progress indicator still on is cleared, as pi's terminal does when it stops.
     pub fn finish_session(&mut self, w: &mut impl Write) -> io::Result<()> {
-        let mut out = String::new();
+        let mut out = std::mem::take(&mut self.progress.pending);
+        if self.progress.active_since_write.take().is_some() {
+            out.push_str(PROGRESS_CLEAR);
+        }
         out.push_str(SYNC_BEGIN);
         self.move_to_live_top(&mut out);
         out.push_str(CLEAR_BELOW);
@@ -669,5 +734,47 @@ mod tests {
         s.parser.process(&bytes);
         assert_eq!(s.all_rows(), "kept");
         assert_eq!(s.parser.screen().cursor_position(), (1, 0));
+    }
+
+    #[test]
+    fn progress_is_set_repeated_every_second_and_cleared() {
+        let mut r = InlineRenderer::new(20, 6);
+        let t0 = Instant::now();
+        let mut out = Vec::new();
+        r.write_progress(&mut out, t0).unwrap();
+        assert!(out.is_empty(), "nothing while off");
+        r.set_progress(true, t0);
+        r.write_progress(&mut out, t0).unwrap();
+        assert_eq!(out, PROGRESS_ACTIVE.as_bytes());
+        assert_eq!(r.progress_due(), Some(t0 + PROGRESS_KEEPALIVE));
+        out.clear();
+        r.write_progress(&mut out, t0 + Duration::from_millis(999))
+            .unwrap();
+        assert!(out.is_empty(), "not before a second");
+        r.write_progress(&mut out, t0 + PROGRESS_KEEPALIVE).unwrap();
+        assert_eq!(out, PROGRESS_ACTIVE.as_bytes());
+        out.clear();
+        r.set_progress(false, t0 + Duration::from_secs(2));
+        r.write_progress(&mut out, t0 + Duration::from_secs(5))
+            .unwrap();
+        assert_eq!(out, PROGRESS_CLEAR.as_bytes());
+        assert!(!r.progress_active());
+        assert_eq!(r.progress_due(), None);
+    }
+
+    #[test]
+    fn finishing_clears_a_progress_indicator_still_on() {
+        let mut r = InlineRenderer::new(20, 6);
+        r.set_progress(true, Instant::now());
+        let mut out = Vec::new();
+        r.finish_session(&mut out).unwrap();
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.starts_with(&format!("{PROGRESS_ACTIVE}{PROGRESS_CLEAR}")),
+            "{text:?}"
+        );
+        let mut out = Vec::new();
+        r.finish_session(&mut out).unwrap();
+        assert!(!String::from_utf8_lossy(&out).contains("\x1b]9;4"));
     }
 }

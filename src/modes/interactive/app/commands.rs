@@ -638,7 +638,10 @@ impl App {
                 self.overlay = None;
                 let model = self.session.find_model(&provider, &id);
                 match model.map(|m| self.session.set_model(m)) {
-                    Some(Ok(())) => self.show_status(format!("Model: {id}")),
+                    Some(Ok(())) => {
+                        self.show_status(format!("Model: {id}"));
+                        self.warn_anthropic_extra_usage();
+                    }
                     Some(Err(e)) => self.notice(e),
                     None => self.notice(format!("Model {provider}/{id} is no longer available")),
                 }
@@ -719,7 +722,15 @@ impl App {
             SettingId::EditorPadding => self.editor.set_padding_x(number),
             SettingId::AutocompleteMaxVisible => self.editor.set_autocomplete_max_visible(number),
             SettingId::QuietStartup => self.header.quiet = flag,
-            SettingId::ShowImages
+            // Read where they act: the warning when it is due, the progress indicator
+            // at the next run. `transport` and `enableInstallTelemetry` are kept for pi
+            // (pi-rs streams over SSE and sends no install ping; see docs/settings.md).
+            SettingId::AnthropicExtraUsage
+            | SettingId::TerminalProgress
+            | SettingId::Transport
+            | SettingId::InstallTelemetry
+            | SettingId::Warnings
+            | SettingId::ShowImages
             | SettingId::AutoResizeImages
             | SettingId::BlockImages
             | SettingId::SkillCommands
@@ -779,7 +790,10 @@ impl App {
                     .and_then(|(p, id)| self.session.find_model(p, id));
                 if let Some(model) = found {
                     match self.session.set_model(model) {
-                        Ok(()) => self.notice(format!("Model: {}", choice.value)),
+                        Ok(()) => {
+                            self.notice(format!("Model: {}", choice.value));
+                            self.warn_anthropic_extra_usage();
+                        }
                         Err(e) => self.notice(e),
                     }
                     self.footer_cache = None;

@@ -44,6 +44,7 @@ impl App {
                 self.pending.follow_up = follow_up;
             }
             SessionEvent::CompactionStart { reason } => {
+                self.terminal_progress(true);
                 let key = self
                     .ui()
                     .key(crate::modes::interactive::keys::Action::Interrupt);
@@ -61,6 +62,7 @@ impl App {
                 error_message,
                 ..
             } => {
+                self.terminal_progress(false);
                 self.status = if self.busy {
                     Status::Working
                 } else {
@@ -153,12 +155,14 @@ impl App {
     fn on_agent_event(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::AgentStart => {
+                self.terminal_progress(true);
                 self.busy = true;
                 if !matches!(self.status, Status::Message(_)) {
                     self.status = Status::Working;
                 }
             }
             AgentEvent::AgentEnd { .. } => {
+                self.terminal_progress(false);
                 self.status = Status::Idle;
             }
             AgentEvent::TurnStart | AgentEvent::TurnEnd { .. } => {}

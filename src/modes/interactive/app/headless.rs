@@ -33,6 +33,8 @@ pub struct Headless {
     /// The live region of the last frame.
     live: Vec<Line<'static>>,
     cursor: Option<(usize, usize)>,
+    /// Bytes the renderer wrote besides frames (OSC 9;4 progress).
+    terminal_output: Vec<u8>,
 }
 
 impl Headless {
@@ -68,6 +70,7 @@ impl Headless {
             scrollback: Vec::new(),
             live: Vec::new(),
             cursor: None,
+            terminal_output: Vec::new(),
         };
         ui.render();
         ui
@@ -120,10 +123,31 @@ impl Headless {
             } else if let Ok(msg) = self.rx.try_recv() {
                 self.handle(UiEvent::Msg(msg));
             } else {
+                self.write_terminal_output();
                 return handled;
             }
             handled += 1;
         }
+    }
+
+    /// What the renderer wrote to the terminal besides frames so far (the OSC 9;4
+    /// progress sequences), as the event loop writes it after each event.
+    pub fn terminal_output(&self) -> &[u8] {
+        &self.terminal_output
+    }
+
+    /// What the app writes when it exits (the progress indicator cleared), added to
+    /// [`Headless::terminal_output`].
+    pub fn exit(&mut self) {
+        self.app.terminal_progress(false);
+        let _ = self.app.renderer.finish_session(&mut self.terminal_output);
+    }
+
+    fn write_terminal_output(&mut self) {
+        let _ = self
+            .app
+            .renderer
+            .write_progress(&mut self.terminal_output, Instant::now());
     }
 
     /// Composes a frame and keeps it (history goes to the scrollback).

@@ -138,6 +138,7 @@ impl App {
                             String::new()
                         };
                         self.show_status(format!("Switched to {name}{thinking}"));
+                        self.warn_anthropic_extra_usage();
                     }
                     Ok(None) => self.show_status(if cycles_a_scope(&self.session) {
                         "Only one model in scope"

@@ -326,14 +326,18 @@ impl App {
         self.footer_cache = None;
         let path = self.session.auth_path();
         match selected {
-            Some(id) => self.show_status(format!(
-                "{action}. Selected {id}. Credentials saved to {}",
-                path.display()
-            )),
+            Some(id) => {
+                self.show_status(format!(
+                    "{action}. Selected {id}. Credentials saved to {}",
+                    path.display()
+                ));
+                self.warn_anthropic_extra_usage();
+            }
             None => {
                 self.show_status(format!("{action}. Credentials saved to {}", path.display()));
-                if let Some(e) = error {
-                    self.notice(format!("Error: {e}"));
+                match error {
+                    Some(e) => self.notice(format!("Error: {e}")),
+                    None => self.warn_anthropic_extra_usage(),
                 }
             }
         }
@@ -359,7 +363,10 @@ impl App {
             Some(model) => {
                 let id = model.id.clone();
                 match self.session.set_model(model) {
-                    Ok(()) => self.show_status(format!("Model: {id}")),
+                    Ok(()) => {
+                        self.show_status(format!("Model: {id}"));
+                        self.warn_anthropic_extra_usage();
+                    }
                     Err(e) => self.notice(format!("Error: {e}")),
                 }
                 self.footer_cache = None;

@@ -151,6 +151,9 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
 
     loop {
         let deadline = tokio::time::Instant::from_std(last_frame + frame_interval);
+        // While the terminal's progress indicator is on it is sent again every second.
+        let progress_due = app.renderer.progress_due();
+        let progress_at = tokio::time::Instant::from_std(progress_due.unwrap_or(last_frame));
         let event = tokio::select! {
             biased;
             event = term.next() => match event {
@@ -163,6 +166,7 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
             Some(event) = session_rx.recv() => UiEvent::Session(event),
             Some(msg) = rx.recv() => UiEvent::Msg(msg),
             _ = tick.tick(), if app.animating() || app.extension_dialog_open() => UiEvent::Tick,
+            _ = tokio::time::sleep_until(progress_at), if progress_due.is_some() => UiEvent::FrameDue,
             _ = tokio::time::sleep_until(deadline), if app.dirty => UiEvent::FrameDue,
         };
         let is_msg = matches!(event, UiEvent::Msg(_));
@@ -199,6 +203,7 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         if app.shutdown_requested && !app.busy && !app.loading && !app.session.is_streaming() {
             app.quit = true;
         }
+        let _ = app.renderer.write_progress(&mut stdout, Instant::now());
         if app.quit {
             break;
         }
@@ -214,6 +219,7 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     }
     app.session.abort();
     crate::tools::shell::kill_all_running();
+    app.terminal_progress(false);
     let _ = app.renderer.finish_session(&mut stdout);
     let _ = stdout.flush();
     drop(guard);
@@ -379,6 +385,7 @@ fn new_app(
         pinned_warnings: Vec::new(),
         session_warnings: Vec::new(),
         startup_notices_shown: false,
+        anthropic_warning_shown: false,
     };
     if options.open.is_none() {
         app.refresh_usage();
@@ -392,6 +399,9 @@ fn new_app(
     // pi's first-run hint: nothing can be asked without a model, so say how to get one.
     if app.session.model().is_none() {
         app.pin_warning(crate::core::auth_guidance::no_models_available());
+    }
+    if options.open.is_none() {
+        app.warn_anthropic_extra_usage();
     }
     app
 }

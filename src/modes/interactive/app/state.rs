@@ -22,6 +22,9 @@ use crate::session::entry::SessionEntry;
 use crate::session::tree::EntryKind;
 
 use super::msg::{AppMsg, Loaded};
+
+/// What pi says when an Anthropic model is used with a subscription login.
+pub const ANTHROPIC_EXTRA_USAGE_WARNING: &str = "Anthropic subscription auth is active. Third-party harness usage draws from extra usage and is billed per token, not your Claude plan limits. Manage extra usage at https://claude.ai/settings/usage.";
 use super::overlay::Overlay;
 use crate::extensions::{UiReply, UiRequest};
 
@@ -143,6 +146,8 @@ pub struct App {
     pub session_warnings: Vec<String>,
     /// The startup notices ("What's New" after an update) were considered already.
     pub startup_notices_shown: bool,
+    /// The Anthropic extra-usage warning was shown (once per run, as pi).
+    pub anthropic_warning_shown: bool,
 }
 
 impl App {
@@ -203,6 +208,31 @@ impl App {
         let text = format!("Warning: {text}");
         self.pinned_warnings.push(text.clone());
         self.notice(text);
+    }
+
+    /// pi's warning that an Anthropic subscription login is billed as extra usage: shown
+    /// once per run, for an Anthropic model used with a subscription, unless
+    /// `warnings.anthropicExtraUsage` is false. Called at startup, after a model switch
+    /// and after a login.
+    pub fn warn_anthropic_extra_usage(&mut self) {
+        if self.anthropic_warning_shown || !self.session.settings().warn_anthropic_extra_usage() {
+            return;
+        }
+        let Some(model) = self.session.model() else {
+            return;
+        };
+        if self.session.anthropic_subscription_auth(&model) {
+            self.anthropic_warning_shown = true;
+            self.notice(format!("Warning: {ANTHROPIC_EXTRA_USAGE_WARNING}"));
+        }
+    }
+
+    /// Turns the terminal's progress indicator on or off when `terminal.showTerminalProgress`
+    /// is set (at the start and end of a run or a compaction, and on exit, as pi).
+    pub fn terminal_progress(&mut self, active: bool) {
+        if self.session.settings().show_terminal_progress() {
+            self.renderer.set_progress(active, Instant::now());
+        }
     }
 
     /// A warning about the current session's file, kept until another session opens.
@@ -322,6 +352,7 @@ impl App {
             .collect();
         self.rebuild_transcript();
         self.show_startup_notices();
+        self.warn_anthropic_extra_usage();
         self.forward_extension_ui();
         for text in std::mem::take(&mut self.queued_submits) {
             self.on_submit(text);
@@ -361,7 +392,10 @@ impl App {
             git_branch: self.git_branch.clone(),
             session_name: status.session_name.clone(),
             usage,
-            using_subscription: false,
+            using_subscription: status
+                .model
+                .as_ref()
+                .is_some_and(|m| self.session.uses_oauth(&m.provider)),
             context_percent: context.as_ref().and_then(|c| c.percent),
             context_window: context.as_ref().map_or(0, |c| c.context_window),
             auto_compact: status.auto_compaction_enabled,

@@ -18,20 +18,26 @@ pub enum SettingId {
     EditorPadding,
     AutocompleteMaxVisible,
     ClearOnShrink,
+    TerminalProgress,
     SteeringMode,
     FollowUpMode,
+    Transport,
     HideThinking,
     CollapseChangelog,
     QuietStartup,
+    InstallTelemetry,
     DoubleEscapeAction,
     TreeFilterMode,
+    Warnings,
     ThinkingLevel,
     Theme,
+    /// In the Warnings submenu: the Anthropic extra-usage warning.
+    AnthropicExtraUsage,
 }
 
 impl SettingId {
-    /// Every entry, in pi's order.
-    pub const ALL: [SettingId; 18] = [
+    /// Every entry of the main list, in pi's order.
+    pub const ALL: [SettingId; 22] = [
         SettingId::AutoCompact,
         SettingId::ShowImages,
         SettingId::AutoResizeImages,
@@ -41,13 +47,17 @@ impl SettingId {
         SettingId::EditorPadding,
         SettingId::AutocompleteMaxVisible,
         SettingId::ClearOnShrink,
+        SettingId::TerminalProgress,
         SettingId::SteeringMode,
         SettingId::FollowUpMode,
+        SettingId::Transport,
         SettingId::HideThinking,
         SettingId::CollapseChangelog,
         SettingId::QuietStartup,
+        SettingId::InstallTelemetry,
         SettingId::DoubleEscapeAction,
         SettingId::TreeFilterMode,
+        SettingId::Warnings,
         SettingId::ThinkingLevel,
         SettingId::Theme,
     ];
@@ -64,15 +74,20 @@ impl SettingId {
             SettingId::EditorPadding => "Editor padding",
             SettingId::AutocompleteMaxVisible => "Autocomplete max items",
             SettingId::ClearOnShrink => "Clear on shrink",
+            SettingId::TerminalProgress => "Terminal progress",
             SettingId::SteeringMode => "Steering mode",
             SettingId::FollowUpMode => "Follow-up mode",
+            SettingId::Transport => "Transport",
             SettingId::HideThinking => "Hide thinking",
             SettingId::CollapseChangelog => "Collapse changelog",
             SettingId::QuietStartup => "Quiet startup",
+            SettingId::InstallTelemetry => "Install telemetry",
             SettingId::DoubleEscapeAction => "Double-escape action",
             SettingId::TreeFilterMode => "Tree filter mode",
+            SettingId::Warnings => "Warnings",
             SettingId::ThinkingLevel => "Thinking level",
             SettingId::Theme => "Theme",
+            SettingId::AnthropicExtraUsage => "Anthropic extra usage",
         }
     }
 
@@ -95,6 +110,19 @@ impl SettingId {
             SettingId::AutocompleteMaxVisible => "Rows in the autocomplete list (3-20)",
             SettingId::ClearOnShrink => {
                 "Clear rows left behind when the screen content gets shorter (may flicker)"
+            }
+            SettingId::TerminalProgress => {
+                "Mark the terminal tab as busy (OSC 9;4 progress) while the agent works"
+            }
+            SettingId::Transport => {
+                "How to stream from providers that offer more than one transport"
+            }
+            SettingId::InstallTelemetry => {
+                "Allow an anonymous version ping after an update (pi-rs never sends one)"
+            }
+            SettingId::Warnings => "Turn single warnings on or off",
+            SettingId::AnthropicExtraUsage => {
+                "Warn when an Anthropic subscription login may be billed as paid extra usage"
             }
             SettingId::SteeringMode => {
                 "Messages sent with Enter while the agent works: 'one-at-a-time' delivers one and waits for the reply, 'all' delivers them together"
@@ -124,8 +152,13 @@ impl SettingId {
             SettingId::EditorPadding => &["editorPaddingX"],
             SettingId::AutocompleteMaxVisible => &["autocompleteMaxVisible"],
             SettingId::ClearOnShrink => &["terminal", "clearOnShrink"],
+            SettingId::TerminalProgress => &["terminal", "showTerminalProgress"],
             SettingId::SteeringMode => &["steeringMode"],
             SettingId::FollowUpMode => &["followUpMode"],
+            SettingId::Transport => &["transport"],
+            SettingId::InstallTelemetry => &["enableInstallTelemetry"],
+            SettingId::Warnings => &["warnings"],
+            SettingId::AnthropicExtraUsage => &["warnings", "anthropicExtraUsage"],
             SettingId::HideThinking => &["hideThinkingBlock"],
             SettingId::CollapseChangelog => &["collapseChangelog"],
             SettingId::QuietStartup => &["quietStartup"],
@@ -149,7 +182,11 @@ impl SettingId {
             | SettingId::ClearOnShrink
             | SettingId::HideThinking
             | SettingId::CollapseChangelog
-            | SettingId::QuietStartup => Some(BOOL),
+            | SettingId::QuietStartup
+            | SettingId::TerminalProgress
+            | SettingId::InstallTelemetry
+            | SettingId::AnthropicExtraUsage => Some(BOOL),
+            SettingId::Transport => Some(&["sse", "websocket", "websocket-cached", "auto"]),
             SettingId::EditorPadding => Some(&["0", "1", "2", "3"]),
             SettingId::AutocompleteMaxVisible => Some(&["3", "5", "7", "10", "15", "20"]),
             SettingId::SteeringMode | SettingId::FollowUpMode => Some(&["one-at-a-time", "all"]),
@@ -157,7 +194,7 @@ impl SettingId {
             SettingId::TreeFilterMode => {
                 Some(&["default", "no-tools", "user-only", "labeled-only", "all"])
             }
-            SettingId::ThinkingLevel | SettingId::Theme => None,
+            SettingId::ThinkingLevel | SettingId::Theme | SettingId::Warnings => None,
         }
     }
 
@@ -192,6 +229,14 @@ pub struct SettingsValues {
     pub editor_padding: u64,
     pub autocomplete_max_visible: u64,
     pub clear_on_shrink: bool,
+    /// `terminal.showTerminalProgress`.
+    pub terminal_progress: bool,
+    /// `transport` (`sse`, `websocket`, `websocket-cached`, `auto`).
+    pub transport: String,
+    /// `enableInstallTelemetry`.
+    pub install_telemetry: bool,
+    /// `warnings.anthropicExtraUsage`.
+    pub anthropic_extra_usage_warning: bool,
     pub steering_mode: QueueMode,
     pub follow_up_mode: QueueMode,
     pub hide_thinking: bool,
@@ -222,6 +267,10 @@ impl SettingsValues {
             editor_padding: settings.editor_padding_x(),
             autocomplete_max_visible: settings.autocomplete_max_visible(),
             clear_on_shrink: settings.clear_on_shrink(),
+            terminal_progress: settings.show_terminal_progress(),
+            transport: settings.transport().to_string(),
+            install_telemetry: settings.enable_install_telemetry(),
+            anthropic_extra_usage_warning: settings.warn_anthropic_extra_usage(),
             steering_mode: settings.steering_mode(),
             follow_up_mode: settings.follow_up_mode(),
             hide_thinking: settings.hide_thinking_block(),
@@ -250,6 +299,11 @@ impl SettingsValues {
             SettingId::EditorPadding => self.editor_padding.to_string(),
             SettingId::AutocompleteMaxVisible => self.autocomplete_max_visible.to_string(),
             SettingId::ClearOnShrink => flag(self.clear_on_shrink),
+            SettingId::TerminalProgress => flag(self.terminal_progress),
+            SettingId::Transport => self.transport.clone(),
+            SettingId::InstallTelemetry => flag(self.install_telemetry),
+            SettingId::Warnings => "configure".to_string(),
+            SettingId::AnthropicExtraUsage => flag(self.anthropic_extra_usage_warning),
             SettingId::SteeringMode => self.steering_mode.as_str().to_string(),
             SettingId::FollowUpMode => self.follow_up_mode.as_str().to_string(),
             SettingId::HideThinking => flag(self.hide_thinking),

@@ -4,7 +4,9 @@
 //! [`SettingsOutcome::Changed`] with the `settings.json` key path and the new JSON value,
 //! for the app to apply and persist with `Settings::set_global`. Moving through the theme
 //! list previews each theme ([`SettingsOutcome::PreviewTheme`]); leaving it with Escape
-//! previews the original again. Typing filters the list by name.
+//! previews the original again. Typing filters the list by name. "Warnings" opens a
+//! small list of its own (one switch per warning, as pi's), whose changes come out the
+//! same way.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::style::{Modifier, Style};
@@ -69,6 +71,10 @@ pub struct SettingsSelector {
     selected: usize,
     query: LineInput,
     submenu: Option<Submenu>,
+    /// The Warnings submenu, when open.
+    warnings_open: bool,
+    /// The switches of the Warnings submenu (only `anthropicExtraUsage` in pi 0.73.1).
+    warnings: Vec<Item>,
     thinking_levels: Vec<ThinkingLevel>,
     themes: Vec<String>,
 }
@@ -85,6 +91,11 @@ impl SettingsSelector {
             selected: 0,
             query: LineInput::new(),
             submenu: None,
+            warnings_open: false,
+            warnings: vec![Item {
+                id: SettingId::AnthropicExtraUsage,
+                value: values.anthropic_extra_usage_warning.to_string(),
+            }],
             thinking_levels: values.thinking_levels.clone(),
             themes: values.themes.clone(),
         }
@@ -99,6 +110,7 @@ impl SettingsSelector {
     pub fn value(&self, id: SettingId) -> Option<&str> {
         self.items
             .iter()
+            .chain(&self.warnings)
             .find(|i| i.id == id)
             .map(|i| i.value.as_str())
     }
@@ -106,6 +118,9 @@ impl SettingsSelector {
     pub fn handle_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> SettingsOutcome {
         if self.submenu.is_some() {
             return self.handle_submenu_key(key, keys);
+        }
+        if self.warnings_open {
+            return self.handle_warnings_key(key, keys);
         }
         let n = self.filtered.len();
         let space = key.code == KeyCode::Char(' ')
@@ -171,6 +186,10 @@ impl SettingsSelector {
                 value: id.json(&item.value),
             };
         }
+        if id == SettingId::Warnings {
+            self.warnings_open = true;
+            return SettingsOutcome::Handled;
+        }
         let (title, description, options): (_, _, Vec<CompletionItem>) = match id {
             SettingId::ThinkingLevel => (
                 "Thinking Level",
@@ -211,6 +230,48 @@ impl SettingsSelector {
             original: item.value.clone(),
         });
         SettingsOutcome::Handled
+    }
+
+    /// Keys in the Warnings submenu: Enter/Space flips the switch, Escape goes back.
+    fn handle_warnings_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> SettingsOutcome {
+        let space = key.code == KeyCode::Char(' ')
+            && key.kind != KeyEventKind::Release
+            && !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        let action = keys.action_for(
+            key,
+            &[
+                Action::SelectUp,
+                Action::SelectDown,
+                Action::SelectConfirm,
+                Action::SelectCancel,
+            ],
+        );
+        match action {
+            _ if space => self.flip_warning(),
+            Some(Action::SelectConfirm) => self.flip_warning(),
+            Some(Action::SelectCancel) => {
+                self.warnings_open = false;
+                SettingsOutcome::Handled
+            }
+            // One entry: moving wraps onto itself.
+            Some(_) => SettingsOutcome::Handled,
+            None => SettingsOutcome::Ignored,
+        }
+    }
+
+    fn flip_warning(&mut self) -> SettingsOutcome {
+        let Some(item) = self.warnings.first_mut() else {
+            return SettingsOutcome::Ignored;
+        };
+        let on = item.value != "true";
+        item.value = on.to_string();
+        SettingsOutcome::Changed {
+            setting: item.id,
+            key: item.id.key(),
+            value: Value::Bool(on),
+        }
     }
 
     fn handle_submenu_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> SettingsOutcome {
@@ -270,6 +331,10 @@ impl SettingsSelector {
         let cursor = match &self.submenu {
             Some(menu) => {
                 out.extend(self.render_submenu(menu, width, ui));
+                None
+            }
+            None if self.warnings_open => {
+                out.extend(self.render_warnings(width, ui));
                 None
             }
             None => {
@@ -368,6 +433,65 @@ impl SettingsSelector {
         }
         out.push(Line::default());
         out.push(hint);
+        out
+    }
+
+    /// The Warnings submenu: pi's nested settings list, without a search box.
+    fn render_warnings(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        let dim = ui.fg(ThemeToken::Dim);
+        let accent = ui.fg(ThemeToken::Accent);
+        let label_width = self
+            .warnings
+            .iter()
+            .map(|i| str_width(i.id.label()))
+            .max()
+            .unwrap_or(0)
+            .min(LABEL_MAX);
+        let mut out = Vec::new();
+        for (row, item) in self.warnings.iter().enumerate() {
+            let label = truncate_to_width(item.id.label(), label_width, "").into_owned();
+            let padding = " ".repeat(label_width - str_width(&label));
+            let value_width = width.saturating_sub(2 + label_width + 2 + 2);
+            let value = truncate_to_width(&item.value, value_width, "").into_owned();
+            let (cursor, label_style, value_style) = if row == 0 {
+                (Span::styled("→ ", accent), accent, accent)
+            } else {
+                (Span::raw("  "), Style::default(), ui.fg(ThemeToken::Muted))
+            };
+            out.push(truncate_line(
+                Line::from(vec![
+                    cursor,
+                    Span::styled(format!("{label}{padding}"), label_style),
+                    Span::raw("  "),
+                    Span::styled(value, value_style),
+                ]),
+                width,
+                Span::raw(""),
+            ));
+        }
+        if let Some(item) = self.warnings.first() {
+            out.push(Line::default());
+            for line in styled_text(
+                item.id.description(),
+                dim,
+                width.saturating_sub(4).max(1),
+                0,
+            ) {
+                let mut spans = vec![Span::raw("  ")];
+                spans.extend(line.spans);
+                out.push(truncate_line(Line::from(spans), width, Span::raw("")));
+            }
+        }
+        out.push(Line::default());
+        let hint = format!(
+            "  {}/space to change · {} to go back",
+            ui.key(Action::SelectConfirm),
+            ui.key(Action::SelectCancel)
+        );
+        out.push(Line::from(Span::styled(
+            truncate_to_width(&hint, width, "…").into_owned(),
+            dim,
+        )));
         out
     }
 

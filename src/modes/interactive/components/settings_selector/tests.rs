@@ -59,8 +59,8 @@ fn the_list_shows_current_values_and_the_selected_description() {
           Editor padding          1
           Autocomplete max items  5
           Clear on shrink         false
-          Steering mode           all
-          (1/18)
+          Terminal progress       false
+          (1/22)
 
           Summarize older messages automatically when the context window fills up
 
@@ -107,11 +107,14 @@ fn every_change_names_its_settings_json_key_and_value() {
         Editor padding         editorPaddingX               2
         Autocomplete max items autocompleteMaxVisible       7
         Clear on shrink        terminal.clearOnShrink       true
+        Terminal progress      terminal.showTerminalProgress true
         Steering mode          steeringMode                 "one-at-a-time"
         Follow-up mode         followUpMode                 "all"
+        Transport              transport                    "sse"
         Hide thinking          hideThinkingBlock            true
         Collapse changelog     collapseChangelog            true
         Quiet startup          quietStartup                 true
+        Install telemetry      enableInstallTelemetry       false
         Double-escape action   doubleEscapeAction           "fork"
         Tree filter mode       treeFilterMode               "no-tools"
         "#);
@@ -251,7 +254,7 @@ fn terminals_without_images_do_not_offer_show_images_and_narrow_widths_fit() {
         → Auto-compact            fa
           Auto-resize images      tr
           Block images            fa
-          (1/17)
+          (1/21)
 
           Summarize older messages
           automatically when the
@@ -265,4 +268,53 @@ fn terminals_without_images_do_not_offer_show_images_and_narrow_widths_fit() {
             view(&selector, width, height);
         }
     }
+}
+
+#[test]
+fn warnings_open_pis_submenu_whose_switch_saves_under_warnings() {
+    let mut selector = SettingsSelector::new(&values());
+    let pos = SettingId::ALL
+        .iter()
+        .position(|s| *s == SettingId::Warnings)
+        .unwrap_or(0);
+    for _ in 0..pos {
+        press(&mut selector, &[KeyCode::Down]);
+    }
+    assert_eq!(selector.value(SettingId::Warnings), Some("configure"));
+    assert_eq!(
+        press(&mut selector, &[KeyCode::Enter]),
+        vec![SettingsOutcome::Handled]
+    );
+    insta::assert_snapshot!(view(&selector, 80, 0), @r"
+    ────────────────────────────────────────────────────────────────────────────────
+    → Anthropic extra usage  true
+
+      Warn when an Anthropic subscription login may be billed as paid extra usage
+
+      enter/space to change · escape/ctrl+c to go back
+    ────────────────────────────────────────────────────────────────────────────────
+    ");
+    let outcomes = press(&mut selector, &[KeyCode::Char(' ')]);
+    assert_eq!(
+        outcomes,
+        vec![SettingsOutcome::Changed {
+            setting: SettingId::AnthropicExtraUsage,
+            key: &["warnings", "anthropicExtraUsage"],
+            value: serde_json::Value::Bool(false),
+        }]
+    );
+    assert_eq!(
+        selector.value(SettingId::AnthropicExtraUsage),
+        Some("false")
+    );
+    // Escape goes back to the main list, not out of /settings.
+    assert_eq!(
+        press(&mut selector, &[KeyCode::Esc]),
+        vec![SettingsOutcome::Handled]
+    );
+    assert_eq!(selector.selected_setting(), Some(SettingId::Warnings));
+    assert_eq!(
+        press(&mut selector, &[KeyCode::Esc]),
+        vec![SettingsOutcome::Cancelled]
+    );
 }
