@@ -155,18 +155,24 @@ pub fn capture(store: &Store, cwd: &Path, paths: &[String]) -> std::io::Result<F
 }
 
 /// Writes (temp file + rename, so each file is replaced atomically) or deletes files.
+/// Every content is read from the store first: a missing one fails before anything is
+/// written.
 pub fn apply(
     store: &Store,
     cwd: &Path,
     writes: &[(String, Option<String>)],
 ) -> std::io::Result<()> {
+    let mut contents = Vec::with_capacity(writes.len());
     for (path, hash) in writes {
-        let file = absolute(cwd, path);
-        match hash {
-            Some(hash) => {
-                let bytes = store.get(hash)?;
-                store::write_atomic(&file, &bytes)?;
-            }
+        let bytes = match hash {
+            Some(hash) => Some(store.get(hash)?),
+            None => None,
+        };
+        contents.push((absolute(cwd, path), bytes));
+    }
+    for (file, bytes) in contents {
+        match bytes {
+            Some(bytes) => store::write_atomic(&file, &bytes)?,
             None => match std::fs::remove_file(&file) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

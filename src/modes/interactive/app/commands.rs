@@ -508,6 +508,8 @@ impl App {
                 initial_selection: initial,
             },
         );
+        let mut selector = selector;
+        selector.set_file_changes(self.session.entries_with_checkpoints());
         self.overlay = Some(Overlay::Tree {
             selector: Box::new(selector),
             label: None,
