@@ -469,7 +469,7 @@ mod tests {
         assert_eq!(
             command(
                 json!({"type": "navigate_tree", "targetId": "t", "summarize": "custom",
-                "customInstructions": "focus", "label": "L"})
+                "customInstructions": "focus", "label": "L", "restoreFiles": true})
             ),
             RpcCommand::NavigateTree {
                 target_id: "t".into(),
@@ -477,6 +477,8 @@ mod tests {
                 custom_instructions: Some("focus".into()),
                 replace_instructions: None,
                 label: Some("L".into()),
+                restore_files: Some(true),
+                force: None,
             }
         );
     }
