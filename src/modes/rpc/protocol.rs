@@ -442,6 +442,8 @@ mod tests {
             json!({"type": "navigate_tree", "targetId": "abc"}),
             json!({"type": "set_label", "entryId": "abc", "label": null}),
             json!({"type": "get_entry", "entryId": "abc"}),
+            json!({"type": "undo_restore"}),
+            json!({"type": "get_checkpoints"}),
         ]
     }
 
