@@ -3,140 +3,16 @@
 //! restoring the files of another entry on navigation, undoing the last restore, and
 //! reporting disk use.
 
-use std::collections::HashMap;
-use std::path::Path;
-
 use serde_json::Value;
 
 use super::{AgentSession, lock};
 use crate::core::checkpoints::{
-    self, CHECKPOINT_TYPE, Change, Checkpoint, FileState, Index, IndexEntry, Recorded, RestorePlan,
-    ScanBounds, Store,
+    self, CHECKPOINT_TYPE, Checkpoint, Checkpointer, FileState, Recorded, RestorePlan,
+    RestoreReport, Store,
 };
 use crate::session::SessionManager;
 use crate::session::entry::{EntryId, SessionEntry};
 use crate::session::tree::EntryKind;
-
-/// What a tool call in flight needs to finish its checkpoint.
-enum Pending {
-    /// `write` / `edit`: the file and its content before the call.
-    File {
-        path: String,
-        before: Option<String>,
-    },
-    /// `bash`: the whole working tree, against the index.
-    Tree,
-}
-
-/// Per-session checkpoint bookkeeping (behind its own lock, never the state's).
-pub(crate) struct Checkpointer {
-    store: Store,
-    /// The last scan; `None` until first needed.
-    index: Option<Index>,
-    /// Files may have changed outside the agent since the last scan (a new run began, or
-    /// a restore wrote files): rescan before the next `bash` without recording.
-    stale: bool,
-    pending: HashMap<String, Pending>,
-}
-
-impl Checkpointer {
-    pub(crate) fn new(agent_dir: &Path, cwd: &Path) -> Checkpointer {
-        Checkpointer {
-            store: Store::for_project(agent_dir, cwd),
-            index: None,
-            stale: true,
-            pending: HashMap::new(),
-        }
-    }
-
-    /// Scans the tree against the index (loading it first), saves the new index and
-    /// returns the changes.
-    fn rescan(&mut self, cwd: &Path) -> (Vec<Change>, Option<String>) {
-        let old = match self.index.take() {
-            Some(index) => index,
-            None => Index::load(&self.store.index_path()),
-        };
-        let outcome = checkpoints::scan(cwd, &self.store, &old, &ScanBounds::default());
-        if outcome.index != old {
-            let _ = outcome.index.save(&self.store.index_path());
-        }
-        self.index = Some(outcome.index);
-        self.stale = false;
-        (outcome.changes, outcome.incomplete)
-    }
-
-    fn start(&mut self, cwd: &Path, tool_call_id: &str, tool: &str, args: &Value) {
-        match tool {
-            "write" | "edit" => {
-                let Some(path) = args.get("path").and_then(Value::as_str) else {
-                    return;
-                };
-                let file = crate::tools::path::resolve_to_cwd(path, cwd);
-                let name = checkpoints::relative_name(cwd, &file);
-                let before = std::fs::read(&file)
-                    .ok()
-                    .and_then(|bytes| self.store.put(&bytes).ok());
-                self.pending.insert(
-                    tool_call_id.to_string(),
-                    Pending::File { path: name, before },
-                );
-            }
-            "bash" => {
-                if self.stale || self.index.is_none() {
-                    self.rescan(cwd);
-                }
-                self.pending.insert(tool_call_id.to_string(), Pending::Tree);
-            }
-            _ => {}
-        }
-    }
-
-    fn finish(&mut self, cwd: &Path, tool_call_id: &str, tool: &str) -> Option<Checkpoint> {
-        let (changes, incomplete) = match self.pending.remove(tool_call_id)? {
-            Pending::File { path, before } => {
-                let file = checkpoints::absolute(cwd, &path);
-                let after = std::fs::read(&file)
-                    .ok()
-                    .and_then(|bytes| self.store.put(&bytes).ok());
-                if let (Some(index), Some(hash)) = (self.index.as_mut(), after.as_ref())
-                    && let Ok(meta) = std::fs::metadata(&file)
-                {
-                    let (size, _, ino) = checkpoints::scan::stat_key(&meta);
-                    // mtime -1: the next scan rehashes it rather than trusting metadata.
-                    index.files.insert(
-                        path.clone(),
-                        IndexEntry {
-                            size,
-                            mtime_ns: -1,
-                            ino,
-                            hash: hash.clone(),
-                        },
-                    );
-                }
-                let changes = if before == after {
-                    Vec::new()
-                } else {
-                    vec![Change {
-                        path,
-                        before,
-                        after,
-                    }]
-                };
-                (changes, None)
-            }
-            Pending::Tree => self.rescan(cwd),
-        };
-        if changes.is_empty() && incomplete.is_none() {
-            return None;
-        }
-        Some(Checkpoint {
-            tool: tool.to_string(),
-            tool_call_id: tool_call_id.to_string(),
-            changes,
-            incomplete,
-        })
-    }
-}
 
 /// Every checkpoint of the session, in file order.
 pub(crate) fn recorded(session: &SessionManager) -> Vec<Recorded> {
@@ -172,19 +48,6 @@ fn state_for(session: &SessionManager, all: &[Recorded], leaf: Option<&EntryId>)
     checkpoints::state_at(all, &path)
 }
 
-/// The files a restore changed and those it overwrote although they had been changed
-/// outside the agent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RestoreReport {
-    pub restored_files: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub overwritten_user_changes: Vec<String>,
-}
-
-/// The error text of a restore refused because of files changed outside the agent.
-pub const RESTORE_CONFLICT_PREFIX: &str = "Files changed outside the agent since their checkpoint";
-
 impl AgentSession {
     fn checkpointer(&self) -> std::sync::MutexGuard<'_, Option<Checkpointer>> {
         let mut guard = lock(&self.inner.checkpoints);
@@ -209,7 +72,7 @@ impl AgentSession {
     /// A run begins: the user may have edited files since the last scan.
     pub(crate) fn checkpoint_run_started(&self) {
         if let Some(c) = lock(&self.inner.checkpoints).as_mut() {
-            c.stale = true;
+            c.mark_stale();
         }
     }
 
@@ -305,7 +168,7 @@ impl AgentSession {
         checkpoints::apply(&store, &self.inner.cwd, &plan.writes)
             .map_err(|e| format!("Restoring files failed: {e}"))?;
         if let Some(c) = lock(&self.inner.checkpoints).as_mut() {
-            c.stale = true;
+            c.mark_stale();
         }
         Ok(RestoreReport {
             restored_files: paths,

@@ -50,8 +50,8 @@ use crate::messages::AgentMessage;
 use crate::session::SessionManager;
 use crate::tools::{Tool, ToolConfig};
 
+pub use crate::core::checkpoints::{RESTORE_CONFLICT_PREFIX, RestoreReport};
 pub use bash::{BASH_ALREADY_RUNNING, BashOutcome};
-pub use checkpoints::{RESTORE_CONFLICT_PREFIX, RestoreReport};
 pub use compaction::compaction_result_json;
 pub use extensions::SESSION_SWITCH_CANCELLED;
 pub use models::{CycledModel, Direction};
@@ -162,7 +162,7 @@ pub(crate) struct Inner {
     /// handed to the next subscriber.
     pub backlog: Mutex<Vec<SessionEvent>>,
     /// File checkpoints of tool calls, created on first use.
-    pub checkpoints: Mutex<Option<checkpoints::Checkpointer>>,
+    pub checkpoints: Mutex<Option<crate::core::checkpoints::Checkpointer>>,
 }
 
 /// A running conversation. Clone it freely: clones share everything.

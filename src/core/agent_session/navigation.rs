@@ -42,7 +42,7 @@ pub struct NavigateResult {
     pub summary_entry_id: Option<String>,
     /// What restoring the files did (with `restore_files`).
     #[serde(skip_serializing_if = "Option::is_none", flatten)]
-    pub restore: Option<super::RestoreReport>,
+    pub restore: Option<crate::core::checkpoints::RestoreReport>,
 }
 
 /// A branch summary about to be stored: written by the model or by an extension.
@@ -162,7 +162,7 @@ impl AgentSession {
         {
             return Err(format!(
                 "{}: {} (restore with force to overwrite them; /undo-restore puts them back)",
-                super::RESTORE_CONFLICT_PREFIX,
+                crate::core::checkpoints::RESTORE_CONFLICT_PREFIX,
                 plan.conflicts.join(", ")
             ));
         }

@@ -19,6 +19,7 @@
 
 pub mod scan;
 pub mod store;
+mod tracker;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 pub use scan::{Index, IndexEntry, ScanBounds, ScanOutcome, scan};
 pub use store::{Store, hash_bytes, read_hash};
+pub use tracker::Checkpointer;
 
 /// The `customType` of a checkpoint entry.
 pub const CHECKPOINT_TYPE: &str = "pi-rs.checkpoint";
@@ -110,6 +112,19 @@ pub fn relative_name(cwd: &Path, file: &Path) -> String {
         Err(_) => file.to_string_lossy().into_owned(),
     }
 }
+
+/// The files a restore changed and those it overwrote although they had been changed
+/// outside the agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreReport {
+    pub restored_files: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overwritten_user_changes: Vec<String>,
+}
+
+/// The error text of a restore refused because of files changed outside the agent.
+pub const RESTORE_CONFLICT_PREFIX: &str = "Files changed outside the agent since their checkpoint";
 
 /// What a restore would do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
