@@ -236,6 +236,10 @@ impl Settings {
     pub fn branch_summary_reserve_tokens(&self) -> u64 {
         self.u64_at("branchSummary.reserveTokens", 16_384)
     }
+    /// pi-rs's file checkpoints (`docs/checkpoints.md`), on unless turned off.
+    pub fn checkpoints_enabled(&self) -> bool {
+        self.bool_at("checkpoints.enabled", true)
+    }
     pub fn branch_summary_skip_prompt(&self) -> bool {
         self.bool_at("branchSummary.skipPrompt", false)
     }

@@ -116,14 +116,17 @@ async fn read_edit_bash_task_changes_files_and_writes_a_v3_session() {
             "toolResult",
             "assistant",
             "toolResult",
+            // The edit's file checkpoint (docs/checkpoints.md); read and bash changed nothing.
+            "custom",
             "assistant",
             "toolResult",
             "assistant"
         ]
     );
+    assert_eq!(lines[6]["customType"], "pi-rs.checkpoint");
     // The bash result holds the edited file's content.
     assert!(
-        lines[7]["message"]["content"][0]["text"]
+        lines[8]["message"]["content"][0]["text"]
             .as_str()
             .unwrap()
             .contains("hello world")

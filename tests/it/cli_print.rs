@@ -115,7 +115,8 @@ fn print_mode_runs_a_read_edit_bash_task_and_continue_sends_the_whole_history() 
     assert_eq!(first[0]["version"], 3);
     assert_eq!(first[1]["type"], "model_change");
     assert_eq!(first[2]["type"], "thinking_level_change");
-    assert_eq!(first.len(), 11);
+    // 11 entries plus the edit's file checkpoint (docs/checkpoints.md).
+    assert_eq!(first.len(), 12);
 
     let out = p
         .pi()
@@ -135,8 +136,9 @@ fn print_mode_runs_a_read_edit_bash_task_and_continue_sends_the_whole_history() 
     // Same file, appended; no new model/thinking entries.
     assert_eq!(p.session_files().len(), 1);
     let second = lines(&files[0]);
-    assert_eq!(second.len(), 15);
-    assert_eq!(&second[..11], &first[..]);
+    // Four more entries and the write's file checkpoint.
+    assert_eq!(second.len(), 17);
+    assert_eq!(&second[..12], &first[..]);
     // The first request of the continued run carries the whole first conversation.
     let requests = p.server.requests();
     assert_eq!(requests.len(), 6);

@@ -250,6 +250,8 @@ fn lifecycle_events_fire_where_pi_fires_them() {
         file
     });
     let log = std::fs::read_to_string(p.cwd().join("events.log")).unwrap();
+    // `entries=6`: the recorder writes events.log in the project while the run's `bash`
+    // call runs, so a file checkpoint entry follows its result (docs/checkpoints.md).
     insta::assert_snapshot!(log, @r"
     session_start startup previous=False
     agent_start
@@ -267,7 +269,7 @@ fn lifecycle_events_fire_where_pi_fires_them() {
     context 5 messages
     turn_end #0
     agent_end
-    session_before_tree summary=True entries=5
+    session_before_tree summary=True entries=6
     session_tree fromExtension=True summary=True
     model_select mock-model -> mock-thinker (set)
     thinking_level_select off -> medium

@@ -17,6 +17,7 @@ mod tools_common;
 
 mod agent_loop_properties;
 mod agent_session;
+mod checkpoints;
 mod cli_print;
 mod compaction_corpus;
 mod compaction_e2e;

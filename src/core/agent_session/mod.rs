@@ -15,6 +15,7 @@
 
 mod actions;
 mod bash;
+mod checkpoints;
 pub mod client;
 mod compaction;
 mod config;
@@ -49,6 +50,7 @@ use crate::messages::AgentMessage;
 use crate::session::SessionManager;
 use crate::tools::{Tool, ToolConfig};
 
+pub use crate::core::checkpoints::{RESTORE_CONFLICT_PREFIX, RestoreReport};
 pub use bash::{BASH_ALREADY_RUNNING, BashOutcome};
 pub use compaction::compaction_result_json;
 pub use extensions::SESSION_SWITCH_CANCELLED;
@@ -159,6 +161,8 @@ pub(crate) struct Inner {
     /// Extension errors reported while nobody was subscribed (e.g. during startup),
     /// handed to the next subscriber.
     pub backlog: Mutex<Vec<SessionEvent>>,
+    /// File checkpoints of tool calls, created on first use.
+    pub checkpoints: Mutex<Option<crate::core::checkpoints::Checkpointer>>,
 }
 
 /// A running conversation. Clone it freely: clones share everything.
@@ -237,6 +241,7 @@ impl AgentSession {
                 background_idle: tokio::sync::Notify::new(),
                 shutdown_request: tokio::sync::Notify::new(),
                 backlog: Mutex::new(Vec::new()),
+                checkpoints: Mutex::new(None),
             }),
         }
     }

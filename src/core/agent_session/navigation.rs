@@ -24,6 +24,10 @@ pub struct NavigateOptions {
     pub replace_instructions: bool,
     /// Label to attach (to the summary entry, or to the target without a summary).
     pub label: Option<String>,
+    /// Bring the files back to their state at the target (`docs/checkpoints.md`).
+    pub restore_files: bool,
+    /// Restore even over files changed outside the agent since their checkpoint.
+    pub force: bool,
 }
 
 /// What a navigation did.
@@ -36,6 +40,9 @@ pub struct NavigateResult {
     pub cancelled: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary_entry_id: Option<String>,
+    /// What restoring the files did (with `restore_files`).
+    #[serde(skip_serializing_if = "Option::is_none", flatten)]
+    pub restore: Option<crate::core::checkpoints::RestoreReport>,
 }
 
 /// A branch summary about to be stored: written by the model or by an extension.
@@ -60,6 +67,18 @@ pub(super) fn user_text(message: &AgentMessage) -> Option<String> {
             )
         }
         _ => None,
+    }
+}
+
+/// The leaf after navigating to `target` and the text for the editor: a user message (or
+/// an extension's custom message) moves to its parent and goes back to the editor.
+pub(super) fn leaf_after_navigation(target: &SessionEntry) -> (Option<EntryId>, Option<String>) {
+    match target {
+        SessionEntry::Message(m) if matches!(m.message, AgentMessage::User(_)) => {
+            (m.parent_id.clone(), user_text(&m.message))
+        }
+        SessionEntry::CustomMessage(c) => (c.parent_id.clone(), Some(c.content.text())),
+        other => (Some(EntryId::from(other.id())), None),
     }
 }
 
@@ -131,6 +150,22 @@ impl AgentSession {
                 ancestor.map(|i| old_ids[i].0.clone()),
             )
         };
+
+        let (new_leaf, editor_text) = leaf_after_navigation(&target_entry);
+        // Refuse before anything moves when files were changed outside the agent.
+        let restore_plan = options
+            .restore_files
+            .then(|| self.restore_plan(new_leaf.as_ref()));
+        if let Some(plan) = &restore_plan
+            && !plan.conflicts.is_empty()
+            && !options.force
+        {
+            return Err(format!(
+                "{}: {} (restore with force to overwrite them; /undo-restore puts them back)",
+                crate::core::checkpoints::RESTORE_CONFLICT_PREFIX,
+                plan.conflicts.join(", ")
+            ));
+        }
 
         let mut options = options;
         let mut summary: Option<BranchSummaryText> = None;
@@ -235,13 +270,6 @@ impl AgentSession {
             }
         }
 
-        let (new_leaf, editor_text) = match &target_entry {
-            SessionEntry::Message(m) if matches!(m.message, AgentMessage::User(_)) => {
-                (m.parent_id.clone(), user_text(&m.message))
-            }
-            SessionEntry::CustomMessage(c) => (c.parent_id.clone(), Some(c.content.text())),
-            other => (Some(EntryId::from(other.id())), None),
-        };
         let mut result = NavigateResult {
             editor_text,
             ..NavigateResult::default()
@@ -282,6 +310,9 @@ impl AgentSession {
             }
             (summary_entry, st.session.leaf_id().map(|id| id.0.clone()))
         };
+        if let Some(plan) = &restore_plan {
+            result.restore = Some(self.apply_restore(plan)?);
+        }
         self.reload_messages();
         self.emit(SessionEvent::ContextRebuilt);
         if let Some(host) = self.extension_host() {

@@ -633,6 +633,12 @@ impl AgentSession {
     /// Persistence and bookkeeping for one agent event (before subscribers see it).
     fn on_agent_event(&self, event: &AgentEvent) {
         match event {
+            AgentEvent::AgentStart => self.checkpoint_run_started(),
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => self.checkpoint_tool_started(tool_call_id, tool_name, args),
             AgentEvent::MessageStart {
                 message: AgentMessage::User(_),
             } => self.emit_queue_update_if_changed(),
@@ -662,6 +668,9 @@ impl AgentSession {
                     self.emit(SessionEvent::Notice {
                         message: format!("The session file could not be updated: {e}"),
                     });
+                }
+                if let AgentMessage::ToolResult(r) = message {
+                    self.checkpoint_tool_finished(&r.tool_call_id, &r.tool_name);
                 }
             }
             _ => {}

@@ -340,6 +340,21 @@ impl Rpc {
             }
             RpcCommand::GetCommands => Ok(Some(json!({"commands": command_list(session)}))),
             RpcCommand::GetTree => Ok(Some(tree::tree_json(session))),
+            RpcCommand::UndoRestore => session
+                .undo_restore()
+                .map(|files| Some(json!({"restoredFiles": files}))),
+            RpcCommand::GetCheckpoints => {
+                let (bytes, files) = session.checkpoint_disk_usage();
+                let mut entries: Vec<String> =
+                    session.entries_with_checkpoints().into_iter().collect();
+                entries.sort();
+                Ok(Some(json!({
+                    "enabled": session.settings().checkpoints_enabled(),
+                    "diskBytes": bytes,
+                    "diskFiles": files,
+                    "entries": entries,
+                })))
+            }
             RpcCommand::GetEntry { entry_id } => tree::entry_json(session, &entry_id).map(Some),
             RpcCommand::SetLabel { entry_id, label } => session
                 .set_label(&entry_id, label.as_deref())
@@ -350,8 +365,10 @@ impl Rpc {
                 custom_instructions,
                 replace_instructions,
                 label,
+                restore_files,
+                force,
             } => {
-                let options = match tree::navigate_options(
+                let mut options = match tree::navigate_options(
                     summarize,
                     custom_instructions,
                     replace_instructions,
@@ -360,6 +377,8 @@ impl Rpc {
                     Ok(options) => options,
                     Err(e) => return Reply::Now(Err(e)),
                 };
+                options.restore_files = restore_files.unwrap_or(false);
+                options.force = force.unwrap_or(false);
                 let summarizing = options.summarize;
                 let session = session.clone();
                 let work = async move {

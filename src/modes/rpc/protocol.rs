@@ -103,7 +103,15 @@ pub enum RpcCommand {
         replace_instructions: Option<bool>,
         #[serde(default)]
         label: Option<String>,
+        #[serde(default)]
+        restore_files: Option<bool>,
+        #[serde(default)]
+        force: Option<bool>,
     },
+    /// Puts back the files the last `restoreFiles` navigation overwrote.
+    UndoRestore,
+    /// Disk use of the project's checkpoints and the entries that changed files.
+    GetCheckpoints,
     SetLabel {
         entry_id: String,
         #[serde(default)]
@@ -116,7 +124,7 @@ pub enum RpcCommand {
 
 /// Every command `type`, in [`RpcCommand`] order (to tell an unknown command from a
 /// known one with bad fields).
-pub const COMMAND_TYPES: [&str; 33] = [
+pub const COMMAND_TYPES: [&str; 35] = [
     "prompt",
     "steer",
     "follow_up",
@@ -150,6 +158,8 @@ pub const COMMAND_TYPES: [&str; 33] = [
     "navigate_tree",
     "set_label",
     "get_entry",
+    "undo_restore",
+    "get_checkpoints",
 ];
 
 impl RpcCommand {
@@ -179,7 +189,8 @@ impl RpcCommand {
             | RpcCommand::GetCommands
             | RpcCommand::GetTree
             | RpcCommand::SetLabel { .. }
-            | RpcCommand::GetEntry { .. } => true,
+            | RpcCommand::GetEntry { .. }
+            | RpcCommand::GetCheckpoints => true,
             RpcCommand::Prompt { .. }
             | RpcCommand::Abort
             | RpcCommand::NewSession { .. }
@@ -189,7 +200,8 @@ impl RpcCommand {
             | RpcCommand::SwitchSession { .. }
             | RpcCommand::Fork { .. }
             | RpcCommand::Clone
-            | RpcCommand::NavigateTree { .. } => false,
+            | RpcCommand::NavigateTree { .. }
+            | RpcCommand::UndoRestore => false,
         }
     }
 
@@ -227,6 +239,8 @@ impl RpcCommand {
             RpcCommand::GetCommands => "get_commands",
             RpcCommand::GetTree => "get_tree",
             RpcCommand::NavigateTree { .. } => "navigate_tree",
+            RpcCommand::UndoRestore => "undo_restore",
+            RpcCommand::GetCheckpoints => "get_checkpoints",
             RpcCommand::SetLabel { .. } => "set_label",
             RpcCommand::GetEntry { .. } => "get_entry",
         }
@@ -428,6 +442,8 @@ mod tests {
             json!({"type": "navigate_tree", "targetId": "abc"}),
             json!({"type": "set_label", "entryId": "abc", "label": null}),
             json!({"type": "get_entry", "entryId": "abc"}),
+            json!({"type": "undo_restore"}),
+            json!({"type": "get_checkpoints"}),
         ]
     }
 
@@ -455,7 +471,7 @@ mod tests {
         assert_eq!(
             command(
                 json!({"type": "navigate_tree", "targetId": "t", "summarize": "custom",
-                "customInstructions": "focus", "label": "L"})
+                "customInstructions": "focus", "label": "L", "restoreFiles": true})
             ),
             RpcCommand::NavigateTree {
                 target_id: "t".into(),
@@ -463,6 +479,8 @@ mod tests {
                 custom_instructions: Some("focus".into()),
                 replace_instructions: None,
                 label: Some("L".into()),
+                restore_files: Some(true),
+                force: None,
             }
         );
     }

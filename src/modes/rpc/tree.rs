@@ -170,6 +170,7 @@ pub fn navigate_options(
         custom_instructions,
         replace_instructions: replace_instructions.unwrap_or(false),
         label,
+        ..NavigateOptions::default()
     })
 }
 

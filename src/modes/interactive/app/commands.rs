@@ -54,6 +54,11 @@ pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
         "Duplicate the current session at the current position",
     ),
     ("tree", "Navigate session tree (switch branches)"),
+    (
+        "undo-restore",
+        "Put back the files the last /tree restore overwrote",
+    ),
+    ("checkpoints", "Show the disk use of file checkpoints"),
     ("login", "Configure provider authentication"),
     ("logout", "Remove provider authentication"),
     ("new", "Start a new session"),
@@ -346,6 +351,27 @@ impl App {
             "login" => self.open_login(),
             "logout" => self.open_logout(),
             "reload" => self.start_reload(),
+            "undo-restore" => match self.session.undo_restore() {
+                Ok(files) => self.notice(format!(
+                    "Restored {} file(s): {}",
+                    files.len(),
+                    files.join(", ")
+                )),
+                Err(e) => self.notice(e),
+            },
+            "checkpoints" => {
+                let (bytes, files) = self.session.checkpoint_disk_usage();
+                let state = if self.session.settings().checkpoints_enabled() {
+                    "on"
+                } else {
+                    "off (checkpoints.enabled)"
+                };
+                self.notice(format!(
+                    "Checkpoints {state}: {files} file(s), {:.1} MB in {}",
+                    bytes as f64 / 1_048_576.0,
+                    self.session.checkpoint_store().root().display()
+                ));
+            }
             _ => return false,
         }
         self.dirty = true;
@@ -483,6 +509,8 @@ impl App {
                 initial_selection: initial,
             },
         );
+        let mut selector = selector;
+        selector.set_file_changes(self.session.entries_with_checkpoints());
         self.overlay = Some(Overlay::Tree {
             selector: Box::new(selector),
             label: None,
@@ -809,6 +837,14 @@ impl App {
             SelectPurpose::ResumeSession => {
                 return self.resume(std::path::PathBuf::from(&choice.value), false);
             }
+            SelectPurpose::RestoreFiles {
+                target,
+                mut options,
+            } => {
+                options.restore_files = choice.value != "keep";
+                options.force = choice.value == "force";
+                self.navigate_now(target, options);
+            }
             SelectPurpose::MissingCwd { path, at_startup } => {
                 let here = choice.value == "Yes";
                 match (here, at_startup) {
@@ -894,8 +930,44 @@ impl App {
         KeyCommand::None
     }
 
-    /// Moves the leaf (`/tree`), reporting back with the text for the editor.
+    /// Moves the leaf (`/tree`), reporting back with the text for the editor. When the
+    /// files at the target differ from the current ones, asks first whether to restore them
+    /// (listing files changed outside the agent, which a restore would overwrite).
     pub fn navigate(&mut self, target: EntryId, options: NavigateOptions) {
+        let plan = self.session.restore_plan_for_target(target.as_str());
+        if plan.writes.is_empty() {
+            return self.navigate_now(target, options);
+        }
+        let item = |value: &str, label: String| CompletionItem {
+            value: value.to_string(),
+            label,
+            description: None,
+        };
+        let n = plan.writes.len();
+        let mut items = Vec::new();
+        let mut title = format!("Restore files?\n{n} file(s) differ from this point of the tree.");
+        if plan.conflicts.is_empty() {
+            items.push(item("restore", format!("Restore {n} file(s)")));
+        } else {
+            title.push_str(&format!(
+                "\nChanged outside the agent: {}",
+                plan.conflicts.join(", ")
+            ));
+            items.push(item(
+                "force",
+                format!("Restore {n} file(s), overwriting these changes"),
+            ));
+        }
+        items.push(item("keep", "Keep files as they are".to_string()));
+        self.overlay = Some(Overlay::select(
+            &title,
+            items,
+            SelectPurpose::RestoreFiles { target, options },
+        ));
+    }
+
+    /// Moves the leaf without asking about files.
+    fn navigate_now(&mut self, target: EntryId, options: NavigateOptions) {
         let session = self.session.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
@@ -904,7 +976,18 @@ impl App {
                 // An aborted summary goes back to the tree, on the same entry (as pi).
                 Ok(r) if r.cancelled && summarizing => AppMsg::SummaryCancelled(target),
                 Ok(r) if r.cancelled => AppMsg::Info("Navigation cancelled".into()),
-                Ok(r) => AppMsg::Navigated(r.editor_text),
+                Ok(r) => {
+                    if let Some(report) =
+                        r.restore.as_ref().filter(|x| !x.restored_files.is_empty())
+                    {
+                        let _ = tx.send(AppMsg::Info(format!(
+                            "Restored {} file(s): {} (/undo-restore to undo)",
+                            report.restored_files.len(),
+                            report.restored_files.join(", ")
+                        )));
+                    }
+                    AppMsg::Navigated(r.editor_text)
+                }
                 Err(e) => AppMsg::Error(e),
             };
             let _ = tx.send(msg);

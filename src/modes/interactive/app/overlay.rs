@@ -65,6 +65,11 @@ pub enum SelectPurpose {
         path: std::path::PathBuf,
         at_startup: bool,
     },
+    /// "Restore files?" before navigating to `target` in `/tree` (`docs/checkpoints.md`).
+    RestoreFiles {
+        target: EntryId,
+        options: crate::core::agent_session::NavigateOptions,
+    },
 }
 
 /// What a text input asks for.

@@ -193,6 +193,8 @@ pub struct TreeSelector {
     label_times: bool,
     /// Label times are shown relative to this instead of the local clock (tests).
     now: Option<DateTime<FixedOffset>>,
+    /// Entries whose tool call changed files (file checkpoints): marked `✎` in the row.
+    file_changes: std::collections::HashSet<String>,
 }
 
 impl TreeSelector {
@@ -250,6 +252,7 @@ impl TreeSelector {
             visible_rows: options.visible_rows.max(1),
             label_times: false,
             now: None,
+            file_changes: std::collections::HashSet::new(),
         };
         selector.apply_filter();
         selector.selected = selector.nearest_visible_row(initial);
@@ -272,12 +275,23 @@ impl TreeSelector {
         next.query = std::mem::take(&mut self.query);
         next.label_times = self.label_times;
         next.now = self.now;
+        next.file_changes = std::mem::take(&mut self.file_changes);
         next.folded = folded
             .iter()
             .filter_map(|id| find(&next.snap.tree, id))
             .collect();
         next.apply_filter();
         *self = next;
+    }
+
+    /// Marks the entries (by id) whose tool call changed files.
+    pub fn set_file_changes(&mut self, ids: std::collections::HashSet<String>) {
+        self.file_changes = ids;
+    }
+
+    /// Whether the row of entry `i` carries the file-change marker.
+    fn changed_files(&self, i: u32) -> bool {
+        !self.file_changes.is_empty() && self.file_changes.contains(self.id(i).as_str())
     }
 
     /// Label times are shown relative to `now` instead of the local clock.

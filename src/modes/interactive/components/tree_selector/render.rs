@@ -189,6 +189,9 @@ impl TreeSelector {
                 spans.push(Span::styled(format!("{time} "), ui.fg(ThemeToken::Muted)));
             }
         }
+        if self.changed_files(i) {
+            spans.push(Span::styled("✎ ", ui.fg(ThemeToken::Success)));
+        }
         let outline = &self.snap.outlines[i as usize];
         let mut content = content_spans(outline, self.answered_call(i, outline), ui);
         if selected {

@@ -1,0 +1,137 @@
+//! Per-session bookkeeping of the tool calls in flight: what `write`/`edit` found before
+//! the call, and the working-tree index `bash` calls are compared against.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{Change, Checkpoint, Index, IndexEntry, ScanBounds, Store};
+
+/// What a tool call in flight needs to finish its checkpoint.
+enum Pending {
+    /// `write` / `edit`: the file and its content before the call.
+    File {
+        path: String,
+        before: Option<String>,
+    },
+    /// `bash`: the whole working tree, against the index.
+    Tree,
+}
+
+/// Per-session checkpoint bookkeeping (behind its own lock, never the state's).
+pub struct Checkpointer {
+    store: Store,
+    /// The last scan; `None` until first needed.
+    index: Option<Index>,
+    /// Files may have changed outside the agent since the last scan (a new run began, or
+    /// a restore wrote files): rescan before the next `bash` without recording.
+    stale: bool,
+    pending: HashMap<String, Pending>,
+}
+
+impl Checkpointer {
+    /// Files may have changed outside the agent: rescan before the next `bash`.
+    pub fn mark_stale(&mut self) {
+        self.stale = true;
+    }
+
+    pub fn new(agent_dir: &Path, cwd: &Path) -> Checkpointer {
+        Checkpointer {
+            store: Store::for_project(agent_dir, cwd),
+            index: None,
+            stale: true,
+            pending: HashMap::new(),
+        }
+    }
+
+    /// Scans the tree against the index (loading it first), saves the new index and
+    /// returns the changes.
+    fn rescan(&mut self, cwd: &Path) -> (Vec<Change>, Option<String>) {
+        let old = match self.index.take() {
+            Some(index) => index,
+            None => Index::load(&self.store.index_path()),
+        };
+        let outcome = super::scan(cwd, &self.store, &old, &ScanBounds::default());
+        if outcome.index != old {
+            let _ = outcome.index.save(&self.store.index_path());
+        }
+        self.index = Some(outcome.index);
+        self.stale = false;
+        (outcome.changes, outcome.incomplete)
+    }
+
+    /// A tool call starts: remember what its checkpoint compares against.
+    pub fn start(&mut self, cwd: &Path, tool_call_id: &str, tool: &str, args: &Value) {
+        match tool {
+            "write" | "edit" => {
+                let Some(path) = args.get("path").and_then(Value::as_str) else {
+                    return;
+                };
+                let file = crate::tools::path::resolve_to_cwd(path, cwd);
+                let name = super::relative_name(cwd, &file);
+                let before = std::fs::read(&file)
+                    .ok()
+                    .and_then(|bytes| self.store.put(&bytes).ok());
+                self.pending.insert(
+                    tool_call_id.to_string(),
+                    Pending::File { path: name, before },
+                );
+            }
+            "bash" => {
+                if self.stale || self.index.is_none() {
+                    self.rescan(cwd);
+                }
+                self.pending.insert(tool_call_id.to_string(), Pending::Tree);
+            }
+            _ => {}
+        }
+    }
+
+    /// A tool call ended: what it changed, if anything.
+    pub fn finish(&mut self, cwd: &Path, tool_call_id: &str, tool: &str) -> Option<Checkpoint> {
+        let (changes, incomplete) = match self.pending.remove(tool_call_id)? {
+            Pending::File { path, before } => {
+                let file = super::absolute(cwd, &path);
+                let after = std::fs::read(&file)
+                    .ok()
+                    .and_then(|bytes| self.store.put(&bytes).ok());
+                if let (Some(index), Some(hash)) = (self.index.as_mut(), after.as_ref())
+                    && let Ok(meta) = std::fs::metadata(&file)
+                {
+                    let (size, _, ino) = super::scan::stat_key(&meta);
+                    // mtime -1: the next scan rehashes it rather than trusting metadata.
+                    index.files.insert(
+                        path.clone(),
+                        IndexEntry {
+                            size,
+                            mtime_ns: -1,
+                            ino,
+                            hash: hash.clone(),
+                        },
+                    );
+                }
+                let changes = if before == after {
+                    Vec::new()
+                } else {
+                    vec![Change {
+                        path,
+                        before,
+                        after,
+                    }]
+                };
+                (changes, None)
+            }
+            Pending::Tree => self.rescan(cwd),
+        };
+        if changes.is_empty() && incomplete.is_none() {
+            return None;
+        }
+        Some(Checkpoint {
+            tool: tool.to_string(),
+            tool_call_id: tool_call_id.to_string(),
+            changes,
+            incomplete,
+        })
+    }
+}
