@@ -57,6 +57,11 @@ pub enum ActionKind {
     /// pi's `ctx.shutdown()`: the front end quits once the agent is idle (a no-op in
     /// print and JSON modes, which end by themselves).
     Shutdown,
+    /// pi's `ctx.abort()`: abort the agent's run (and a retry wait or compaction).
+    Abort,
+    /// pi's `ctx.compact()`: compact the session in the background, with optional
+    /// custom instructions; a failure is reported as an extension error.
+    Compact { custom_instructions: Option<String> },
     /// An extension failed; show it (pi's `extension_error`).
     Error(ExtensionError),
 }

@@ -305,6 +305,16 @@ pub enum ExtensionMessage {
     },
     /// pi's `ctx.shutdown()`: quit once the agent is idle (interactive and RPC modes).
     Shutdown,
+    /// pi's `ctx.abort()`: abort what the agent runs (stream, tools, retry wait,
+    /// compaction).
+    Abort,
+    /// pi's `ctx.compact(options)`: compact the session now, with optional custom
+    /// instructions for the summary.
+    #[serde(rename_all = "camelCase")]
+    Compact {
+        #[serde(default)]
+        custom_instructions: Option<String>,
+    },
 }
 
 impl ExtensionMessage {
@@ -384,7 +394,7 @@ mod tests {
     fn bad_lines_are_described() {
         assert_eq!(
             ExtensionMessage::parse(br#"{"type":"fly"}"#).unwrap_err(),
-            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`"
+            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`"
         );
         assert_eq!(
             ExtensionMessage::parse(br#"{"id":1}"#).unwrap_err(),

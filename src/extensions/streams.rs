@@ -151,6 +151,8 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::SetThinkingLevel { .. } => "\"set_thinking_level\"",
         ExtensionMessage::SetModel { .. } => "\"set_model\"",
         ExtensionMessage::Shutdown => "\"shutdown\"",
+        ExtensionMessage::Abort => "\"abort\"",
+        ExtensionMessage::Compact { .. } => "\"compact\"",
     }
 }
 
@@ -254,6 +256,12 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
             inner.action(ActionKind::SetModel { provider, model_id });
         }
         ExtensionMessage::Shutdown => inner.action(ActionKind::Shutdown),
+        ExtensionMessage::Abort => inner.action(ActionKind::Abort),
+        ExtensionMessage::Compact {
+            custom_instructions,
+        } => inner.action(ActionKind::Compact {
+            custom_instructions,
+        }),
     }
     Ok(())
 }

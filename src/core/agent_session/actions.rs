@@ -139,12 +139,31 @@ impl AgentSession {
                 self.inner.shutdown_request.notify_one();
                 self.emit(SessionEvent::ShutdownRequested);
             }
+            ActionKind::Abort => self.abort(),
+            ActionKind::Compact {
+                custom_instructions,
+            } => self.compact_for_extension(custom_instructions, path.clone()),
             ActionKind::Error(e) => self.emit(SessionEvent::ExtensionError {
                 extension_path: e.extension_path,
                 event: e.event,
                 error: e.error,
             }),
         }
+    }
+
+    /// pi's `ctx.compact()`: compacts in the background (the extension does not wait);
+    /// a failure becomes an `extension_error` of event `compact`.
+    fn compact_for_extension(&self, instructions: Option<String>, extension_path: String) {
+        let session = self.clone();
+        self.spawn_background(async move {
+            if let Err(error) = session.compact(instructions.as_deref()).await {
+                session.emit(SessionEvent::ExtensionError {
+                    extension_path,
+                    event: "compact".to_string(),
+                    error,
+                });
+            }
+        });
     }
 
     /// pi's `sendMessage`: adds an extension message to the conversation (see the module

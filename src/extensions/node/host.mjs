@@ -322,11 +322,19 @@ function makeContext(extra) {
 		hasPendingMessages: () => false,
 		shutdown: () => send({ type: "shutdown" }),
 		getContextUsage: () => undefined,
-		compact: () => send({ type: "compact" }),
+		compact: (options) => compactSession(options),
 		getSystemPrompt: () => hello?.systemPrompt ?? "",
 		...extra,
 	};
 	return ctx;
+}
+
+// ---- ctx.compact -----------------------------------------------------------------------
+// pi-rs compacts in the background (protocol `compact`); a failure reaches the user as an
+// extension error. pi's onComplete/onError callbacks are not called (no answer comes back).
+function compactSession(options) {
+	const customInstructions = options?.customInstructions;
+	send({ type: "compact", ...(customInstructions ? { customInstructions } : {}) });
 }
 
 function commandContext() {
