@@ -90,6 +90,7 @@ fn bench(c: &mut Criterion) {
         launch: Launch {
             program: exe,
             args: vec![AS_EXTENSION.to_string()],
+            node_module: false,
         },
         scope: ResourceScope::Cli,
     };
@@ -130,6 +131,7 @@ fn bench(c: &mut Criterion) {
         launch: Launch {
             program: PathBuf::from("python3"),
             args: vec![script.display().to_string()],
+            node_module: false,
         },
         scope: ResourceScope::Cli,
     };

@@ -1,55 +1,91 @@
-// Regenerates src/ai/catalog.json (the built-in model catalogue) from the reference pi's
-// published model list. Usage:
-//   node scripts/gen-catalog.mjs [path/to/pi-ai/dist/models.generated.js] > src/ai/catalog.json
-// The output is plain data (model facts); commit it. Only the providers pi-rs ships are kept.
-import { pathToFileURL } from "node:url";
+// Regenerates src/ai/catalog.json, pi-rs's built-in providers and models, from a pi release.
+//
+//   node scripts/gen-catalog.mjs            # the version pi-rs follows (see PI_VERSION below)
+//   node scripts/gen-catalog.mjs 0.74.0     # another release (installed with npm first)
+//   node scripts/gen-catalog.mjs /path/to/node_modules/@mariozechner/pi-coding-agent
+//
+// The release is read from the reference install (~/.cache/pi-reference/<version>, the one
+// tests/support/reference-pi.sh uses) when present, otherwise `npm install`ed there. What is
+// taken, all as plain data:
+//   - pi-ai's models.generated.js: every model of every provider, field for field;
+//   - pi-ai's env-api-keys.js: the environment variables that hold each provider's key;
+//   - pi-coding-agent's provider display names and default model per provider.
+// The file is rewritten in place; commit it. It is data only, no code from pi is copied.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-const defaultPath = `${os.homedir()}/.cache/pi-reference/0.73.1/node_modules/@mariozechner/pi-ai/dist/models.generated.js`;
-const source = process.argv[2] ?? defaultPath;
-const { MODELS } = await import(pathToFileURL(source).href);
+const PI_VERSION = "0.73.1";
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outFile = path.join(repo, "src/ai/catalog.json");
 
-const PROVIDERS = ["anthropic", "openai", "google", "openrouter", "groq", "xai", "cerebras", "mistral", "deepseek"];
-const SUPPORTED_APIS = new Set(["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"]);
-
-// Mistral's native "conversations" API is not implemented; its OpenAI-compatible chat
-// completions endpoint serves the same models.
-const MISTRAL_COMPAT = {
-  supportsStore: false,
-  supportsDeveloperRole: false,
-  supportsReasoningEffort: false,
-  supportsStrictMode: false,
-  maxTokensField: "max_tokens",
-};
-
-const out = {};
-for (const provider of PROVIDERS) {
-  const models = [];
-  for (const m of Object.values(MODELS[provider] ?? {})) {
-    let { api, baseUrl, compat } = m;
-    if (provider === "mistral" && api === "mistral-conversations") {
-      api = "openai-completions";
-      baseUrl = "https://api.mistral.ai/v1";
-      compat = { ...MISTRAL_COMPAT, ...(compat ?? {}) };
-    }
-    if (!SUPPORTED_APIS.has(api)) continue;
-    const entry = {
-      id: m.id,
-      name: m.name,
-      api,
-      provider,
-      baseUrl,
-      reasoning: !!m.reasoning,
-      input: m.input,
-      cost: m.cost,
-      contextWindow: m.contextWindow,
-      maxTokens: m.maxTokens,
-    };
-    if (m.thinkingLevelMap) entry.thinkingLevelMap = m.thinkingLevelMap;
-    if (m.headers && Object.keys(m.headers).length > 0) entry.headers = m.headers;
-    if (compat) entry.compat = compat;
-    models.push(entry);
+/** The pi-coding-agent package directory for a version or a path argument. */
+function codingAgentDir(arg) {
+  if (arg && (arg.includes("/") || arg.includes(path.sep))) return path.resolve(arg);
+  const version = arg ?? PI_VERSION;
+  const cache = process.env.PI_REFERENCE_DIR ?? path.join(os.userInfo().homedir, ".cache/pi-reference");
+  const root = path.join(cache, version);
+  const dir = path.join(root, "node_modules/@mariozechner/pi-coding-agent");
+  if (!existsSync(dir)) {
+    mkdirSync(root, { recursive: true });
+    console.error(`installing @mariozechner/pi-coding-agent@${version} into ${root}`);
+    execFileSync("npm", ["install", "--silent", "--no-audit", "--no-fund", `@mariozechner/pi-coding-agent@${version}`], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
   }
-  out[provider] = models;
+  return dir;
 }
-process.stdout.write(JSON.stringify(out, null, 1) + "\n");
+
+const agentDir = codingAgentDir(process.argv[2]);
+// pi-ai is a dependency of pi-coding-agent: nested, or hoisted next to it.
+const aiDir = [path.join(agentDir, "node_modules/@mariozechner/pi-ai"), path.join(agentDir, "../pi-ai")].find((d) =>
+  existsSync(path.join(d, "dist/models.generated.js")),
+);
+if (!aiDir) throw new Error(`pi-ai not found next to ${agentDir}`);
+const load = (dir, file) => import(pathToFileURL(path.join(dir, "dist", file)).href);
+const readVersion = (dir) => JSON.parse(execFileSync("node", ["-p", `JSON.stringify(require(${JSON.stringify(path.join(dir, "package.json"))}).version)`]).toString());
+
+const { MODELS } = await load(aiDir, "models.generated.js");
+const { BUILT_IN_PROVIDER_DISPLAY_NAMES: displayNames } = await load(agentDir, "core/provider-display-names.js");
+const { defaultModelPerProvider } = await load(agentDir, "core/model-resolver.js");
+
+// `findEnvKeys` returns the variables of a provider that are set; with every variable set
+// it returns all of them, in pi's priority order. The real environment is put back at once
+// (node itself reads variables at exit).
+const { findEnvKeys } = await load(aiDir, "env-api-keys.js");
+const realEnv = process.env;
+process.env = new Proxy({}, { get: (_, key) => (typeof key === "string" ? "set" : undefined) });
+const envVars = Object.fromEntries(Object.keys(MODELS).map((id) => [id, findEnvKeys(id) ?? []]));
+process.env = realEnv;
+
+const providers = Object.entries(MODELS).map(([id, models]) => ({
+  id,
+  name: displayNames[id] ?? null,
+  envVars: envVars[id],
+  defaultModel: defaultModelPerProvider[id] ?? null,
+  models: Object.values(models),
+}));
+
+// One provider header per line and one model per line: small diffs, fast to parse.
+const lines = [];
+lines.push("{");
+lines.push(` "piVersion": ${JSON.stringify(readVersion(agentDir))},`);
+lines.push(` "piAiVersion": ${JSON.stringify(readVersion(aiDir))},`);
+lines.push(` "generatedBy": "node scripts/gen-catalog.mjs",`);
+lines.push(` "defaultModelOrder": ${JSON.stringify(Object.keys(defaultModelPerProvider))},`);
+lines.push(` "providers": [`);
+providers.forEach((p, i) => {
+  const { models, ...header } = p;
+  const head = JSON.stringify(header);
+  lines.push(`  ${head.slice(0, -1)}, "models": [`);
+  models.forEach((m, j) => lines.push(`   ${JSON.stringify(m)}${j + 1 < models.length ? "," : ""}`));
+  lines.push(`  ]}${i + 1 < providers.length ? "," : ""}`);
+});
+lines.push(" ]");
+lines.push("}");
+writeFileSync(outFile, lines.join("\n") + "\n");
+const total = providers.reduce((n, p) => n + p.models.length, 0);
+console.error(`wrote ${path.relative(repo, outFile)}: ${providers.length} providers, ${total} models`);

@@ -16,11 +16,23 @@ use pi::core::paths::AgentPaths;
 const ABORT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
 
 fn main() -> ExitCode {
+    // The node host's loader asks this binary to compile a TypeScript module.
+    if let Some(file) = std::env::var_os(pi::extensions::typescript::TRANSPILE_ENV) {
+        return transpile(std::path::Path::new(&file));
+    }
     let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
     // `--version` answers before anything else is set up.
     if argv.len() == 1 && (argv[0] == "--version" || argv[0] == "-v") {
         println!("{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
+    }
+    // pi's package commands are recognised by the first argument alone, before any flag.
+    let raw: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(code) = package_command(&raw) {
+        return ExitCode::from(code);
     }
     // clap prints help/version itself and exits with the right code.
     let args = args::parse(argv).unwrap_or_else(|e| e.exit());
@@ -28,17 +40,41 @@ fn main() -> ExitCode {
         println!("{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
-    if args.is_package_command() {
-        eprintln!(
-            "pi-rs does not manage pi packages (npm extensions). Extensions for pi-rs are \
-executables in ~/.pi/agent/extensions/; see docs/extensions.md."
-        );
-        return ExitCode::from(1);
-    }
     match run(args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("Error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `pi install / remove / uninstall / update / list / config …`, when `raw` is one.
+fn package_command(raw: &[String]) -> Option<u8> {
+    let first = raw.first()?.as_str();
+    if !["install", "remove", "uninstall", "update", "list", "config"].contains(&first) {
+        return None;
+    }
+    if let Some(code) = pi::cli::packages::run_config_command(raw) {
+        return Some(code);
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        eprintln!("Error: cannot read the current directory");
+        return Some(1);
+    };
+    pi::cli::packages::run_package_command(raw, &cwd, &AgentPaths::from_env().agent_dir)
+}
+
+/// `PI_RS_TRANSPILE=<file>`: prints the file compiled to JavaScript, or the error.
+fn transpile(file: &std::path::Path) -> ExitCode {
+    use std::io::Write;
+    match pi::extensions::typescript::transpile_file(file) {
+        Ok(code) => match std::io::stdout().write_all(code.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(1),
+        },
+        Err(e) => {
+            eprintln!("{e}");
             ExitCode::from(1)
         }
     }

@@ -16,6 +16,41 @@ use crate::ai::message::{
     AssistantMessage, Extra, Message, ToolResultMessage, UserBlock, UserContent, UserMessage,
 };
 
+/// A user message made by a `/skill:name` command (pi's `parseSkillBlock`): the skill
+/// wrapped in `<skill name=… location=…>…</skill>`, and what the user typed after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkillBlock<'a> {
+    pub name: &'a str,
+    pub location: &'a str,
+    /// The skill's text between the tags.
+    pub content: &'a str,
+    /// The user's own words after the block, trimmed, if any.
+    pub user_message: Option<&'a str>,
+}
+
+/// Recognises a skill invocation in a user message's text, as pi does.
+pub fn parse_skill_block(text: &str) -> Option<SkillBlock<'_>> {
+    static RE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let re = RE
+        .get_or_init(|| {
+            regex::Regex::new(
+                r#"(?s)\A<skill name="([^"]+)" location="([^"]+)">\n(.*?)\n</skill>(?:\n\n(.+))?\z"#,
+            )
+            .ok()
+        })
+        .as_ref()?;
+    let caps = re.captures(text)?;
+    Some(SkillBlock {
+        name: caps.get(1)?.as_str(),
+        location: caps.get(2)?.as_str(),
+        content: caps.get(3)?.as_str(),
+        user_message: caps
+            .get(4)
+            .map(|m| m.as_str().trim())
+            .filter(|s| !s.is_empty()),
+    })
+}
+
 /// Wrapper around a compaction summary when it is sent to the model.
 pub const COMPACTION_SUMMARY_PREFIX: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 pub const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
@@ -235,6 +270,26 @@ pub fn iso_to_ms(timestamp: &str) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skill_invocations_are_recognised() {
+        let skill = parse_skill_block(
+            "<skill name=\"pdf\" location=\"/s/pdf/SKILL.md\">\nUse it.\n</skill>\n\nplease convert",
+        )
+        .expect("skill");
+        assert_eq!(
+            (
+                skill.name,
+                skill.location,
+                skill.content,
+                skill.user_message
+            ),
+            ("pdf", "/s/pdf/SKILL.md", "Use it.", Some("please convert"))
+        );
+        let alone = parse_skill_block("<skill name=\"a\" location=\"b\">\nx\n</skill>");
+        assert_eq!(alone.map(|s| s.user_message), Some(None));
+        assert!(parse_skill_block("plain text").is_none());
+    }
 
     #[test]
     fn bash_execution_text_matches_pi() {

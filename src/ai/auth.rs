@@ -45,43 +45,67 @@ impl fmt::Debug for ApiKey {
     }
 }
 
-/// The environment variables that hold a provider's key, in priority order.
+/// The environment variables that hold a provider's key, in priority order (pi-ai's
+/// mapping, kept in the built-in catalogue).
 pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
-    match provider {
-        // An OAuth token wins over a plain key, as in pi.
-        "anthropic" => &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
-        "github-copilot" => &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
-        "openai" => &["OPENAI_API_KEY"],
-        "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
-        "deepseek" => &["DEEPSEEK_API_KEY"],
-        "google" => &["GEMINI_API_KEY"],
-        "google-vertex" => &["GOOGLE_CLOUD_API_KEY"],
-        "groq" => &["GROQ_API_KEY"],
-        "cerebras" => &["CEREBRAS_API_KEY"],
-        "xai" => &["XAI_API_KEY"],
-        "openrouter" => &["OPENROUTER_API_KEY"],
-        "vercel-ai-gateway" => &["AI_GATEWAY_API_KEY"],
-        "zai" => &["ZAI_API_KEY"],
-        "mistral" => &["MISTRAL_API_KEY"],
-        "minimax" => &["MINIMAX_API_KEY"],
-        "minimax-cn" => &["MINIMAX_CN_API_KEY"],
-        "moonshotai" | "moonshotai-cn" => &["MOONSHOT_API_KEY"],
-        "huggingface" => &["HF_TOKEN"],
-        "fireworks" => &["FIREWORKS_API_KEY"],
-        "opencode" | "opencode-go" => &["OPENCODE_API_KEY"],
-        "kimi-coding" => &["KIMI_API_KEY"],
-        _ => &[],
-    }
+    super::catalog::env_vars(provider)
 }
 
-/// The key from the provider's environment variable, with the variable's name.
+/// The key from the provider's environment variable, with the variable's name. Vertex
+/// and Bedrock also accept ambient cloud credentials, as pi: then the key is the
+/// placeholder `<authenticated>` and the provider module finds the real credentials.
 pub fn env_api_key(provider: &str) -> Option<(&'static str, ApiKey)> {
-    env_vars_for(provider).iter().find_map(|var| {
-        std::env::var(var)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .map(|v| (*var, ApiKey::new(v)))
-    })
+    env_vars_for(provider)
+        .iter()
+        .find_map(|var| {
+            std::env::var(var)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(|v| (*var, ApiKey::new(v)))
+        })
+        .or_else(|| ambient_credentials(provider).map(|var| (var, ApiKey::new(AUTHENTICATED))))
+}
+
+/// The placeholder key for providers authenticated by ambient cloud credentials.
+pub const AUTHENTICATED: &str = "<authenticated>";
+
+/// The variable that makes ambient credentials usable for `provider`, if any.
+fn ambient_credentials(provider: &str) -> Option<&'static str> {
+    ambient_credentials_with(
+        provider,
+        &|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()),
+        &crate::ai::providers::google_vertex::adc::has_credentials,
+    )
+}
+
+/// [`ambient_credentials`] with the environment (`set`) and the Google credentials
+/// check (`adc`) given, as pi's `getEnvApiKey` decides.
+fn ambient_credentials_with(
+    provider: &str,
+    set: &dyn Fn(&str) -> bool,
+    adc: &dyn Fn() -> bool,
+) -> Option<&'static str> {
+    match provider {
+        "google-vertex" => {
+            let project = set("GOOGLE_CLOUD_PROJECT") || set("GCLOUD_PROJECT");
+            (project && set("GOOGLE_CLOUD_LOCATION") && adc())
+                .then_some("GOOGLE_APPLICATION_CREDENTIALS")
+        }
+        "amazon-bedrock" => [
+            "AWS_PROFILE",
+            "AWS_BEARER_TOKEN_BEDROCK",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+        ]
+        .into_iter()
+        .find(|v| set(v))
+        .or_else(|| {
+            (set("AWS_ACCESS_KEY_ID") && set("AWS_SECRET_ACCESS_KEY"))
+                .then_some("AWS_ACCESS_KEY_ID")
+        }),
+        _ => None,
+    }
 }
 
 /// What to tell a user whose provider has no key.
@@ -270,7 +294,13 @@ impl AuthStorage {
         self.persist(provider, Some(entry))
     }
 
-    /// Removes a provider's entry from auth.json (`/logout`).
+    /// Stores a credential entry (`{"type": "oauth", ...}` from a sign-in) for a provider.
+    pub fn set_credential(&mut self, provider: &str, entry: Value) -> Result<(), AuthError> {
+        self.persist(provider, Some(entry))
+    }
+
+    /// Removes a provider's entry from auth.json (`/logout`). A file without the entry
+    /// (or no file) is left alone, so no empty file is ever created.
     pub fn remove(&mut self, provider: &str) -> Result<(), AuthError> {
         self.persist(provider, None)
     }
@@ -339,14 +369,23 @@ impl AuthStorage {
         if self.path.as_os_str().is_empty() {
             return Ok(());
         }
-        // Merge into what is on disk now: another pi process may have written since.
+        // Under pi's lock, merged into what is on disk now: another pi process may have
+        // written since.
+        let _lock = lock_for_write(&self.path).map_err(|source| AuthError::Write {
+            path: self.path.clone(),
+            source,
+        })?;
         let mut current = read_auth_file(&self.path)?;
         match entry {
             Some(v) => {
                 current.insert(provider.to_string(), v);
             }
             None => {
-                current.remove(provider);
+                if current.remove(provider).is_none() {
+                    // Nothing to remove: the file is left as it is (or absent).
+                    self.data = current;
+                    return Ok(());
+                }
             }
         }
         let text = serde_json::to_string_pretty(&Value::Object(current.clone())).map_err(|e| {
@@ -362,6 +401,26 @@ impl AuthStorage {
         self.data = current;
         Ok(())
     }
+}
+
+/// Takes pi's lock on auth.json for a short write, retrying briefly as pi does (ten
+/// tries 20 ms apart); a lock left by a crashed process is taken over once stale.
+fn lock_for_write(path: &Path) -> std::io::Result<crate::ai::oauth::lock::AuthFileLock> {
+    if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_private_dir(dir)?;
+    }
+    for _ in 0..10 {
+        if let Some(lock) =
+            crate::ai::oauth::lock::try_lock(path, crate::ai::oauth::lock::LOCK_STALE)?
+        {
+            return Ok(lock);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(std::io::Error::other(format!(
+        "another pi process holds the lock {}; if none is running, delete that directory",
+        crate::ai::oauth::lock::lock_dir_for(path).display()
+    )))
 }
 
 pub(crate) fn read_auth_file(path: &Path) -> Result<Map<String, Value>, AuthError> {
@@ -443,24 +502,127 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     builder.create(dir)
 }
 
-/// Providers whose stored OAuth credentials pi-rs can refresh.
+/// The subscription providers of pi's `/login`, whose OAuth credentials pi-rs can sign in
+/// to and refresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OAuthProvider {
     Anthropic,
+    GitHubCopilot,
+    OpenAiCodex,
 }
 
 impl OAuthProvider {
-    /// The refresher for a provider id of auth.json, if there is one.
+    /// Every subscription provider, in pi's registry order.
+    pub const ALL: [OAuthProvider; 3] = [Self::Anthropic, Self::GitHubCopilot, Self::OpenAiCodex];
+
+    /// The provider for an id of auth.json, if it is a subscription provider.
     pub fn for_provider(id: &str) -> Option<Self> {
-        match id {
-            "anthropic" => Some(Self::Anthropic),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|p| p.id() == id)
     }
 
     pub fn id(self) -> &'static str {
         match self {
             Self::Anthropic => "anthropic",
+            Self::GitHubCopilot => "github-copilot",
+            Self::OpenAiCodex => "openai-codex",
+        }
+    }
+
+    /// The name `/login` shows (pi's).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Anthropic => "Anthropic (Claude Pro/Max)",
+            Self::GitHubCopilot => "GitHub Copilot",
+            Self::OpenAiCodex => "ChatGPT Plus/Pro (Codex Subscription)",
+        }
+    }
+
+    /// Whether sign-in waits on a loopback callback server (the redirect URL can also be
+    /// pasted then).
+    pub fn uses_callback_server(self) -> bool {
+        matches!(self, Self::Anthropic | Self::OpenAiCodex)
+    }
+}
+
+/// pi's display names of the built-in API-key providers (its `/login` lists these).
+pub const BUILT_IN_PROVIDER_DISPLAY_NAMES: &[(&str, &str)] = &[
+    ("anthropic", "Anthropic"),
+    ("amazon-bedrock", "Amazon Bedrock"),
+    ("azure-openai-responses", "Azure OpenAI Responses"),
+    ("cerebras", "Cerebras"),
+    ("cloudflare-ai-gateway", "Cloudflare AI Gateway"),
+    ("cloudflare-workers-ai", "Cloudflare Workers AI"),
+    ("deepseek", "DeepSeek"),
+    ("fireworks", "Fireworks"),
+    ("google", "Google Gemini"),
+    ("google-vertex", "Google Vertex AI"),
+    ("groq", "Groq"),
+    ("huggingface", "Hugging Face"),
+    ("kimi-coding", "Kimi For Coding"),
+    ("mistral", "Mistral"),
+    ("minimax", "MiniMax"),
+    ("minimax-cn", "MiniMax (China)"),
+    ("moonshotai", "Moonshot AI"),
+    ("moonshotai-cn", "Moonshot AI (China)"),
+    ("opencode", "OpenCode Zen"),
+    ("opencode-go", "OpenCode Go"),
+    ("openai", "OpenAI"),
+    ("openrouter", "OpenRouter"),
+    ("vercel-ai-gateway", "Vercel AI Gateway"),
+    ("xai", "xAI"),
+    ("zai", "ZAI"),
+    ("xiaomi", "Xiaomi MiMo"),
+    ("xiaomi-token-plan-cn", "Xiaomi MiMo Token Plan (China)"),
+    (
+        "xiaomi-token-plan-ams",
+        "Xiaomi MiMo Token Plan (Amsterdam)",
+    ),
+    (
+        "xiaomi-token-plan-sgp",
+        "Xiaomi MiMo Token Plan (Singapore)",
+    ),
+];
+
+/// A provider's name as pi shows it: the subscription name, else the built-in name,
+/// else the id.
+pub fn provider_display_name(provider: &str) -> String {
+    if let Some(p) = OAuthProvider::for_provider(provider) {
+        return p.name().to_string();
+    }
+    BUILT_IN_PROVIDER_DISPLAY_NAMES
+        .iter()
+        .find(|(id, _)| *id == provider)
+        .map_or_else(|| provider.to_string(), |(_, name)| (*name).to_string())
+}
+
+/// Where a provider's credential comes from when auth.json has none (pi's auth status).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthSource {
+    /// Stored in auth.json.
+    Stored,
+    /// `--api-key`.
+    Runtime,
+    /// An environment variable (named).
+    Environment(&'static str),
+    /// The `apiKey` of models.json, a literal or an env var name.
+    ModelsJsonKey,
+    /// The `apiKey` of models.json, a `!command`.
+    ModelsJsonCommand,
+    None,
+}
+
+impl AuthStorage {
+    /// Where `provider`'s credential comes from, without models.json (which the model
+    /// registry adds).
+    pub fn auth_source(&self, provider: &str) -> AuthSource {
+        if self.data.contains_key(provider) {
+            AuthSource::Stored
+        } else if self.runtime.contains_key(provider) {
+            AuthSource::Runtime
+        } else if let Some((var, _)) = env_api_key(provider) {
+            AuthSource::Environment(var)
+        } else {
+            AuthSource::None
         }
     }
 }

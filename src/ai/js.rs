@@ -225,6 +225,32 @@ pub fn js_locale_string(n: u64) -> String {
     out
 }
 
+/// ASCII in the order of Unicode's root collation, which JavaScript's `localeCompare`
+/// uses by default: spaces and punctuation, symbols, digits, then letters.
+const ASCII_COLLATION_ORDER: &str =
+    " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz";
+
+fn collation_weight(c: char) -> u32 {
+    let lower = c.to_ascii_lowercase();
+    match ASCII_COLLATION_ORDER.find(lower) {
+        Some(rank) if c.is_ascii() => rank as u32,
+        _ => 0x100 + u32::from(c),
+    }
+}
+
+/// `a.localeCompare(b)` for identifiers (model ids, provider names): letters compare
+/// case-insensitively first, punctuation sorts before digits and digits before letters,
+/// and only then does lower case come before upper case. Characters outside ASCII sort
+/// after it by code point, which is exact enough for ids.
+pub fn js_locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
+    let primary = |s: &str| s.chars().map(collation_weight).collect::<Vec<_>>();
+    let tertiary = |s: &str| s.chars().map(|c| c.is_uppercase()).collect::<Vec<_>>();
+    primary(a)
+        .cmp(&primary(b))
+        .then_with(|| tertiary(a).cmp(&tertiary(b)))
+        .then_with(|| a.cmp(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,5 +347,48 @@ mod tests {
             .map(js_locale_string)
             .collect();
         assert_eq!(shown, ["0", "999", "2,404", "1,234,567"]);
+    }
+
+    #[test]
+    fn locale_compare_orders_ids_like_node() {
+        let mut ids = vec![
+            "gpt-5.1",
+            "gpt-5",
+            "gpt-5-mini",
+            "gpt-5.1-codex",
+            "GPT-4o",
+            "gpt-4o",
+            "gpt_x",
+            "gpt-4o-2024",
+            "claude",
+            "Claude-3",
+            "a:b",
+            "a-b",
+            "a/b",
+            "a1",
+            "ab",
+        ];
+        ids.sort_by(|a, b| js_locale_compare(a, b));
+        // The order Node 22 (ICU) gives with `ids.sort((a, b) => a.localeCompare(b))`.
+        assert_eq!(
+            ids,
+            [
+                "a-b",
+                "a:b",
+                "a/b",
+                "a1",
+                "ab",
+                "claude",
+                "Claude-3",
+                "gpt_x",
+                "gpt-4o",
+                "GPT-4o",
+                "gpt-4o-2024",
+                "gpt-5",
+                "gpt-5-mini",
+                "gpt-5.1",
+                "gpt-5.1-codex"
+            ]
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! agents or terminals.
 
 pub mod auth;
+pub mod catalog;
 pub mod http;
 pub mod js;
 pub mod json_partial;

@@ -17,17 +17,40 @@ pub enum Api {
     OpenAiCompletions,
     OpenAiResponses,
     GoogleGenerativeAi,
+    MistralConversations,
+    AzureOpenAiResponses,
+    OpenAiCodexResponses,
+    GoogleVertex,
+    BedrockConverseStream,
     /// An API name we do not implement (kept so files and configs round-trip).
     Other(String),
 }
 
 impl Api {
+    /// The API names pi-rs can speak.
+    pub const SUPPORTED: &'static [&'static str] = &[
+        "anthropic-messages",
+        "openai-completions",
+        "openai-responses",
+        "google-generative-ai",
+        "mistral-conversations",
+        "azure-openai-responses",
+        "openai-codex-responses",
+        "google-vertex",
+        "bedrock-converse-stream",
+    ];
+
     pub fn as_str(&self) -> &str {
         match self {
             Api::AnthropicMessages => "anthropic-messages",
             Api::OpenAiCompletions => "openai-completions",
             Api::OpenAiResponses => "openai-responses",
             Api::GoogleGenerativeAi => "google-generative-ai",
+            Api::MistralConversations => "mistral-conversations",
+            Api::AzureOpenAiResponses => "azure-openai-responses",
+            Api::OpenAiCodexResponses => "openai-codex-responses",
+            Api::GoogleVertex => "google-vertex",
+            Api::BedrockConverseStream => "bedrock-converse-stream",
             Api::Other(s) => s,
         }
     }
@@ -38,6 +61,11 @@ impl Api {
             "openai-completions" => Api::OpenAiCompletions,
             "openai-responses" => Api::OpenAiResponses,
             "google-generative-ai" => Api::GoogleGenerativeAi,
+            "mistral-conversations" => Api::MistralConversations,
+            "azure-openai-responses" => Api::AzureOpenAiResponses,
+            "openai-codex-responses" => Api::OpenAiCodexResponses,
+            "google-vertex" => Api::GoogleVertex,
+            "bedrock-converse-stream" => Api::BedrockConverseStream,
             other => Api::Other(other.to_string()),
         }
     }
@@ -205,34 +233,47 @@ impl Model {
             || id.contains("opus-4.7")
     }
 
-    /// The thinking levels this model can be set to, in cycling order.
+    /// The thinking levels this model can be set to, in cycling order (pi's
+    /// `getSupportedThinkingLevels`): a `null` entry of `thinkingLevelMap` removes a level
+    /// (gpt-5 models cannot turn reasoning off), `xhigh` needs an entry or a known xhigh
+    /// model.
     pub fn available_thinking_levels(&self) -> Vec<ThinkingLevel> {
         if !self.reasoning {
             return vec![ThinkingLevel::Off];
         }
-        let mut levels = vec![
-            ThinkingLevel::Off,
-            ThinkingLevel::Minimal,
-            ThinkingLevel::Low,
-            ThinkingLevel::Medium,
-            ThinkingLevel::High,
-        ];
-        if self.supports_xhigh() {
-            levels.push(ThinkingLevel::Xhigh);
-        }
-        levels
+        ThinkingLevel::ALL
+            .into_iter()
+            .filter(|level| {
+                let mapped = self
+                    .thinking_level_map
+                    .as_ref()
+                    .and_then(|m| m.get(level.as_str()));
+                match (level, mapped) {
+                    (_, Some(None)) => false,
+                    (ThinkingLevel::Xhigh, Some(Some(_))) => true,
+                    (ThinkingLevel::Xhigh, None) => self.supports_xhigh(),
+                    _ => true,
+                }
+            })
+            .collect()
     }
 
-    /// Clamps a requested level to what the model supports (pi: non-reasoning → off,
-    /// xhigh → high where unsupported).
+    /// pi's `clampThinkingLevel`: the requested level if supported, else the next higher
+    /// supported one, else the next lower one (`off` on a gpt-5 model becomes `minimal`,
+    /// which is what is sent and what the footer shows).
     pub fn clamp_thinking(&self, level: ThinkingLevel) -> ThinkingLevel {
-        if !self.reasoning {
-            return ThinkingLevel::Off;
+        let available = self.available_thinking_levels();
+        if available.contains(&level) {
+            return level;
         }
-        if level == ThinkingLevel::Xhigh && !self.supports_xhigh() {
-            return ThinkingLevel::High;
-        }
-        level
+        let all = ThinkingLevel::ALL;
+        let idx = all.iter().position(|l| *l == level).unwrap_or(0);
+        all[idx..]
+            .iter()
+            .chain(all[..idx].iter().rev())
+            .find(|l| available.contains(l))
+            .copied()
+            .unwrap_or(ThinkingLevel::Off)
     }
 
     /// `provider/id`, the canonical way to name a model.

@@ -1,4 +1,5 @@
-//! Refreshing the OAuth credentials that pi's `/login` keeps in auth.json.
+//! Signing in to subscription providers as pi's `/login` does, and refreshing the OAuth
+//! credentials it keeps in auth.json.
 //!
 //! An entry `{"type": "oauth", "refresh", "access", "expires"}` holds a short-lived
 //! access token and a refresh token. Once `expires` (ms since the epoch) has passed, the
@@ -11,18 +12,33 @@
 //! the `proper-lockfile` package, stale after 30 s). After taking the lock the file is
 //! read again: if another process refreshed in the meantime, its token is used as is.
 //!
-//! Not for signing in: the `/login` flows are not implemented in pi-rs.
+//! The sign-in flows live in [`login`] (Anthropic and OpenAI Codex: PKCE with a loopback
+//! callback or a pasted redirect URL; GitHub Copilot: the device code flow). Every
+//! endpoint goes through [`endpoint`], so tests can point all of them at one loopback
+//! server with [`TEST_SERVER_ENV`].
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use super::auth::{ApiKey, read_auth_file, write_private_atomic};
 pub use super::auth::{OAuthProvider, is_expired_oauth};
 
-/// A lock older than this is left over by a crashed process (proper-lockfile's `stale`).
-pub const LOCK_STALE: Duration = Duration::from_secs(30);
+mod anthropic;
+mod callback;
+mod codex;
+mod common;
+mod copilot;
+mod flow;
+pub mod lock;
+pub mod login;
+mod pkce;
+
+use common::{EXPIRY_MARGIN_MS, send};
+pub use common::{TEST_SERVER_ENV, TokenUpdate, endpoint};
+pub use copilot::copilot_base_url;
+pub use lock::{AuthFileLock, LOCK_STALE, lock, lock_dir_for, try_lock};
 
 /// How long to wait for another process's lock before giving up; longer than
 /// [`LOCK_STALE`] so a lock left by a crashed process is taken over.
@@ -31,33 +47,25 @@ const LOCK_WAIT: Duration = Duration::from_secs(40);
 /// Kept below [`LOCK_STALE`] so our lock never looks stale while we still hold it.
 const REFRESH_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// pi subtracts five minutes from an Anthropic token's lifetime so a request started
-/// just before expiry still carries a valid token.
-const ANTHROPIC_EXPIRY_MARGIN_MS: i64 = 5 * 60 * 1000;
-
-/// Protocol constants of Claude Pro/Max sign-in (the same as pi's, so tokens pi obtained
-/// refresh here).
-const ANTHROPIC_CLIENT_ID: &str = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
-const ANTHROPIC_TOKEN_URL: &str = "https://platform.claude.com/v1/oauth/token";
-
-/// Testing knob: where Anthropic token refreshes are sent instead of the real endpoint.
-pub const ANTHROPIC_TOKEN_URL_ENV: &str = "PI_RS_ANTHROPIC_OAUTH_TOKEN_URL";
-
 // The provider list and its ids live in `auth` (the store decides when a refresh is due);
 // how each provider is refreshed lives here.
 impl OAuthProvider {
-    fn token_url(self) -> String {
+    /// The real token endpoint for a stored entry (Copilot's depends on its domain).
+    fn token_url(self, entry: &Value) -> String {
         match self {
-            Self::Anthropic => std::env::var(ANTHROPIC_TOKEN_URL_ENV)
-                .ok()
-                .filter(|u| !u.is_empty())
-                .unwrap_or_else(|| ANTHROPIC_TOKEN_URL.to_string()),
+            Self::Anthropic => endpoint(anthropic::TOKEN_URL),
+            Self::OpenAiCodex => endpoint(codex::TOKEN_URL),
+            Self::GitHubCopilot => endpoint(&copilot::copilot_token_url(
+                entry.get("enterpriseUrl").and_then(Value::as_str),
+            )),
         }
     }
 
     fn env_var(self) -> &'static str {
         match self {
             Self::Anthropic => "ANTHROPIC_API_KEY",
+            Self::GitHubCopilot => "COPILOT_GITHUB_TOKEN",
+            Self::OpenAiCodex => "OPENAI_API_KEY",
         }
     }
 }
@@ -74,23 +82,6 @@ pub struct OAuthRefreshError {
     pub env_var: &'static str,
 }
 
-/// New tokens from the token endpoint.
-#[derive(Clone, PartialEq, Eq)]
-pub struct TokenUpdate {
-    pub access: ApiKey,
-    pub refresh: ApiKey,
-    /// Milliseconds since the epoch.
-    pub expires: i64,
-}
-
-impl std::fmt::Debug for TokenUpdate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenUpdate")
-            .field("expires", &self.expires)
-            .finish_non_exhaustive()
-    }
-}
-
 /// The entry with the new tokens; every other field of it is kept.
 pub fn apply_update(entry: &Value, update: &TokenUpdate) -> Value {
     let mut map = entry.as_object().cloned().unwrap_or_default();
@@ -98,6 +89,9 @@ pub fn apply_update(entry: &Value, update: &TokenUpdate) -> Value {
     map.insert("refresh".into(), json!(update.refresh.expose()));
     map.insert("access".into(), json!(update.access.expose()));
     map.insert("expires".into(), json!(update.expires));
+    for (key, value) in &update.extra {
+        map.insert(key.clone(), value.clone());
+    }
     Value::Object(map)
 }
 
@@ -126,127 +120,50 @@ pub fn parse_token_response(
         .filter(|s| !s.is_empty())
         .unwrap_or(old_refresh);
     let margin = match provider {
-        OAuthProvider::Anthropic => ANTHROPIC_EXPIRY_MARGIN_MS,
+        OAuthProvider::Anthropic | OAuthProvider::GitHubCopilot => EXPIRY_MARGIN_MS,
+        OAuthProvider::OpenAiCodex => 0,
     };
+    let mut extra = Vec::new();
+    if provider == OAuthProvider::OpenAiCodex {
+        if data.get("refresh_token").and_then(Value::as_str).is_none() {
+            return Err("the token endpoint's answer has no refresh_token".into());
+        }
+        let account = codex::account_id(access).ok_or("Failed to extract accountId from token")?;
+        extra.push(("accountId".to_string(), json!(account)));
+    }
     Ok(TokenUpdate {
         access: ApiKey::new(access),
         refresh: ApiKey::new(refresh),
         expires: now_ms + (expires_in * 1000.0) as i64 - margin,
+        extra,
     })
 }
 
 /// Exchanges a refresh token for new tokens at `url` (the provider's token endpoint).
+/// Copilot's "refresh" is a new Copilot token for the stored GitHub token.
 pub async fn request_refresh(
     provider: OAuthProvider,
     http: &reqwest::Client,
     url: &str,
     refresh_token: &str,
 ) -> Result<TokenUpdate, String> {
-    let body = match provider {
-        OAuthProvider::Anthropic => json!({
-            "grant_type": "refresh_token",
-            "client_id": ANTHROPIC_CLIENT_ID,
-            "refresh_token": refresh_token,
-        }),
+    let request = match provider {
+        OAuthProvider::Anthropic => http
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .body(anthropic::refresh_body(refresh_token).to_string()),
+        OAuthProvider::OpenAiCodex => http
+            .post(url)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(codex::refresh_form(refresh_token)),
+        OAuthProvider::GitHubCopilot => copilot::token_request(http, url, refresh_token),
     };
-    let response = http
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json")
-        .body(body.to_string())
-        .timeout(REFRESH_TIMEOUT)
-        .send()
-        .await
-        .map_err(|e| format!("request to {url} failed ({e})"))?;
-    let status = response.status();
-    let text = response
-        .text()
-        .await
-        .map_err(|e| format!("reading the answer of {url} failed ({e})"))?;
-    if !status.is_success() {
-        return Err(format!(
-            "{url} answered HTTP {}: {}",
-            status.as_u16(),
-            shorten(text.trim(), 500)
-        ));
-    }
-    parse_token_response(provider, &text, refresh_token, crate::ai::message::now_ms())
-}
-
-fn shorten(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
-}
-
-/// The lock on auth.json, held while it exists. The directory is removed on drop.
-#[derive(Debug)]
-pub struct AuthFileLock {
-    dir: PathBuf,
-}
-
-impl Drop for AuthFileLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.dir);
-    }
-}
-
-/// The lock directory pi (proper-lockfile) uses for a file.
-pub fn lock_dir_for(auth_path: &Path) -> PathBuf {
-    let mut name = auth_path.as_os_str().to_os_string();
-    name.push(".lock");
-    PathBuf::from(name)
-}
-
-/// One attempt at the lock: `None` while another live process holds it. A lock whose
-/// directory was not touched for `stale` is taken over.
-pub fn try_lock(auth_path: &Path, stale: Duration) -> std::io::Result<Option<AuthFileLock>> {
-    let dir = lock_dir_for(auth_path);
-    match std::fs::create_dir(&dir) {
-        Ok(()) => return Ok(Some(AuthFileLock { dir })),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
-    let age = std::fs::metadata(&dir)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| SystemTime::now().duration_since(t).ok());
-    if age.is_some_and(|a| a > stale) {
-        // Gone already is fine: someone else took it over first, and mkdir decides.
-        let _ = std::fs::remove_dir(&dir);
-        return match std::fs::create_dir(&dir) {
-            Ok(()) => Ok(Some(AuthFileLock { dir })),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
-            Err(e) => Err(e),
-        };
-    }
-    Ok(None)
-}
-
-/// Waits for the lock, backing off like pi does, for at most `wait`.
-pub async fn lock(auth_path: &Path, wait: Duration) -> Result<AuthFileLock, String> {
-    let deadline = tokio::time::Instant::now() + wait;
-    let mut delay = Duration::from_millis(50);
-    loop {
-        match try_lock(auth_path, LOCK_STALE) {
-            Ok(Some(lock)) => return Ok(lock),
-            Ok(None) => {}
-            Err(e) => {
-                return Err(format!(
-                    "cannot create the lock {} ({e})",
-                    lock_dir_for(auth_path).display()
-                ));
-            }
-        }
-        if tokio::time::Instant::now() + delay > deadline {
-            return Err(format!(
-                "another pi process holds the lock {}; if none is running, delete that directory",
-                lock_dir_for(auth_path).display()
-            ));
-        }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_secs(1));
+    let text = send(request.timeout(REFRESH_TIMEOUT), url).await?;
+    let now = crate::ai::message::now_ms();
+    match provider {
+        OAuthProvider::GitHubCopilot => copilot::parse_token(&text, refresh_token, now),
+        _ => parse_token_response(provider, &text, refresh_token, now),
     }
 }
 
@@ -257,14 +174,15 @@ pub async fn refresh_stored(
     provider: OAuthProvider,
     http: &reqwest::Client,
 ) -> Result<ApiKey, OAuthRefreshError> {
-    refresh_stored_at(auth_path, provider, http, &provider.token_url()).await
+    refresh_stored_at(auth_path, provider, http, None).await
 }
 
+/// [`refresh_stored`] with the token endpoint given (`None`: the provider's).
 async fn refresh_stored_at(
     auth_path: &Path,
     provider: OAuthProvider,
     http: &reqwest::Client,
-    token_url: &str,
+    token_url: Option<&str>,
 ) -> Result<ApiKey, OAuthRefreshError> {
     let fail = |detail: String| OAuthRefreshError {
         provider: provider.id(),
@@ -291,7 +209,8 @@ async fn refresh_stored_at(
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| fail("the stored entry has no refresh token".into()))?;
-    let update = request_refresh(provider, http, token_url, refresh)
+    let url = token_url.map_or_else(|| provider.token_url(&entry), str::to_string);
+    let update = request_refresh(provider, http, &url, refresh)
         .await
         .map_err(fail)?;
     data.insert(provider.id().to_string(), apply_update(&entry, &update));

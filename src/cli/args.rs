@@ -101,8 +101,8 @@ pub struct Cli {
     /// Thinking level: off, minimal, low, medium, high, xhigh
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
-    /// Load an extension (repeatable)
-    #[arg(short = 'e', long = "extension", value_name = "PATH")]
+    /// Load an extension, or a pi package for this run: npm:<spec>, git:<repo> (repeatable)
+    #[arg(short = 'e', long = "extension", value_name = "PATH|SOURCE")]
     pub extensions: Vec<String>,
     /// Do not discover extensions (explicit -e paths still load)
     #[arg(long = "no-extensions")]
@@ -186,17 +186,6 @@ impl Args {
         self.cli.models.as_ref().map(|m| split_list(m))
     }
 
-    /// `pi install …` and the other package-manager subcommands of pi, which do not apply
-    /// to pi-rs (a short message list starting with one of them, not in print mode).
-    pub fn is_package_command(&self) -> bool {
-        self.messages.first().is_some_and(|first| {
-            PACKAGE_COMMANDS.contains(&first.as_str())
-                && self.messages.len() <= 3
-                && self.file_args.is_empty()
-                && !self.cli.print
-        })
-    }
-
     /// Interactive unless printing, or a mode was given (pi: `--mode text` is non-interactive too).
     pub fn is_interactive(&self) -> bool {
         !self.cli.print && self.cli.mode.is_none()
@@ -211,8 +200,6 @@ fn split_list(s: &str) -> Vec<String> {
 }
 
 /// pi's package-manager subcommands.
-const PACKAGE_COMMANDS: [&str; 6] = ["install", "remove", "uninstall", "update", "list", "config"];
-
 /// pi's multi-letter short flags and their long forms.
 const MULTI_LETTER_SHORTS: [(&str, &str); 6] = [
     ("-nt", "--no-tools"),

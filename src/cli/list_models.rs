@@ -1,7 +1,9 @@
 //! `--list-models [search]`: the models that have credentials, as a table.
 
+use crate::ai::js::{js_locale_compare, js_to_fixed};
 use crate::ai::model::Model;
 use crate::ai::models::ModelRegistry;
+use crate::modes::interactive::fuzzy::fuzzy_filter;
 
 /// pi's token count format: `200K`, `1M`, `1.5M`.
 pub fn format_token_count(count: u64) -> String {
@@ -9,7 +11,7 @@ pub fn format_token_count(count: u64) -> String {
         if value.fract() == 0.0 {
             format!("{value}{unit}")
         } else {
-            format!("{value:.1}{unit}")
+            format!("{}{unit}", js_to_fixed(value, 1))
         }
     };
     if count >= 1_000_000 {
@@ -19,15 +21,6 @@ pub fn format_token_count(count: u64) -> String {
     } else {
         count.to_string()
     }
-}
-
-/// Case-insensitive subsequence match of every space-separated term.
-fn fuzzy_matches(text: &str, search: &str) -> bool {
-    let text = text.to_lowercase();
-    search.split_whitespace().all(|term| {
-        let mut chars = text.chars();
-        term.to_lowercase().chars().all(|c| chars.any(|t| t == c))
-    })
 }
 
 /// `--list-models`: prints the table for the models of `agent_dir` (after a warning when
@@ -40,23 +33,34 @@ pub fn print_models(agent_dir: &std::path::Path, search: &str) {
     print!("{}", list_models(&registry, Some(search)));
 }
 
-/// The table (or a message) as printed by `--list-models`.
+/// The table (or a message) as printed by `--list-models`: the models with credentials,
+/// those matching `search` (pi's fuzzy match on `provider id`), sorted as pi sorts them.
 pub fn list_models(registry: &ModelRegistry, search: Option<&str>) -> String {
     let models: Vec<Model> = registry.available();
     if models.is_empty() {
         return "No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY), add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json.\n".into();
     }
-    let mut models: Vec<Model> = match search.filter(|s| !s.is_empty()) {
-        Some(s) => models
-            .into_iter()
-            .filter(|m| fuzzy_matches(&format!("{} {}", m.provider, m.id), s))
-            .collect(),
-        None => models,
+    // pi: fuzzy filter (best match first), then a stable sort by provider and id with
+    // JavaScript's `localeCompare`.
+    let mut models: Vec<&Model> = match search.filter(|s| !s.trim().is_empty()) {
+        Some(s) => {
+            let texts: Vec<(String, &Model)> = models
+                .iter()
+                .map(|m| (format!("{} {}", m.provider, m.id), m))
+                .collect();
+            fuzzy_filter(&texts, s, |(text, _)| text.as_str())
+                .into_iter()
+                .map(|(_, m)| *m)
+                .collect()
+        }
+        None => models.iter().collect(),
     };
     if models.is_empty() {
         return format!("No models matching \"{}\"\n", search.unwrap_or_default());
     }
-    models.sort_by(|a, b| a.provider.cmp(&b.provider).then(a.id.cmp(&b.id)));
+    models.sort_by(|a, b| {
+        js_locale_compare(&a.provider, &b.provider).then_with(|| js_locale_compare(&a.id, &b.id))
+    });
     let header = [
         "provider", "model", "context", "max-out", "thinking", "images",
     ];
@@ -107,11 +111,7 @@ mod tests {
         assert_eq!(format_token_count(1_500_000), "1.5M");
         assert_eq!(format_token_count(16_384), "16.4K");
         assert_eq!(format_token_count(999), "999");
-    }
-
-    #[test]
-    fn fuzzy_terms_must_all_match_in_order() {
-        assert!(fuzzy_matches("anthropic claude-sonnet-4-5", "ant son"));
-        assert!(!fuzzy_matches("openai gpt-4o", "claude"));
+        // JavaScript's toFixed rounds a tie up.
+        assert_eq!(format_token_count(1_250), "1.3K");
     }
 }

@@ -44,6 +44,7 @@ pub fn session_config(args: &Args) -> SessionConfig {
         detached_flag_values: args.detached_flag_values.clone(),
         session_dir: cli.session_dir.clone(),
         warnings: args.warnings.clone(),
+        offline: cli.offline,
     }
 }
 

@@ -4,10 +4,12 @@
 //! command line asked for.
 
 pub mod agent_session;
+pub mod auth_guidance;
 pub mod events;
 pub mod extension_discovery;
 pub mod factory;
 pub mod frontmatter;
+pub mod packages;
 pub mod paths;
 pub mod prompt_templates;
 pub mod resource_paths;

@@ -114,6 +114,7 @@ pub fn load_prompt_templates(options: &ResourceOptions) -> LoadedPromptTemplates
     } else {
         Vec::new()
     };
+    let resolved = options.with_packages(resolved);
     let paths = merge_resolved(resolved, &options.cli_paths, &options.cwd);
 
     let mut loaded = LoadedPromptTemplates::default();

@@ -105,6 +105,10 @@ pub struct ResourceOptions {
     pub cli_paths: Vec<String>,
     /// Settings entries and automatic folders are used (not with `--no-…`).
     pub discover: bool,
+    /// The kind's files from the pi packages of the settings (used with `discover`).
+    pub packages: Vec<ResolvedPath>,
+    /// The kind's files from `-e npm:…` / `-e git:…` packages (used always).
+    pub cli_packages: Vec<ResolvedPath>,
 }
 
 impl ResourceOptions {
@@ -124,6 +128,8 @@ impl ResourceOptions {
             user_entries: settings.global_strings(key),
             cli_paths,
             discover,
+            packages: Vec::new(),
+            cli_packages: Vec::new(),
         }
     }
 
@@ -136,7 +142,28 @@ impl ResourceOptions {
             user_entries: Vec::new(),
             cli_paths: Vec::new(),
             discover: true,
+            packages: Vec::new(),
+            cli_packages: Vec::new(),
         }
+    }
+
+    /// `resolved` (the settings' and folders' files) with the files of pi packages, as
+    /// pi orders them: `-e` packages first, the settings' packages last (lowest
+    /// precedence, and only with discovery). A file reached twice stays at its first place.
+    pub fn with_packages(&self, resolved: Vec<ResolvedPath>) -> Vec<ResolvedPath> {
+        let settings_packages = if self.discover {
+            self.packages.clone()
+        } else {
+            Vec::new()
+        };
+        let mut seen = std::collections::HashSet::new();
+        self.cli_packages
+            .iter()
+            .cloned()
+            .chain(resolved)
+            .chain(settings_packages)
+            .filter(|r| seen.insert(canonical(&r.path)))
+            .collect()
     }
 
     /// `<cwd>/.pi`, the base of project settings entries.
@@ -319,8 +346,10 @@ fn matches_any_exact(path: &Path, patterns: &[&str], base: &Path) -> bool {
     })
 }
 
-/// Which of `files` the settings patterns enable (pi's `applyPatterns`).
-fn apply_patterns(files: &[PathBuf], patterns: &[&str], base: &Path) -> Vec<bool> {
+/// Which of `files` the settings patterns enable (pi's `applyPatterns`): plain globs
+/// keep matches (all files when there are none), `!glob` drops, `+path` / `-path` force an
+/// exact path (relative to `base`) in / out.
+pub fn apply_patterns(files: &[PathBuf], patterns: &[&str], base: &Path) -> Vec<bool> {
     let mut includes = Vec::new();
     let mut excludes = Vec::new();
     let mut force_in = Vec::new();

@@ -239,6 +239,15 @@ impl Settings {
     pub fn branch_summary_skip_prompt(&self) -> bool {
         self.bool_at("branchSummary.skipPrompt", false)
     }
+    /// pi's `enableInstallTelemetry` (default on); `PI_TELEMETRY` overrides it. pi-rs
+    /// sends no telemetry of its own: this only decides the OpenRouter and Cloudflare
+    /// attribution headers, as in pi.
+    pub fn install_telemetry(&self) -> bool {
+        match std::env::var("PI_TELEMETRY") {
+            Ok(v) => matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"),
+            Err(_) => self.bool_at("enableInstallTelemetry", true),
+        }
+    }
     pub fn retry(&self) -> RetrySettings {
         RetrySettings {
             enabled: self.bool_at("retry.enabled", true),
@@ -289,6 +298,14 @@ impl Settings {
     }
     pub fn enable_skill_commands(&self) -> bool {
         self.bool_at("enableSkillCommands", true)
+    }
+    /// A key of the global file as written there (`packages` entries may be objects).
+    pub fn global_value(&self, key: &str) -> Option<&Value> {
+        self.global.get(key)
+    }
+    /// A key of the project file as written there.
+    pub fn project_value(&self, key: &str) -> Option<&Value> {
+        self.project.get(key)
     }
     /// A list of strings from the global file only (`extensions`, `skills`, `prompts`
     /// entries are relative to the agent directory there).

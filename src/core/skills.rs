@@ -205,7 +205,9 @@ fn skill_files(dir: &Path, top_level_md: bool) -> Vec<PathBuf> {
     out
 }
 
-fn pi_skill_files(dir: &Path) -> Vec<PathBuf> {
+/// pi's skill scan of a folder: its `SKILL.md`, else its top-level `.md` files and the
+/// `SKILL.md` files below it.
+pub fn pi_skill_files(dir: &Path) -> Vec<PathBuf> {
     skill_files(dir, true)
 }
 
@@ -266,6 +268,7 @@ pub fn load_skills(options: &ResourceOptions) -> LoadedSkills {
     } else {
         Vec::new()
     };
+    let resolved = options.with_packages(resolved);
     let paths = merge_resolved(resolved, &options.cli_paths, &options.cwd);
 
     let mut loaded = LoadedSkills::default();

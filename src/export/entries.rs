@@ -5,8 +5,6 @@
 //! exactly one section.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use regex::Regex;
-use std::sync::OnceLock;
 
 use super::escape::{fragment_value, push_escaped};
 use super::markdown::push_markdown;
@@ -14,7 +12,7 @@ use super::tools::{ToolIndex, push_images, push_orphan_result, push_tool_call};
 use super::tree::SessionTree;
 use crate::ai::js::js_locale_string;
 use crate::ai::message::{AssistantBlock, AssistantMessage, StopReason, UserContent};
-use crate::messages::{AgentMessage, BashExecutionMessage, CustomMessage};
+use crate::messages::{AgentMessage, BashExecutionMessage, CustomMessage, parse_skill_block};
 use crate::session::entry::SessionEntry;
 
 /// pi's compact token counts: `950`, `1.4k`, `12k`, `1.2M`.
@@ -52,49 +50,23 @@ pub fn push_time(out: &mut String, iso: &str, with_date: bool) {
 
 /// A user message that invoked a skill: pi sends the skill file wrapped in a `<skill>`
 /// element, optionally followed by the user's own words.
-struct SkillBlock<'a> {
-    name: &'a str,
-    location: &'a str,
-    body: &'a str,
-    user_text: Option<&'a str>,
-}
-
-fn parse_skill(text: &str) -> Option<SkillBlock<'_>> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    let re = RE
-        .get_or_init(|| {
-            Regex::new(r#"(?s)\A<skill name="([^"]+)" location="([^"]+)">\n(.*?)\n</skill>(?:\n\n(.+))?\z"#).ok()
-        })
-        .as_ref()?;
-    let caps = re.captures(text)?;
-    Some(SkillBlock {
-        name: caps.get(1)?.as_str(),
-        location: caps.get(2)?.as_str(),
-        body: caps.get(3)?.as_str(),
-        user_text: caps
-            .get(4)
-            .map(|m| m.as_str().trim())
-            .filter(|s| !s.is_empty()),
-    })
-}
-
 fn push_user(out: &mut String, content: &UserContent) {
     let text = content.text();
     let blocks = content.to_blocks();
-    if let Some(skill) = parse_skill(&text) {
+    if let Some(skill) = parse_skill_block(&text) {
         out.push_str("<details class=\"skill\"><summary>skill: ");
         push_escaped(out, skill.name);
         out.push_str(" <span class=\"dim\">");
         push_escaped(out, skill.location);
         out.push_str("</span></summary><div class=\"md\">");
-        push_markdown(out, skill.body);
+        push_markdown(out, skill.content);
         out.push_str("</div></details>");
-        if skill.user_text.is_none() && !content.has_images() {
+        if skill.user_message.is_none() && !content.has_images() {
             return;
         }
         out.push_str("<div class=\"card user\">");
         push_images(out, &blocks);
-        if let Some(t) = skill.user_text {
+        if let Some(t) = skill.user_message {
             out.push_str("<div class=\"md\">");
             push_markdown(out, t);
             out.push_str("</div>");
@@ -415,17 +387,6 @@ mod tests {
             .map(|&n| compact_tokens(n))
             .collect();
         assert_eq!(tokens, ["950", "1.4k", "11k", "999k", "1.3M"]);
-    }
-
-    #[test]
-    fn skill_invocations_are_recognised() {
-        let skill = parse_skill("<skill name=\"pdf\" location=\"/s/pdf/SKILL.md\">\nUse it.\n</skill>\n\nplease convert")
-            .expect("skill");
-        assert_eq!(
-            (skill.name, skill.location, skill.body, skill.user_text),
-            ("pdf", "/s/pdf/SKILL.md", "Use it.", Some("please convert"))
-        );
-        assert!(parse_skill("plain text").is_none());
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub enum ActionKind {
     },
     /// Name the session (a `session_info` entry).
     SetSessionName { name: String },
+    /// pi's `pi.setThinkingLevel()` (a level name; clamped to the model as in pi).
+    SetThinkingLevel { level: String },
+    /// pi's `pi.setModel()`: switch to the registry's model `provider` / `model_id`.
+    SetModel { provider: String, model_id: String },
     /// pi's `ctx.shutdown()`: the front end quits once the agent is idle (a no-op in
     /// print and JSON modes, which end by themselves).
     Shutdown,

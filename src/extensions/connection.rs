@@ -69,7 +69,17 @@ impl Connection {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| source.path.display().to_string());
-        let mut command = tokio::process::Command::new(&source.launch.program);
+        let mut command = if source.launch.node_module {
+            let host = super::node::prepare()?;
+            let mut command = tokio::process::Command::new(&host.node);
+            command.args(host.args());
+            if let Ok(exe) = std::env::current_exe() {
+                command.env("PI_RS_EXE", exe);
+            }
+            command
+        } else {
+            tokio::process::Command::new(&source.launch.program)
+        };
         command
             .args(&source.launch.args)
             .current_dir(&options.out.cwd)
@@ -110,7 +120,13 @@ impl Connection {
         });
         log.line(&name, &format!("started {}", source.path.display()));
         let (registered_tx, registered_rx) = oneshot::channel();
-        tokio::spawn(streams::stderr_loop(log, name.clone(), stderr));
+        let load_error = Arc::new(std::sync::Mutex::new(None));
+        let stderr_done = tokio::spawn(streams::stderr_loop(
+            log,
+            name.clone(),
+            stderr,
+            load_error.clone(),
+        ));
         tokio::spawn(streams::write_loop(
             Arc::downgrade(&inner),
             stdin,
@@ -126,6 +142,14 @@ impl Connection {
         let registration =
             match tokio::time::timeout(options.handshake_timeout, registered_rx).await {
                 Ok(Ok(Ok(r))) => r,
+                Ok(Ok(Err(e))) if source.launch.node_module => {
+                    // The node host says why on stderr; read it to the end first.
+                    let _ = tokio::time::timeout(Duration::from_secs(2), stderr_done).await;
+                    let cause = load_error.lock().ok().and_then(|mut slot| slot.take());
+                    let e = cause.unwrap_or(e);
+                    inner.fail(&e);
+                    return Err(e);
+                }
                 Ok(Ok(Err(e))) => {
                     inner.fail(&e);
                     return Err(e);
@@ -169,7 +193,8 @@ impl Connection {
             }
         }
         for tool in &registration.tools {
-            if options.known_tools.contains(&tool.name.as_str()) {
+            // pi's modules replace built-in tools on purpose (pi says nothing either).
+            if options.known_tools.contains(&tool.name.as_str()) && !source.launch.node_module {
                 warnings.push(format!(
                     "tool \"{}\" has the name of a built-in tool",
                     tool.name

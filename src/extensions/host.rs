@@ -102,6 +102,9 @@ impl LoadOptions {
 pub struct LoadError {
     pub path: PathBuf,
     pub error: String,
+    /// The extension did not load at all (pi stops starting up on these); `false` for
+    /// registration problems of a loaded extension (conflicts, unknown event names).
+    pub fatal: bool,
 }
 
 /// A loaded extension.
@@ -274,6 +277,7 @@ impl ExtensionHost {
                     for warning in started.warnings {
                         errors.push(LoadError {
                             path: source.path.clone(),
+                            fatal: false,
                             error: warning,
                         });
                     }
@@ -286,6 +290,7 @@ impl ExtensionHost {
                     );
                     errors.push(LoadError {
                         path: source.path.clone(),
+                        fatal: true,
                         error: format!("Failed to load extension: {error}"),
                     });
                 }
@@ -300,6 +305,7 @@ impl ExtensionHost {
                 if let Some(owner) = tools.iter().find(|t| t.name() == spec.name) {
                     errors.push(LoadError {
                         path: conn.path.clone(),
+                        fatal: false,
                         error: format!(
                             "Tool \"{}\" conflicts with {}",
                             spec.name,
@@ -318,6 +324,7 @@ impl ExtensionHost {
                 if let Some(owner) = flags.iter().find(|f| f.name == flag.name) {
                     errors.push(LoadError {
                         path: conn.path.clone(),
+                        fatal: false,
                         error: format!(
                             "Flag \"--{}\" conflicts with {}",
                             flag.name,

@@ -27,10 +27,12 @@ pub mod hooks;
 pub mod host;
 mod link;
 pub mod log;
+pub mod node;
 pub mod protocol;
 pub mod source;
 mod streams;
 pub mod tool;
+pub mod typescript;
 pub mod ui;
 
 pub use actions::{ActionKind, DeliverAs, ExtensionAction, ExtensionError};
@@ -46,6 +48,6 @@ pub use host::{
     CommandError, CommandInfo, ExtensionHost, ExtensionInfo, FlagInfo, HostChannels, HostMode,
     LoadError, LoadOptions,
 };
-pub use source::{ExtensionSource, Launch, ResourceScope, launch_for};
+pub use source::{ExtensionSource, Launch, ResourceScope, is_node_module, launch_for};
 pub use tool::ExtensionTool;
 pub use ui::{NotifyLevel, UiMethod, UiReply, UiRequest, UiResponse};

@@ -293,6 +293,16 @@ pub enum ExtensionMessage {
     SetSessionName {
         name: String,
     },
+    /// pi's `pi.setThinkingLevel(level)`.
+    SetThinkingLevel {
+        level: String,
+    },
+    /// pi's `pi.setModel(model)`: the model `provider` / `modelId` of the registry.
+    #[serde(rename_all = "camelCase")]
+    SetModel {
+        provider: String,
+        model_id: String,
+    },
     /// pi's `ctx.shutdown()`: quit once the agent is idle (interactive and RPC modes).
     Shutdown,
 }
@@ -374,7 +384,7 @@ mod tests {
     fn bad_lines_are_described() {
         assert_eq!(
             ExtensionMessage::parse(br#"{"type":"fly"}"#).unwrap_err(),
-            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `shutdown`"
+            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`"
         );
         assert_eq!(
             ExtensionMessage::parse(br#"{"id":1}"#).unwrap_err(),

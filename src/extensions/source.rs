@@ -24,6 +24,23 @@ pub struct Launch {
     /// Arguments before nothing else (for `#!` files: the interpreter's argument, if
     /// any, then the file).
     pub args: Vec<String>,
+    /// A pi module (TypeScript or JavaScript) run by the node host: `program` is `node`
+    /// and `args` is the module; the host's own arguments are added when it is started
+    /// (see [`super::node`]).
+    pub node_module: bool,
+}
+
+/// Whether `path` names one of pi's extension modules rather than a program: a `.ts`
+/// file, or a `.js` file without a `#!` line (pi loads `*.ts` and `*.js`).
+pub fn is_node_module(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.ends_with(".ts") && !name.ends_with(".d.ts") {
+        return true;
+    }
+    name.ends_with(".js") && shebang(path).is_none()
 }
 
 /// An extension to load.
@@ -58,18 +75,27 @@ fn shebang(path: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&rest[..end]).trim().to_string())
 }
 
-/// How to run `path`: directly if it is executable, else through its `#!` interpreter
-/// (split like the kernel does: the interpreter, then the rest as one argument).
+/// How to run `path`: a pi module through the node host ([`is_node_module`]), a program
+/// directly if it is executable, else through its `#!` interpreter (split like the
+/// kernel does: the interpreter, then the rest as one argument).
 pub fn launch_for(path: &Path) -> Result<Launch, String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if !meta.is_file() {
         return Err(format!("{} is not a file", path.display()));
     }
+    if is_node_module(path) {
+        return Ok(Launch {
+            program: PathBuf::from("node"),
+            args: vec![path.display().to_string()],
+            node_module: true,
+        });
+    }
     if is_executable(&meta) {
         return Ok(Launch {
             program: path.to_path_buf(),
             args: Vec::new(),
+            node_module: false,
         });
     }
     match shebang(path) {
@@ -87,6 +113,7 @@ pub fn launch_for(path: &Path) -> Result<Launch, String> {
             Ok(Launch {
                 program: PathBuf::from(interpreter),
                 args,
+                node_module: false,
             })
         }
         _ => Err(format!(

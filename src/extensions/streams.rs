@@ -148,6 +148,8 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::AppendEntry { .. } => "\"append_entry\"",
         ExtensionMessage::SetLabel { .. } => "\"set_label\"",
         ExtensionMessage::SetSessionName { .. } => "\"set_session_name\"",
+        ExtensionMessage::SetThinkingLevel { .. } => "\"set_thinking_level\"",
+        ExtensionMessage::SetModel { .. } => "\"set_model\"",
         ExtensionMessage::Shutdown => "\"shutdown\"",
     }
 }
@@ -244,6 +246,12 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
         }),
         ExtensionMessage::SetSessionName { name } => {
             inner.action(ActionKind::SetSessionName { name });
+        }
+        ExtensionMessage::SetThinkingLevel { level } => {
+            inner.action(ActionKind::SetThinkingLevel { level });
+        }
+        ExtensionMessage::SetModel { provider, model_id } => {
+            inner.action(ActionKind::SetModel { provider, model_id });
         }
         ExtensionMessage::Shutdown => inner.action(ActionKind::Shutdown),
     }
@@ -343,10 +351,15 @@ pub(super) async fn write_loop(
     let _ = stdin.shutdown().await;
 }
 
+/// The prefix of the stderr line in which the node host states why a module did not
+/// load (the line becomes the load error).
+pub(super) const LOAD_ERROR_PREFIX: &str = "pi-rs-load-error: ";
+
 pub(super) async fn stderr_loop(
     log: Arc<ExtensionLog>,
     name: String,
     stderr: tokio::process::ChildStderr,
+    load_error: Arc<std::sync::Mutex<Option<String>>>,
 ) {
     let mut reader = BufReader::new(stderr);
     let mut buf = Vec::new();
@@ -354,7 +367,15 @@ pub(super) async fn stderr_loop(
         buf.clear();
         match reader.read_until(b'\n', &mut buf).await {
             Ok(0) | Err(_) => return,
-            Ok(_) => log.line(&name, &String::from_utf8_lossy(&buf)),
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&buf);
+                if let Some(cause) = text.strip_prefix(LOAD_ERROR_PREFIX)
+                    && let Ok(mut slot) = load_error.lock()
+                {
+                    *slot = Some(cause.trim_end().to_string());
+                }
+                log.line(&name, &text);
+            }
         }
     }
 }

@@ -42,10 +42,7 @@ impl Project {
             .env_remove("PI_CODING_AGENT_DIR")
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("ANTHROPIC_OAUTH_TOKEN")
-            .env(
-                "PI_RS_ANTHROPIC_OAUTH_TOKEN_URL",
-                format!("{}/v1/oauth/token", self.server.url()),
-            )
+            .env("PI_RS_OAUTH_TEST_SERVER", self.server.url())
             .args(["--offline", "--no-session", "--provider", "anthropic"])
             .args(["--model", "mock-claude", "-p", prompt])
             .stdin(Stdio::null());
@@ -90,7 +87,13 @@ fn an_expired_anthropic_login_is_refreshed_used_and_saved() {
         .iter()
         .map(|r| format!("{} {}", r.method, r.path))
         .collect();
-    assert_eq!(paths, ["POST /v1/oauth/token", "POST /v1/messages"]);
+    assert_eq!(
+        paths,
+        [
+            "POST /platform.claude.com/v1/oauth/token",
+            "POST /v1/messages"
+        ]
+    );
     assert_eq!(
         requests[0].body,
         json!({"grant_type": "refresh_token", "client_id": "9d1c250a-e61b-44d9-88ed-5944d1962f5e",
@@ -148,7 +151,7 @@ fn a_refused_refresh_exits_1_with_what_to_do_and_sends_no_model_request() {
         .replace(&project.server.url(), "<mock>")
         .replace(&project.dir.path().display().to_string(), "<tmp>");
     insta::assert_snapshot!(stderr.trim(), @r#"
-    Failed to refresh OAuth token for anthropic: <mock>/v1/oauth/token answered HTTP 400: {"error":"invalid_grant","error_description":"Refresh token expired"}
+    Failed to refresh OAuth token for anthropic: <mock>/platform.claude.com/v1/oauth/token answered HTTP 400: {"error":"invalid_grant","error_description":"Refresh token expired"}
 
     Run /login in pi to sign in again, or remove the "anthropic" entry from <tmp>/home/.pi/agent/auth.json and set ANTHROPIC_API_KEY.
     "#);
@@ -158,7 +161,7 @@ fn a_refused_refresh_exits_1_with_what_to_do_and_sends_no_model_request() {
         .iter()
         .map(|r| r.path.clone())
         .collect();
-    assert_eq!(paths, ["/v1/oauth/token"]);
+    assert_eq!(paths, ["/platform.claude.com/v1/oauth/token"]);
     let saved: Value =
         serde_json::from_str(&std::fs::read_to_string(project.auth_path()).unwrap()).unwrap();
     assert_eq!(saved, expired_login());

@@ -518,9 +518,9 @@ async fn a_refused_connection_is_an_error_event_not_a_panic() {
 #[tokio::test]
 async fn an_unsupported_api_fails_with_a_clear_message() {
     let server = MockLlm::start(Script::default());
-    let m = model(Api::Other("bedrock-converse-stream".into()), &server);
+    let m = model(Api::Other("made-up-api".into()), &server);
     let (_, msg) = run(&m, &context(false), options()).await;
-    insta::assert_snapshot!(msg.error_message.unwrap_or_default(), @r#"The "bedrock-converse-stream" API is not supported by pi-rs (model mock/mock-model). Supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai."#);
+    insta::assert_snapshot!(msg.error_message.unwrap_or_default(), @r#"The "made-up-api" API is not supported by pi-rs (model mock/mock-model). Supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai, mistral-conversations, azure-openai-responses, openai-codex-responses, google-vertex, bedrock-converse-stream."#);
     assert!(server.requests().is_empty());
 }
 

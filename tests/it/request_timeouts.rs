@@ -214,8 +214,8 @@ fn a_stream_that_stalls_ends_with_a_timeout_error_that_the_agent_retries() {
              message_end assistant \"error\" \"partial \" {stalled}\nturn_end\nagent_end\n\
              auto_retry_start 1/1: {stalled}\n\
              agent_start\nturn_start\nmessage_start\n\
-             auto_retry_end success=true attempt=1 null\n\
-             message_end assistant \"stop\" \"complete answer\" null\nturn_end\nagent_end"
+             message_end assistant \"stop\" \"complete answer\" null\n\
+             auto_retry_end success=true attempt=1 null\nturn_end\nagent_end"
         )
     );
     // The provider layer does not retry once the answer streams (2 retries were allowed).

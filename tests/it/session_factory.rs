@@ -164,19 +164,31 @@ async fn warnings_come_in_pis_order_and_a_bad_model_is_an_error() {
     let config = SessionConfig {
         warnings: vec!["Invalid thinking level \"max\" ignored.".into()],
         tools: ToolSelection::Only(vec!["read".into(), "nope".into()]),
-        extension_flags: vec![("plan".into(), None)],
         ..config()
     };
     let factory = new_factory(&p, config.clone());
     let manager = factory.open(SessionSource::InMemory).await.unwrap();
     let built = factory.build(manager, ResourceLoading::Full).await.unwrap();
     let w = &built.warnings;
-    assert_eq!(w.len(), 4, "{w:#?}");
+    assert_eq!(w.len(), 3, "{w:#?}");
     assert!(w[0].starts_with("Invalid thinking level"), "{w:#?}");
     assert!(w[1].contains("settings.json"), "{w:#?}");
-    assert_eq!(w[2], "Unknown option: --plan");
-    assert!(w[3].starts_with("Unknown tool \"nope\" ignored"), "{w:#?}");
+    assert!(w[2].starts_with("Unknown tool \"nope\" ignored"), "{w:#?}");
     assert_eq!(tools(&built.session), ["read"]);
+
+    // A flag no extension registered stops the build, as in pi.
+    let flagged = SessionConfig {
+        extension_flags: vec![("plan".into(), None), ("deep".into(), None)],
+        ..config.clone()
+    };
+    let factory = new_factory(&p, flagged);
+    let manager = factory.open(SessionSource::InMemory).await.unwrap();
+    let error = factory
+        .build(manager, ResourceLoading::Full)
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error.0, "Unknown options: --plan, --deep");
 
     // Without `--provider`, a `--model` that matches nothing stops the build.
     let unknown = SessionConfig {

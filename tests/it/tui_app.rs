@@ -16,13 +16,13 @@ use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(15);
 
-struct Env {
-    dir: tempfile::TempDir,
-    server: MockLlm,
+pub(crate) struct Env {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) server: MockLlm,
 }
 
 impl Env {
-    fn new(script: Value, settings: Value) -> Env {
+    pub(crate) fn new(script: Value, settings: Value) -> Env {
         let dir = tempfile::tempdir().unwrap();
         let server = MockLlm::start(Script::from_json(&script.to_string()).unwrap());
         let env = Env { dir, server };
@@ -44,7 +44,7 @@ impl Env {
         env
     }
 
-    fn agent(&self) -> PathBuf {
+    pub(crate) fn agent(&self) -> PathBuf {
         self.dir.path().join("agent")
     }
 
@@ -56,7 +56,7 @@ impl Env {
         self.dir.path().join("sessions")
     }
 
-    fn session(&self) -> AgentSession {
+    pub(crate) fn session(&self) -> AgentSession {
         mock_agent_session(
             &self.agent(),
             &self.cwd(),
@@ -65,18 +65,18 @@ impl Env {
         )
     }
 
-    fn ui(&self, width: u16, height: u16) -> Headless {
+    pub(crate) fn ui(&self, width: u16, height: u16) -> Headless {
         Headless::new(self.session(), width, height)
     }
 }
 
-async fn submit(ui: &mut Headless, text: &str) {
+pub(crate) async fn submit(ui: &mut Headless, text: &str) {
     ui.type_text(text);
     ui.keys(&["Enter"]);
 }
 
 /// The editor's rows: the lines between its two horizontal borders.
-fn editor_rows(screen: &str) -> Vec<String> {
+pub(crate) fn editor_rows(screen: &str) -> Vec<String> {
     let lines: Vec<&str> = screen.lines().collect();
     let borders: Vec<usize> = lines
         .iter()

@@ -3,9 +3,11 @@
 //! `MockLlm` is a real HTTP/1.1 server on `127.0.0.1` (its own thread and runtime, so it
 //! works from sync and async tests, benches and the `mock_llm` example). It answers each
 //! request in the wire format its path asks for — `/chat/completions` (OpenAI chat
-//! completions), `/responses` (OpenAI Responses), `/messages` (Anthropic) and
-//! `:streamGenerateContent` (Gemini) — and records every request (method, path, headers,
-//! JSON body) for assertions.
+//! completions; Mistral's variant under a `/mistral/` base), `/responses` (OpenAI
+//! Responses, also Azure's and the Codex backend's), `/messages` (Anthropic),
+//! `:streamGenerateContent` (Gemini and Vertex) and `/converse-stream` (Bedrock, as a
+//! binary AWS event stream) — and records every request (method, path, headers, JSON
+//! body) for assertions. WebSocket upgrades are refused with a 404.
 //!
 //! Replies come from a script in the corpus format: `sequence` (one entry per request,
 //! in order), `rules` (`match`: a substring of the request's system prompt or last user
@@ -25,8 +27,9 @@
 //! headers and the first N events, 0 for none, then nothing more). Either way the
 //! connection stays open until the client closes it.
 //!
-//! `oauth_token: {status, body}` makes the server also answer OAuth token refreshes
-//! (`POST .../oauth/token`) with that status and JSON body; without it they get a 404.
+//! `oauth_token: {status, body}` makes the server also answer OAuth token requests
+//! (`POST .../token`: refreshes, Google credential exchanges) with that status and JSON
+//! body; without it they get a 404.
 
 use std::collections::VecDeque;
 use std::io::Write as _;
@@ -56,6 +59,8 @@ pub struct Reply {
     pub usage: Option<ScriptUsage>,
     pub hang_before_headers: bool,
     pub stall_after_events: Option<usize>,
+    /// Bedrock only: an in-stream `throttlingException` with this message.
+    pub stream_exception: Option<String>,
 }
 
 impl Reply {
@@ -137,6 +142,8 @@ pub struct RecordedRequest {
     /// Lower-cased names.
     pub headers: Vec<(String, String)>,
     pub body: Value,
+    /// The body as received (for bodies that are not JSON, such as token requests).
+    pub raw_body: String,
 }
 
 impl RecordedRequest {
@@ -269,10 +276,16 @@ enum Wire {
     Responses,
     Anthropic,
     Google,
+    Mistral,
+    Bedrock,
 }
 
 fn wire_for(path: &str) -> Option<Wire> {
-    if path.contains(":streamGenerateContent") {
+    if path.contains("/mistral/") && path.contains("/chat/completions") {
+        Some(Wire::Mistral)
+    } else if path.contains("/converse-stream") {
+        Some(Wire::Bedrock)
+    } else if path.contains(":streamGenerateContent") {
         Some(Wire::Google)
     } else if path.contains("/chat/completions") {
         Some(Wire::Completions)
@@ -324,6 +337,14 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
         body_bytes.extend_from_slice(&tmp[..n]);
     }
     let body: Value = serde_json::from_slice(&body_bytes).unwrap_or(Value::Null);
+    // WebSocket upgrades (pi's Codex client tries one first) are refused, so the client
+    // falls back to SSE; they are not recorded and use up no reply.
+    if headers
+        .iter()
+        .any(|(k, v)| k == "upgrade" && v.eq_ignore_ascii_case("websocket"))
+    {
+        return write_plain(&mut socket, 404, &[], "no WebSocket endpoint").await;
+    }
     let n = {
         let mut reqs = state
             .requests
@@ -334,6 +355,7 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
             path: path.clone(),
             headers,
             body: body.clone(),
+            raw_body: String::from_utf8_lossy(&body_bytes).into_owned(),
         });
         reqs.len()
     };
@@ -351,7 +373,7 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
             let _ = writeln!(f, "{line}");
         }
     }
-    if path.ends_with("/oauth/token") {
+    if path.ends_with("/token") {
         return match &state.oauth_token {
             Some(t) => write_plain(&mut socket, t.status, &[], &t.body.to_string()).await,
             None => write_plain(&mut socket, 404, &[], "no oauth_token in the mock script").await,
@@ -389,7 +411,7 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
                 .to_string()
         });
     let events = render(wire, &reply, n, &model, body_bytes.len());
-    write_stream(&mut socket, &reply, &events).await
+    write_stream(&mut socket, &reply, &events, wire == Wire::Bedrock).await
 }
 
 fn pick_reply(state: &State, body: &Value) -> Reply {
@@ -491,13 +513,15 @@ fn render(wire: Wire, reply: &Reply, n: usize, model: &str, body_len: usize) -> 
         Wire::Responses => render_responses(reply, n, model, usage),
         Wire::Anthropic => render_anthropic(reply, n, model, usage),
         Wire::Google => render_google(reply, n, usage),
+        Wire::Mistral => render_mistral(reply, n, model, usage),
+        Wire::Bedrock => render_bedrock(reply, n, usage),
     };
     if reply.malformed_line {
         // Named like a real event of the wire format, so the client does parse it.
         let name = match wire {
             Wire::Anthropic => Some("content_block_delta"),
             Wire::Responses => Some("response.output_text.delta"),
-            Wire::Completions | Wire::Google => None,
+            Wire::Completions | Wire::Google | Wire::Mistral | Wire::Bedrock => None,
         };
         events.insert(
             1.min(events.len()),
@@ -562,6 +586,130 @@ fn render_completions(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) 
     ));
     ev.push((None, "[DONE]".to_string()));
     ev
+}
+
+/// Mistral's chat stream: OpenAI-like chunks whose `content` may be a list of text and
+/// thinking chunks, 9-character tool-call ids sent whole, usage on the last chunk.
+fn render_mistral(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) -> Vec<Event> {
+    let id = format!("mistral-mock{n}");
+    let chunk = |delta: Value, finish: Value, usage: Option<Value>| {
+        let mut c = json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        if let Some(u) = usage {
+            c["usage"] = u;
+        }
+        (None, c.to_string())
+    };
+    // Mistral opens with `content: ""`; pi turns that into an empty text block, so the
+    // mock leaves it out to keep answers readable.
+    let mut ev = vec![chunk(json!({"role": "assistant"}), Value::Null, None)];
+    if let Some(t) = &reply.thinking {
+        for piece in split(t, reply.chunk_size) {
+            ev.push(chunk(
+                json!({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": piece}]}]}),
+                Value::Null,
+                None,
+            ));
+        }
+    }
+    if let Some(t) = &reply.text {
+        for piece in split(t, reply.chunk_size) {
+            ev.push(chunk(json!({"content": piece}), Value::Null, None));
+        }
+    }
+    for (i, tc) in reply.tool_calls.iter().enumerate() {
+        let call_id = format!("mock{n:02}c{i:03}")
+            .chars()
+            .take(9)
+            .collect::<String>();
+        ev.push(chunk(
+            json!({"tool_calls": [{"id": call_id, "index": i, "function": {"name": tc.name, "arguments": reply.streamed_arguments(tc)}}]}),
+            Value::Null,
+            None,
+        ));
+    }
+    let finish = if reply.cut_by_max_tokens {
+        "length"
+    } else if reply.tool_calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    let input = usage.input + usage.cache_read + usage.cache_write;
+    ev.push(chunk(
+        json!({}),
+        json!(finish),
+        Some(json!({"prompt_tokens": input, "completion_tokens": usage.output, "total_tokens": input + usage.output})),
+    ));
+    ev.push((None, "[DONE]".to_string()));
+    ev
+}
+
+/// Bedrock's ConverseStream events (sent as event-stream messages): text blocks have
+/// no start event, tool arguments come as `toolUse.input` fragments, the thinking
+/// signature after the thinking text, usage in a final `metadata` event. A reply's
+/// `stream_exception` is sent as an in-stream `throttlingException` after the first event.
+fn render_bedrock(reply: &Reply, n: usize, usage: ScriptUsage) -> Vec<Event> {
+    let ev = |name: &'static str, data: Value| (Some(name), data.to_string());
+    let mut out = vec![ev("messageStart", json!({"role": "assistant"}))];
+    let mut index = 0;
+    if let Some(t) = &reply.thinking {
+        for piece in split(t, reply.chunk_size) {
+            out.push(ev(
+                "contentBlockDelta",
+                json!({"contentBlockIndex": index, "delta": {"reasoningContent": {"text": piece}}}),
+            ));
+        }
+        out.push(ev("contentBlockDelta", json!({"contentBlockIndex": index, "delta": {"reasoningContent": {"signature": format!("sig_{n}")}}})));
+        out.push(ev("contentBlockStop", json!({"contentBlockIndex": index})));
+        index += 1;
+    }
+    if let Some(t) = &reply.text {
+        for piece in split(t, reply.chunk_size) {
+            out.push(ev(
+                "contentBlockDelta",
+                json!({"contentBlockIndex": index, "delta": {"text": piece}}),
+            ));
+        }
+        out.push(ev("contentBlockStop", json!({"contentBlockIndex": index})));
+        index += 1;
+    }
+    for (i, tc) in reply.tool_calls.iter().enumerate() {
+        out.push(ev("contentBlockStart", json!({"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": format!("tooluse_{n}_{i}"), "name": tc.name}}})));
+        for piece in split(&reply.streamed_arguments(tc), reply.chunk_size) {
+            out.push(ev(
+                "contentBlockDelta",
+                json!({"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}}),
+            ));
+        }
+        out.push(ev("contentBlockStop", json!({"contentBlockIndex": index})));
+        index += 1;
+    }
+    let stop = if reply.cut_by_max_tokens {
+        "max_tokens"
+    } else if reply.tool_calls.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
+    out.push(ev("messageStop", json!({"stopReason": stop})));
+    out.push(ev(
+        "metadata",
+        json!({"usage": {"inputTokens": usage.input, "outputTokens": usage.output,
+        "totalTokens": usage.input + usage.output + usage.cache_read + usage.cache_write,
+        "cacheReadInputTokens": usage.cache_read, "cacheWriteInputTokens": usage.cache_write},
+        "metrics": {"latencyMs": 1}}),
+    ));
+    if let Some(message) = reply.stream_exception.as_deref() {
+        out.insert(
+            1,
+            (
+                Some("exception:throttlingException"),
+                json!({"message": message}).to_string(),
+            ),
+        );
+    }
+    out
 }
 
 fn render_responses(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) -> Vec<Event> {
@@ -771,14 +919,21 @@ async fn write_plain(
     socket.shutdown().await
 }
 
+/// Writes the events as SSE, or (`binary`) as AWS event-stream messages.
 async fn write_stream(
     socket: &mut TcpStream,
     reply: &Reply,
     events: &[Event],
+    binary: bool,
 ) -> std::io::Result<()> {
+    let content_type = if binary {
+        "application/vnd.amazon.eventstream"
+    } else {
+        "text/event-stream"
+    };
     socket
         .write_all(
-            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+            format!("HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n").as_bytes(),
         )
         .await?;
     let mut sent = 0usize;
@@ -791,12 +946,17 @@ async fn write_stream(
         {
             tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
         }
-        let mut text = String::new();
-        if let Some(name) = name {
-            text.push_str(&format!("event: {name}\n"));
-        }
-        text.push_str(&format!("data: {data}\n\n"));
-        let mut bytes = text.as_bytes();
+        let encoded = if binary {
+            event_stream_message(name.unwrap_or(""), data)
+        } else {
+            let mut text = String::new();
+            if let Some(name) = name {
+                text.push_str(&format!("event: {name}\n"));
+            }
+            text.push_str(&format!("data: {data}\n\n"));
+            text.into_bytes()
+        };
+        let mut bytes = encoded.as_slice();
         let mut cut = false;
         if let Some(limit) = reply.drop_after_bytes
             && sent + bytes.len() > limit
@@ -820,6 +980,44 @@ async fn write_stream(
     }
     socket.write_all(b"0\r\n\r\n").await?;
     socket.shutdown().await
+}
+
+/// One AWS event-stream message: an event named `name`, or for `exception:<type>` an
+/// exception of that type, with `data` as its JSON payload. The layout (big-endian
+/// lengths, CRC-32 of the prelude and of the whole message, string headers of type 7)
+/// is written from AWS's format description.
+fn event_stream_message(name: &str, data: &str) -> Vec<u8> {
+    let headers: Vec<(&str, &str)> = match name.strip_prefix("exception:") {
+        Some(kind) => vec![
+            (":message-type", "exception"),
+            (":exception-type", kind),
+            (":content-type", "application/json"),
+        ],
+        None => vec![
+            (":message-type", "event"),
+            (":event-type", name),
+            (":content-type", "application/json"),
+        ],
+    };
+    let mut head = Vec::new();
+    for (k, v) in headers {
+        head.push(k.len() as u8);
+        head.extend_from_slice(k.as_bytes());
+        head.push(7);
+        head.extend_from_slice(&(v.len() as u16).to_be_bytes());
+        head.extend_from_slice(v.as_bytes());
+    }
+    let total = 12 + head.len() + data.len() + 4;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(&(total as u32).to_be_bytes());
+    out.extend_from_slice(&(head.len() as u32).to_be_bytes());
+    let prelude_crc = crc32fast::hash(&out);
+    out.extend_from_slice(&prelude_crc.to_be_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(data.as_bytes());
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_be_bytes());
+    out
 }
 
 /// Stays silent until the client closes the connection (or the server stops).

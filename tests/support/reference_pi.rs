@@ -116,3 +116,24 @@ pub fn messages_of(home: &Path, project: &Path, session: &Path) -> Value {
         .unwrap_or_else(|| panic!("no get_messages response from pi: {out}"))["data"]["messages"]
         .clone()
 }
+
+/// The `node_modules` folder of the reference install (where `reference-pi.sh` puts it):
+/// pi-coding-agent, pi-ai, pi-tui and typebox as pi 0.73.1 ships them.
+pub fn node_modules() -> PathBuf {
+    let base = match std::env::var_os("PI_REFERENCE_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let home = Command::new("sh")
+                .args(["-c", "getent passwd \"$(id -u)\" | cut -d: -f6"])
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                .filter(|h| !h.is_empty())
+                .or_else(|| std::env::var("HOME").ok())
+                .unwrap_or_default();
+            PathBuf::from(home).join(".cache/pi-reference")
+        }
+    };
+    let version = std::env::var("PI_REFERENCE_VERSION").unwrap_or_else(|_| "0.73.1".into());
+    base.join(version).join("node_modules")
+}

@@ -158,3 +158,84 @@ fn missing_key_message_names_the_variable_and_login() {
     "#);
     assert!(missing_key_message("groq").contains("Set the GROQ_API_KEY environment variable"));
 }
+
+#[test]
+fn logout_without_an_entry_writes_nothing_and_never_creates_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("auth.json");
+    let mut storage = AuthStorage::load(dir.path());
+    storage.remove("anthropic").unwrap();
+    assert!(!path.exists(), "remove created auth.json");
+
+    let text = "{\n  \"openai\": {\"type\": \"api_key\", \"key\": \"k\"}\n}";
+    std::fs::write(&path, text).unwrap();
+    let mut storage = AuthStorage::load(dir.path());
+    storage.remove("anthropic").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    storage.remove("openai").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
+}
+
+#[test]
+fn writes_wait_for_pis_lock_and_take_over_a_stale_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("auth.json");
+    let lock = crate::ai::oauth::lock_dir_for(&path);
+    std::fs::create_dir(&lock).unwrap();
+    let mut storage = AuthStorage::load(dir.path());
+    let entry = serde_json::json!({"type": "oauth", "refresh": "r", "access": "a", "expires": 5});
+    // Held by a live process: refused, nothing written, the lock left alone.
+    let err = storage
+        .set_credential("github-copilot", entry.clone())
+        .unwrap_err();
+    assert!(err.to_string().contains("auth.json.lock"), "{err}");
+    assert!(!path.exists());
+    assert!(lock.exists());
+    // Left by a crashed process (older than 30 s): taken over, and released after.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    storage
+        .set_credential("github-copilot", entry.clone())
+        .unwrap();
+    assert!(!lock.exists());
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(saved, serde_json::json!({"github-copilot": entry}));
+}
+
+#[test]
+fn vertex_and_bedrock_count_ambient_cloud_credentials_as_pi_does() {
+    let env = |vars: &'static [&'static str]| move |name: &str| vars.contains(&name);
+    let yes = || true;
+    let no = || false;
+    let vertex = env(&["GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"]);
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &vertex, &yes),
+        Some("GOOGLE_APPLICATION_CREDENTIALS")
+    );
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &vertex, &no),
+        None
+    );
+    let no_location = env(&["GCLOUD_PROJECT"]);
+    assert_eq!(
+        ambient_credentials_with("google-vertex", &no_location, &yes),
+        None
+    );
+    let keys = env(&["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]);
+    assert_eq!(
+        ambient_credentials_with("amazon-bedrock", &keys, &no),
+        Some("AWS_ACCESS_KEY_ID")
+    );
+    let half = env(&["AWS_ACCESS_KEY_ID"]);
+    assert_eq!(ambient_credentials_with("amazon-bedrock", &half, &no), None);
+    let profile = env(&["AWS_PROFILE"]);
+    assert_eq!(
+        ambient_credentials_with("amazon-bedrock", &profile, &no),
+        Some("AWS_PROFILE")
+    );
+    assert_eq!(ambient_credentials_with("openai", &keys, &yes), None);
+}

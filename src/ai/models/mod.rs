@@ -1,7 +1,7 @@
 //! The models pi-rs knows: the built-in catalogue plus `models.json`, and the keys and
 //! headers to reach them.
 //!
-//! The catalogue (`catalog.json`, generated from pi's model list by
+//! The catalogue ([`crate::ai::catalog`], generated from a pi release by
 //! `scripts/gen-catalog.mjs`) is parsed once, lazily. [`ModelRegistry`] merges it with
 //! `<agent_dir>/models.json` the way pi does: a built-in provider with only `baseUrl`
 //! is proxied, `modelOverrides` patch built-in models, custom models are upserted by
@@ -20,56 +20,26 @@ use serde_json::Value;
 
 use self::config::{ModelFields, ModelsConfig, ProviderConfig, parse_models_json};
 use super::auth::{ApiKey, AuthStorage, missing_key_message, resolve_config_value_uncached};
+use super::catalog::catalog;
 use super::model::{Api, Model, ModelCost};
 
 pub use super::providers::calculate_cost;
 
-const CATALOG_JSON: &str = include_str!("../catalog.json");
-
-/// The built-in models, in catalogue order (parsed on first use).
+/// The built-in models, in pi's order (parsed on first use).
 pub fn builtin_models() -> &'static [Model] {
     static MODELS: OnceLock<Vec<Model>> = OnceLock::new();
     MODELS.get_or_init(|| {
-        let parsed: Result<BTreeMap<String, Vec<Model>>, _> = serde_json::from_str(CATALOG_JSON);
-        let Ok(by_provider) = parsed else {
-            return Vec::new();
-        };
-        // Keep pi's provider order rather than alphabetical.
-        let order = [
-            "anthropic",
-            "openai",
-            "google",
-            "openrouter",
-            "groq",
-            "xai",
-            "cerebras",
-            "mistral",
-            "deepseek",
-        ];
-        let mut out = Vec::new();
-        for p in order {
-            if let Some(models) = by_provider.get(p) {
-                out.extend(models.iter().cloned());
-            }
-        }
-        for (p, models) in &by_provider {
-            if !order.contains(&p.as_str()) {
-                out.extend(models.iter().cloned());
-            }
-        }
-        out
+        catalog()
+            .providers
+            .iter()
+            .flat_map(|p| p.models.iter().cloned())
+            .collect()
     })
 }
 
-/// Provider names that have built-in models.
+/// Provider names that have built-in models, in pi's order.
 pub fn builtin_providers() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Vec::new();
-    for m in builtin_models() {
-        if !out.contains(&m.provider.as_str()) {
-            out.push(m.provider.as_str());
-        }
-    }
-    out
+    catalog().providers.iter().map(|p| p.id.as_str()).collect()
 }
 
 /// Request settings of a models.json provider, resolved per request.
@@ -256,6 +226,46 @@ impl ModelRegistry {
             None => ModelsConfig::default(),
         };
         self.models = self.merge(&config);
+        self.apply_copilot_base_url();
+    }
+
+    /// A Copilot sign-in decides the API host (pi's `modifyModels`): the one named by
+    /// the stored token, else the enterprise's or the individual plan's.
+    fn apply_copilot_base_url(&mut self) {
+        const COPILOT: &str = "github-copilot";
+        let Some(entry) = self
+            .auth
+            .get(COPILOT)
+            .filter(|e| e.get("type").and_then(serde_json::Value::as_str) == Some("oauth"))
+        else {
+            return;
+        };
+        let field = |name: &str| entry.get(name).and_then(serde_json::Value::as_str);
+        let domain = field("enterpriseUrl").and_then(crate::ai::oauth::login::normalize_domain);
+        let base_url = crate::ai::oauth::endpoint(&crate::ai::oauth::copilot_base_url(
+            field("access"),
+            domain.as_deref(),
+        ));
+        for model in self.models.iter_mut().filter(|m| m.provider == COPILOT) {
+            model.base_url = base_url.clone();
+        }
+    }
+
+    /// Where a provider's credential comes from (pi's auth status for `/login`).
+    pub fn auth_source(&self, provider: &str) -> crate::ai::auth::AuthSource {
+        use crate::ai::auth::AuthSource;
+        match self.auth.auth_source(provider) {
+            AuthSource::None => match self
+                .request_configs
+                .get(provider)
+                .and_then(|c| c.api_key.as_deref())
+            {
+                Some(v) if v.starts_with('!') => AuthSource::ModelsJsonCommand,
+                Some(_) => AuthSource::ModelsJsonKey,
+                None => AuthSource::None,
+            },
+            found => found,
+        }
     }
 
     fn merge(&mut self, config: &ModelsConfig) -> Vec<Model> {
@@ -344,7 +354,9 @@ fn custom_models(provider: &str, p: &ProviderConfig) -> Vec<Model> {
                 .base_url
                 .clone()
                 .or_else(|| p.base_url.clone())
-                .or_else(|| defaults.map(|d| d.base_url.clone()))?;
+                .or_else(|| defaults.map(|d| d.base_url.clone()))
+                // pi skips a model without a base URL (Azure's built-ins have none).
+                .filter(|url| !url.is_empty())?;
             let f = &def.fields;
             let cost = f.cost.unwrap_or_default();
             Some(Model {

@@ -11,35 +11,20 @@
 
 use globset::GlobBuilder;
 
+use crate::ai::catalog::catalog;
 use crate::ai::model::{Model, ThinkingLevel};
-
-/// pi's preferred model per provider (first available one wins at startup).
-pub const DEFAULT_MODEL_PER_PROVIDER: &[(&str, &str)] = &[
-    ("anthropic", "claude-opus-4-7"),
-    ("openai", "gpt-5.4"),
-    ("deepseek", "deepseek-v4-pro"),
-    ("google", "gemini-3.1-pro-preview"),
-    ("openrouter", "moonshotai/kimi-k2.6"),
-    ("xai", "grok-4.20-0309-reasoning"),
-    ("groq", "openai/gpt-oss-120b"),
-    ("cerebras", "zai-glm-4.7"),
-    ("mistral", "devstral-medium-latest"),
-];
 
 /// The default model id of a provider, if pi names one.
 pub fn default_model_for(provider: &str) -> Option<&'static str> {
-    DEFAULT_MODEL_PER_PROVIDER
-        .iter()
-        .find(|(p, _)| *p == provider)
-        .map(|(_, id)| *id)
+    catalog().provider(provider)?.default_model.as_deref()
 }
 
-/// The model to start with when nothing was chosen: the first provider default that is
-/// available, else the first available model.
+/// The model to start with when nothing was chosen: the first provider default (in pi's
+/// order) that is available, else the first available model.
 pub fn initial_model(available: &[Model]) -> Option<&Model> {
-    DEFAULT_MODEL_PER_PROVIDER
-        .iter()
-        .find_map(|(p, id)| available.iter().find(|m| m.provider == *p && m.id == *id))
+    catalog()
+        .default_models()
+        .find_map(|(p, id)| available.iter().find(|m| m.provider == p && m.id == id))
         .or_else(|| available.first())
 }
 

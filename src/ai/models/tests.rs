@@ -10,22 +10,15 @@ fn registry_with(models_json: &str) -> (tempfile::TempDir, ModelRegistry) {
 }
 
 #[test]
-fn builtin_catalogue_has_every_shipped_provider_with_prices() {
+fn builtin_catalogue_has_every_provider_of_pi_with_prices() {
     let providers = builtin_providers();
+    assert_eq!(providers.len(), 31, "{providers:?}");
+    // pi-ai's order (alphabetical in 0.73.1).
     assert_eq!(
-        providers,
-        vec![
-            "anthropic",
-            "openai",
-            "google",
-            "openrouter",
-            "groq",
-            "xai",
-            "cerebras",
-            "mistral",
-            "deepseek"
-        ]
+        &providers[..3],
+        ["amazon-bedrock", "anthropic", "azure-openai-responses"]
     );
+    assert_eq!(builtin_models().len(), 969);
     let sonnet = builtin_models()
         .iter()
         .find(|m| m.provider == "anthropic" && m.id == "claude-sonnet-4-5")
@@ -33,12 +26,76 @@ fn builtin_catalogue_has_every_shipped_provider_with_prices() {
     assert_eq!(sonnet.api, Api::AnthropicMessages);
     assert_eq!(sonnet.base_url, "https://api.anthropic.com");
     assert!(sonnet.cost.input > 0.0 && sonnet.context_window >= 200_000);
-    // Mistral is reached through its OpenAI-compatible endpoint.
+    // APIs pi-rs does not speak yet stay plain names, as pi has them.
+    let mistral = builtin_models()
+        .iter()
+        .find(|m| m.provider == "mistral")
+        .unwrap();
+    assert_eq!(mistral.api.as_str(), "mistral-conversations");
+    let copilot = builtin_models()
+        .iter()
+        .find(|m| m.provider == "github-copilot")
+        .unwrap();
+    assert_eq!(
+        copilot
+            .headers
+            .get("Copilot-Integration-Id")
+            .map(String::as_str),
+        Some("vscode-chat")
+    );
+}
+
+#[test]
+fn thinking_off_clamps_to_what_a_gpt5_model_is_sent() {
+    let gpt = builtin_models()
+        .iter()
+        .find(|m| m.provider == "openai" && m.id == "gpt-5.4")
+        .unwrap();
+    // thinkingLevelMap {off: null}: reasoning cannot be turned off.
     assert!(
-        builtin_models()
+        !gpt.available_thinking_levels()
+            .contains(&ThinkingLevel::Off)
+    );
+    assert_eq!(
+        gpt.clamp_thinking(ThinkingLevel::Off),
+        ThinkingLevel::Minimal
+    );
+    assert_eq!(
+        gpt.clamp_thinking(ThinkingLevel::Xhigh),
+        ThinkingLevel::Xhigh
+    );
+    let sonnet = builtin_models()
+        .iter()
+        .find(|m| m.provider == "anthropic" && m.id == "claude-sonnet-4-5")
+        .unwrap();
+    assert_eq!(
+        sonnet.clamp_thinking(ThinkingLevel::Off),
+        ThinkingLevel::Off
+    );
+    assert_eq!(
+        sonnet.clamp_thinking(ThinkingLevel::Xhigh),
+        ThinkingLevel::High
+    );
+}
+
+#[test]
+fn initial_model_follows_pis_provider_order() {
+    let pick = |providers: &[&str]| {
+        let available: Vec<Model> = builtin_models()
             .iter()
-            .filter(|m| m.provider == "mistral")
-            .all(|m| m.api == Api::OpenAiCompletions && m.base_url == "https://api.mistral.ai/v1")
+            .filter(|m| providers.contains(&m.provider.as_str()))
+            .cloned()
+            .collect();
+        initial_model(&available).map(Model::full_id)
+    };
+    assert_eq!(pick(&["zai"]).as_deref(), Some("zai/glm-5.1"));
+    assert_eq!(
+        pick(&["openai", "anthropic"]).as_deref(),
+        Some("anthropic/claude-opus-4-7")
+    );
+    assert_eq!(
+        pick(&["openrouter", "deepseek"]).as_deref(),
+        Some("deepseek/deepseek-v4-pro")
     );
 }
 
@@ -402,5 +459,42 @@ fn initial_model_prefers_provider_defaults() {
     assert_eq!(
         initial_model(&models[..1]).map(Model::full_id).as_deref(),
         Some("anthropic/claude-sonnet-4-5")
+    );
+}
+
+#[test]
+fn a_copilot_login_gives_pis_default_model_and_the_api_host_its_token_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("models.json"),
+        serde_json::json!({"providers": {
+            "alpha": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+                "apiKey": "k", "models": [{"id": "a-model"}]},
+            "github-copilot": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+                "apiKey": "unused", "models": [{"id": "other"}, {"id": "gpt-5.4"}]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("auth.json"),
+        serde_json::json!({"github-copilot": {"type": "oauth", "refresh": "gho_x",
+            "access": "tid=1;proxy-ep=proxy.business.githubcopilot.com;", "expires": 1}})
+        .to_string(),
+    )
+    .unwrap();
+    let registry = ModelRegistry::load(dir.path());
+    let available = registry.available();
+    assert_eq!(
+        initial_model(&available).map(Model::full_id).as_deref(),
+        Some("github-copilot/gpt-5.4")
+    );
+    assert_eq!(
+        registry.find("github-copilot", "other").unwrap().base_url,
+        "https://api.business.githubcopilot.com"
+    );
+    assert_eq!(
+        registry.find("alpha", "a-model").unwrap().base_url,
+        "http://127.0.0.1:9/v1"
     );
 }

@@ -11,6 +11,7 @@ fn update(access: &str, refresh: &str, expires: i64) -> TokenUpdate {
         access: ApiKey::new(access),
         refresh: ApiKey::new(refresh),
         expires,
+        extra: Vec::new(),
     }
 }
 
@@ -166,14 +167,14 @@ async fn an_expired_entry_is_refreshed_and_saved_with_other_providers_kept() {
         &auth,
         OAuthProvider::Anthropic,
         &reqwest::Client::new(),
-        &url,
+        Some(&url),
     )
     .await
     .unwrap();
     assert_eq!(key.expose(), "sk-ant-oat01-new");
     assert_eq!(
         server.join().unwrap(),
-        json!({"grant_type": "refresh_token", "client_id": ANTHROPIC_CLIENT_ID, "refresh_token": "r-old"})
+        json!({"grant_type": "refresh_token", "client_id": anthropic::CLIENT_ID, "refresh_token": "r-old"})
     );
     let mut saved: Value = serde_json::from_str(&std::fs::read_to_string(&auth).unwrap()).unwrap();
     let expires = saved["anthropic"]["expires"].as_i64().unwrap();
@@ -216,7 +217,7 @@ async fn a_token_refreshed_by_another_process_meanwhile_is_used_without_a_reques
         &auth,
         OAuthProvider::Anthropic,
         &reqwest::Client::new(),
-        "http://127.0.0.1:9/",
+        Some("http://127.0.0.1:9/"),
     )
     .await
     .unwrap();
@@ -235,7 +236,7 @@ async fn an_entry_without_refresh_token_fails_with_what_to_do_and_keeps_the_file
         &auth,
         OAuthProvider::Anthropic,
         &reqwest::Client::new(),
-        "http://127.0.0.1:9/",
+        Some("http://127.0.0.1:9/"),
     )
     .await
     .unwrap_err();
@@ -259,7 +260,7 @@ async fn an_endpoint_rejection_is_reported_with_its_status_and_body_and_the_file
         &auth,
         OAuthProvider::Anthropic,
         &reqwest::Client::new(),
-        &url,
+        Some(&url),
     )
     .await
     .unwrap_err();
@@ -277,7 +278,8 @@ fn an_expired_oauth_entry_counts_as_configured_and_is_due_unless_api_key_overrid
     let dir = tempfile::tempdir().unwrap();
     let entries = json!({
         "anthropic": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1},
-        "github-copilot": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1}
+        "github-copilot": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1},
+        "some-extension-provider": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1}
     });
     std::fs::write(dir.path().join("auth.json"), entries.to_string()).unwrap();
     let mut storage = crate::ai::auth::AuthStorage::load(dir.path());
@@ -286,8 +288,12 @@ fn an_expired_oauth_entry_counts_as_configured_and_is_due_unless_api_key_overrid
         storage.oauth_refresh_due("anthropic"),
         Some(OAuthProvider::Anthropic)
     );
-    // No refresher for this provider in pi-rs yet.
-    assert_eq!(storage.oauth_refresh_due("github-copilot"), None);
+    assert_eq!(
+        storage.oauth_refresh_due("github-copilot"),
+        Some(OAuthProvider::GitHubCopilot)
+    );
+    // No refresher for a provider pi-rs does not know.
+    assert_eq!(storage.oauth_refresh_due("some-extension-provider"), None);
     storage.set_runtime_api_key("anthropic", ApiKey::new("sk-ant-api"));
     assert_eq!(storage.oauth_refresh_due("anthropic"), None);
 }

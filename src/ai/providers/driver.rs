@@ -15,54 +15,172 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, stream};
 use reqwest::header::HeaderMap;
 
+use super::eventstream::EventStreamParser;
 use super::output::Output;
 use super::wire::{HttpRequest, SseDecoder, decode_chunk};
-use super::{StreamOptions, anthropic, google, openai_completions, openai_responses};
+use super::{
+    StreamOptions, anthropic, azure_openai_responses, bedrock, google, google_vertex, mistral,
+    openai_codex_responses, openai_completions, openai_responses,
+};
 use crate::ai::http::shared_client;
-use crate::ai::message::{Context, StopReason};
+use crate::ai::message::{Context, StopReason, now_ms};
 use crate::ai::model::{Api, Model};
 use crate::ai::retry::{
     RetryNotice, is_retryable_status, server_requested_delay, sleep_cancellable,
 };
-use crate::ai::sse::SseParser;
+use crate::ai::sse::{SseEvent, SseParser};
 use crate::ai::stream::{EventStream, StreamEvent};
 
 /// pi's message for a cancelled request.
 pub(crate) const ABORTED_MESSAGE: &str = "Request was aborted";
 
-fn finish_body(
-    parser: &mut SseParser,
-    decoder: &mut dyn SseDecoder,
-    out: &mut Output,
-) -> Result<(), String> {
-    let mut result = Ok(());
-    parser.finish(|event| {
-        if result.is_ok() {
-            result = decoder.on_event(event, out);
-        }
-    });
-    result?;
-    decoder.finish(out)
+/// How a response body is cut into events: SSE, or AWS's binary event stream whose
+/// messages reach the decoder as events named by their `:event-type`.
+enum Framing {
+    Sse(SseParser),
+    EventStream(EventStreamParser),
 }
 
-fn build(model: &Model, context: &Context, options: &StreamOptions) -> Result<HttpRequest, String> {
-    let mut request = match &model.api {
-        Api::AnthropicMessages => anthropic::build_request(model, context, options),
-        Api::OpenAiCompletions => openai_completions::build_request(model, context, options),
-        Api::OpenAiResponses => openai_responses::build_request(model, context, options),
-        Api::GoogleGenerativeAi => google::build_request(model, context, options),
-        Api::Other(name) => Err(format!(
-            "The \"{name}\" API is not supported by pi-rs (model {}). Supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai.",
-            model.full_id()
-        )),
-    }?;
+impl Framing {
+    fn for_api(api: &Api) -> Self {
+        match api {
+            Api::BedrockConverseStream => Framing::EventStream(EventStreamParser::new()),
+            _ => Framing::Sse(SseParser::new()),
+        }
+    }
+
+    fn feed(
+        &mut self,
+        chunk: &[u8],
+        decoder: &mut dyn SseDecoder,
+        out: &mut Output,
+    ) -> Result<(), String> {
+        match self {
+            Framing::Sse(parser) => decode_chunk(parser, decoder, chunk, out),
+            Framing::EventStream(parser) => {
+                for message in parser.feed(chunk).map_err(|e| e.to_string())? {
+                    let payload = String::from_utf8_lossy(&message.payload);
+                    let name = match message.header(":message-type") {
+                        Some("exception") => format!(
+                            "exception:{}",
+                            message
+                                .header(":exception-type")
+                                .unwrap_or("UnknownException")
+                        ),
+                        Some("error") => {
+                            return Err(format!(
+                                "{}: {}",
+                                message.header(":error-code").unwrap_or("Error"),
+                                message.header(":error-message").unwrap_or("")
+                            ));
+                        }
+                        _ => message.header(":event-type").unwrap_or("").to_string(),
+                    };
+                    decoder.on_event(
+                        SseEvent {
+                            event: &name,
+                            data: &payload,
+                        },
+                        out,
+                    )?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self, decoder: &mut dyn SseDecoder, out: &mut Output) -> Result<(), String> {
+        match self {
+            Framing::Sse(parser) => {
+                let mut result = Ok(());
+                parser.finish(|event| {
+                    if result.is_ok() {
+                        result = decoder.on_event(event, out);
+                    }
+                });
+                result?;
+            }
+            Framing::EventStream(parser) => parser.finish().map_err(|e| e.to_string())?,
+        }
+        decoder.finish(out)
+    }
+}
+
+/// Credentials that take a network round trip (Vertex application-default credentials)
+/// are fetched here, before the request is built.
+async fn build(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<HttpRequest, Failure> {
+    let request = match &model.api {
+        Api::GoogleVertex => {
+            let client = options.client.clone().unwrap_or_else(shared_client);
+            let auth = tokio::select! {
+                biased;
+                _ = options.cancel.cancelled() => return Err(Failure::Aborted),
+                auth = google_vertex::resolve_auth(options, &client) => auth,
+            }
+            .map_err(Failure::Error)?;
+            google_vertex::build_request(model, context, options, &auth)
+        }
+        _ => build_sync(model, context, options),
+    };
+    let mut request = request.map_err(Failure::Error)?;
     for (k, v) in &model.headers {
         request.set_header(k, v);
     }
     for (k, v) in &options.headers {
         request.set_header(k, v);
     }
+    // The client's identity goes last, only where no header above named one.
+    for (k, v) in sdk_identity(&model.api) {
+        if request.header(k).is_none() {
+            request.set_header(k, v);
+        }
+    }
     Ok(request)
+}
+
+fn build_sync(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<HttpRequest, String> {
+    match &model.api {
+        Api::AnthropicMessages => anthropic::build_request(model, context, options),
+        Api::OpenAiCompletions => openai_completions::build_request(model, context, options),
+        Api::OpenAiResponses => openai_responses::build_request(model, context, options),
+        Api::GoogleGenerativeAi => google::build_request(model, context, options),
+        Api::MistralConversations => mistral::build_request(model, context, options),
+        Api::AzureOpenAiResponses => azure_openai_responses::build_request(model, context, options),
+        Api::OpenAiCodexResponses => openai_codex_responses::build_request(model, context, options),
+        Api::BedrockConverseStream => bedrock::build_request(model, context, options),
+        Api::Other(name) => Err(format!(
+            "The \"{name}\" API is not supported by pi-rs (model {}). Supported: {}.",
+            model.full_id(),
+            Api::SUPPORTED.join(", ")
+        )),
+        Api::GoogleVertex => Err("Vertex requests are built with their credentials".into()),
+    }
+}
+
+/// The identity headers pi's requests carry: those of the official SDK pi uses for the
+/// API (the versions pinned by pi 0.73.1). Some endpoints treat clients by these; model,
+/// models.json and option headers (Copilot's, Cloudflare's attribution) still win.
+pub(crate) fn sdk_identity(api: &Api) -> &'static [(&'static str, &'static str)] {
+    match api {
+        Api::AnthropicMessages => &[("User-Agent", "Anthropic/JS 0.91.1")],
+        Api::OpenAiCompletions | Api::OpenAiResponses => &[("User-Agent", "OpenAI/JS 6.26.0")],
+        Api::GoogleGenerativeAi => &[
+            ("User-Agent", "google-genai-sdk/1.52.0 gl-node/v20.20.2"),
+            (
+                "x-goog-api-client",
+                "google-genai-sdk/1.52.0 gl-node/v20.20.2",
+            ),
+        ],
+        _ => &[],
+    }
 }
 
 fn decoder_for(model: &Model, context: &Context, options: &StreamOptions) -> Box<dyn SseDecoder> {
@@ -74,8 +192,13 @@ fn decoder_for(model: &Model, context: &Context, options: &StreamOptions) -> Box
                 .is_some_and(|k| anthropic::is_oauth_token(k.expose()));
             Box::new(anthropic::Decoder::new(context, oauth))
         }
-        Api::OpenAiResponses => Box::new(openai_responses::Decoder::new()),
-        Api::GoogleGenerativeAi => Box::new(google::Decoder::new()),
+        Api::OpenAiResponses | Api::AzureOpenAiResponses => {
+            Box::new(openai_responses::Decoder::new())
+        }
+        Api::OpenAiCodexResponses => Box::new(openai_responses::Decoder::codex()),
+        Api::BedrockConverseStream => Box::new(bedrock::Decoder::new()),
+        Api::GoogleGenerativeAi | Api::GoogleVertex => Box::new(google::Decoder::new()),
+        Api::MistralConversations => Box::new(mistral::Decoder::new()),
         Api::OpenAiCompletions | Api::Other(_) => Box::new(openai_completions::Decoder::new(model)),
     }
 }
@@ -84,9 +207,14 @@ fn error_message(api: &Api, status: u16, body: &str) -> String {
     match api {
         Api::AnthropicMessages => anthropic::error_message(status, body),
         Api::GoogleGenerativeAi => google::error_message(status, body),
-        Api::OpenAiCompletions | Api::OpenAiResponses | Api::Other(_) => {
-            openai_completions::error_message(status, body)
-        }
+        Api::GoogleVertex => google_vertex::error_message(status, body),
+        Api::BedrockConverseStream => bedrock::error_message(status, body),
+        Api::MistralConversations => mistral::error_message(status, body),
+        Api::OpenAiCodexResponses => openai_codex_responses::error_message(status, body, now_ms()),
+        Api::OpenAiCompletions
+        | Api::OpenAiResponses
+        | Api::AzureOpenAiResponses
+        | Api::Other(_) => openai_completions::error_message(status, body),
     }
 }
 
@@ -153,9 +281,9 @@ async fn run_inner(
     out: &mut Output,
     send: &impl Fn(&mut Output),
 ) -> Result<(), Failure> {
-    let request = build(model, context, options).map_err(Failure::Error)?;
+    let request = build(model, context, options).await?;
     let Started { mut body, first } = send_with_retry(model, &request, options).await?;
-    let mut parser = SseParser::new();
+    let mut framing = Framing::for_api(&model.api);
     let mut decoder = decoder_for(model, context, options);
     let idle_limit = Duration::from_millis(options.retry.timeout_ms);
     let mut pending = Some(first);
@@ -172,7 +300,7 @@ async fn run_inner(
         };
         match chunk {
             Some(Ok(bytes)) => {
-                let step = decode_chunk(&mut parser, decoder.as_mut(), &bytes, out);
+                let step = framing.feed(&bytes, decoder.as_mut(), out);
                 send(out);
                 step.map_err(Failure::Error)?;
             }
@@ -185,7 +313,7 @@ async fn run_inner(
             None => break,
         }
     }
-    let finished = finish_body(&mut parser, decoder.as_mut(), out);
+    let finished = framing.finish(decoder.as_mut(), out);
     send(out);
     finished.map_err(Failure::Error)?;
     if options.cancel.is_cancelled() {

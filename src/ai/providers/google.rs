@@ -75,8 +75,14 @@ fn thinking_level_name(model: &Model, level: ThinkingLevel) -> &'static str {
     }
 }
 
-/// pi's per-model default budgets (-1 = dynamic) unless the user set budgets.
-fn thinking_budget(model: &Model, level: ThinkingLevel, options: &StreamOptions) -> i64 {
+/// pi's per-model default budgets (-1 = dynamic) unless the user set budgets. Vertex
+/// has no separate Flash-Lite table (`vertex`).
+fn thinking_budget(
+    model: &Model,
+    level: ThinkingLevel,
+    options: &StreamOptions,
+    vertex: bool,
+) -> i64 {
     if options.thinking_budgets != super::ThinkingBudgets::default() {
         return options
             .thinking_budgets
@@ -85,7 +91,7 @@ fn thinking_budget(model: &Model, level: ThinkingLevel, options: &StreamOptions)
     }
     let table: Option<[i64; 4]> = if model.id.contains("2.5-pro") {
         Some([128, 2048, 8192, 32768])
-    } else if model.id.contains("2.5-flash-lite") {
+    } else if !vertex && model.id.contains("2.5-flash-lite") {
         Some([512, 2048, 8192, 24576])
     } else if model.id.contains("2.5-flash") {
         Some([128, 2048, 8192, 24576])
@@ -126,6 +132,18 @@ pub fn build_request(
 
 /// The JSON body (public for tests).
 pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    build_body_for(model, context, options, false)
+}
+
+/// The body for the Gemini API or (`vertex`) for Vertex AI, whose thinking rules know
+/// neither Gemma 4 nor the Flash-Lite budgets.
+pub(crate) fn build_body_for(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    vertex: bool,
+) -> Value {
+    let gemma4 = !vertex && is_gemma4(&model.id);
     let mut p = Map::new();
     p.insert(
         "contents".into(),
@@ -148,15 +166,15 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
     if model.reasoning {
         let level = clamp_thinking_level(model, options.thinking);
         let config = if level != ThinkingLevel::Off {
-            if is_gemini3_pro(&model.id) || is_gemini3_flash(&model.id) || is_gemma4(&model.id) {
+            if is_gemini3_pro(&model.id) || is_gemini3_flash(&model.id) || gemma4 {
                 json!({"includeThoughts": true, "thinkingLevel": thinking_level_name(model, level)})
             } else {
-                json!({"includeThoughts": true, "thinkingBudget": thinking_budget(model, level, options)})
+                json!({"includeThoughts": true, "thinkingBudget": thinking_budget(model, level, options, vertex)})
             }
         } else if is_gemini3_pro(&model.id) {
             // Gemini 3 Pro cannot switch thinking off; use the lowest level, hidden.
             json!({"thinkingLevel": "LOW"})
-        } else if is_gemini3_flash(&model.id) || is_gemma4(&model.id) {
+        } else if is_gemini3_flash(&model.id) || gemma4 {
             json!({"thinkingLevel": "MINIMAL"})
         } else {
             json!({"thinkingBudget": 0})

@@ -12,11 +12,18 @@
 //! [`Output`]; the HTTP, retry, cancellation and event plumbing lives in `driver`.
 
 pub mod anthropic;
+pub mod azure_openai_responses;
+pub mod bedrock;
 mod driver;
+pub mod eventstream;
 pub mod google;
+pub mod google_vertex;
+pub mod mistral;
+pub mod openai_codex_responses;
 pub mod openai_completions;
 pub mod openai_responses;
 mod output;
+pub mod sigv4;
 mod wire;
 
 use std::collections::BTreeMap;
@@ -137,44 +144,14 @@ impl StreamOptions {
     }
 }
 
-/// The thinking levels a model offers, honouring `thinkingLevelMap` (a `null` entry
-/// removes a level; `xhigh` needs an explicit entry or a known xhigh model).
+/// The thinking levels a model offers ([`Model::available_thinking_levels`]).
 pub fn supported_thinking_levels(model: &Model) -> Vec<ThinkingLevel> {
-    if !model.reasoning {
-        return vec![ThinkingLevel::Off];
-    }
-    ThinkingLevel::ALL
-        .into_iter()
-        .filter(|level| {
-            let mapped = model
-                .thinking_level_map
-                .as_ref()
-                .and_then(|m| m.get(level.as_str()));
-            match (level, mapped) {
-                (_, Some(None)) => false,
-                (ThinkingLevel::Xhigh, Some(Some(_))) => true,
-                (ThinkingLevel::Xhigh, None) => model.supports_xhigh(),
-                _ => true,
-            }
-        })
-        .collect()
+    model.available_thinking_levels()
 }
 
-/// pi's `clampThinkingLevel`: the requested level if supported, else the next higher
-/// supported one, else the next lower one.
+/// pi's `clampThinkingLevel` ([`Model::clamp_thinking`]).
 pub fn clamp_thinking_level(model: &Model, level: ThinkingLevel) -> ThinkingLevel {
-    let available = supported_thinking_levels(model);
-    if available.contains(&level) {
-        return level;
-    }
-    let all = ThinkingLevel::ALL;
-    let idx = all.iter().position(|l| *l == level).unwrap_or(0);
-    all[idx..]
-        .iter()
-        .chain(all[..idx].iter().rev())
-        .find(|l| available.contains(l))
-        .copied()
-        .unwrap_or(ThinkingLevel::Off)
+    model.clamp_thinking(level)
 }
 
 /// The provider-specific value for a level from `thinkingLevelMap`, if one is set.

@@ -79,20 +79,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
         p.insert("temperature".into(), json!(t));
     }
     if !context.tools.is_empty() {
-        let tools: Vec<Value> = context
-            .tools
-            .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.parameters,
-                    "strict": false,
-                })
-            })
-            .collect();
-        p.insert("tools".into(), Value::Array(tools));
+        p.insert("tools".into(), tools_json(context, &json!(false)));
     }
     if model.reasoning {
         let level = clamp_thinking_level(model, options.thinking);
@@ -118,6 +105,25 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
     Value::Object(p)
 }
 
+/// The tools as function definitions, with `strict` as given (`false`, or `null` for
+/// the Codex backend).
+pub(crate) fn tools_json(context: &Context, strict: &Value) -> Value {
+    let tools: Vec<Value> = context
+        .tools
+        .iter()
+        .map(|t| {
+            json!({
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.parameters,
+                "strict": strict,
+            })
+        })
+        .collect();
+    Value::Array(tools)
+}
+
 fn normalize_part(part: &str) -> String {
     let s: String = part
         .chars()
@@ -133,8 +139,13 @@ fn normalize_part(part: &str) -> String {
     s.trim_end_matches('_').to_string()
 }
 
-fn normalize_tool_call_id(model: &Model, id: &str, source: &AssistantMessage) -> String {
-    if !OPENAI_TOOL_CALL_PROVIDERS.contains(&model.provider.as_str()) {
+fn normalize_tool_call_id(
+    model: &Model,
+    providers: &[&str],
+    id: &str,
+    source: &AssistantMessage,
+) -> String {
+    if !providers.contains(&model.provider.as_str()) {
         return normalize_part(id);
     }
     let Some((call_id, item_id)) = id.split_once('|') else {
@@ -186,13 +197,24 @@ fn user_part(b: &UserBlock) -> Value {
     }
 }
 
-/// pi's `convertResponsesMessages`.
+/// pi's `convertResponsesMessages` for OpenAI itself.
 pub fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
+    convert_messages_with(model, context, OPENAI_TOOL_CALL_PROVIDERS, true)
+}
+
+/// pi's `convertResponsesMessages`: `providers` are those whose `call|item` tool-call
+/// ids are kept; `include_system` puts the system prompt first as a system/developer item.
+pub(crate) fn convert_messages_with(
+    model: &Model,
+    context: &Context,
+    providers: &[&str],
+    include_system: bool,
+) -> Vec<Value> {
     let messages = transform_messages(&context.messages, model, &|id, source| {
-        normalize_tool_call_id(model, id, source)
+        normalize_tool_call_id(model, providers, id, source)
     });
     let mut out = Vec::new();
-    if let Some(system) = &context.system_prompt {
+    if include_system && let Some(system) = &context.system_prompt {
         let role = if model.reasoning {
             "developer"
         } else {
@@ -315,13 +337,33 @@ pub struct Decoder {
     /// Text parts of the current message item.
     message_parts: usize,
     completed: bool,
+    /// The ChatGPT (Codex) backend's variant: its own error texts, unknown statuses ignored.
+    codex: bool,
 }
 
 impl Decoder {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// A decoder for `openai-codex-responses` streams.
+    pub fn codex() -> Self {
+        Self {
+            codex: true,
+            ..Self::default()
+        }
+    }
 }
+
+/// Statuses the Codex backend may report; others are ignored there.
+const CODEX_STATUSES: &[&str] = &[
+    "completed",
+    "incomplete",
+    "failed",
+    "cancelled",
+    "queued",
+    "in_progress",
+];
 
 fn map_status(status: Option<&str>) -> Result<StopReason, String> {
     Ok(match status {
@@ -535,13 +577,31 @@ impl SseDecoder for Decoder {
                         n("/total_tokens"),
                     );
                 }
-                out.message.stop_reason =
-                    map_status(response.get("status").and_then(Value::as_str))?;
+                let status = response
+                    .get("status")
+                    .and_then(Value::as_str)
+                    .filter(|s| !self.codex || CODEX_STATUSES.contains(s));
+                out.message.stop_reason = map_status(status)?;
                 if out.message.stop_reason == StopReason::Stop
                     && out.message.tool_calls().next().is_some()
                 {
                     out.message.stop_reason = StopReason::ToolUse;
                 }
+            }
+            "error" if self.codex => {
+                let text = [s(&ev, "message"), s(&ev, "code")]
+                    .into_iter()
+                    .find(|t| !t.is_empty())
+                    .unwrap_or_else(|| ev.to_string());
+                return Err(format!("Codex error: {text}"));
+            }
+            "response.failed" if self.codex => {
+                let message = ev
+                    .pointer("/response/error/message")
+                    .and_then(Value::as_str)
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or("Codex response failed");
+                return Err(message.to_string());
             }
             "error" => {
                 return Err(format!(

@@ -16,6 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::{AgentSession, Inner};
 use crate::agent::AgentEvent;
 use crate::ai::message::{ImageContent, UserBlock, UserContent};
+use crate::ai::model::ThinkingLevel;
 use crate::core::events::SessionEvent;
 use crate::extensions::{ActionKind, DeliverAs, ExtensionAction, InputSource};
 use crate::messages::{AgentMessage, CustomMessage};
@@ -115,6 +116,23 @@ impl AgentSession {
             ActionKind::SetSessionName { name } => {
                 if let Err(e) = self.set_session_name(&name) {
                     report("set_session_name", e);
+                }
+            }
+            ActionKind::SetThinkingLevel { level } => {
+                let result = ThinkingLevel::parse(&level)
+                    .ok_or_else(|| format!("unknown thinking level \"{level}\""))
+                    .and_then(|level| self.set_thinking_level(level));
+                if let Err(e) = result {
+                    report("set_thinking_level", e);
+                }
+            }
+            ActionKind::SetModel { provider, model_id } => {
+                let model = self.state().registry.find(&provider, &model_id).cloned();
+                let result = model
+                    .ok_or_else(|| format!("model {provider}/{model_id} not found"))
+                    .and_then(|model| self.set_model(model));
+                if let Err(e) = result {
+                    report("set_model", e);
                 }
             }
             ActionKind::Shutdown => {

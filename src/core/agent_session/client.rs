@@ -31,6 +31,45 @@ pub struct ProviderClient {
     pub on_retry: Option<RetryCallback>,
 }
 
+/// The headers pi adds to a conversation's requests to say who is calling (its
+/// `getAttributionHeaders`): OpenRouter's app attribution, and a `User-Agent` for
+/// Cloudflare. Off when install telemetry is (`enableInstallTelemetry: false` or
+/// `PI_TELEMETRY=0`). Headers from models.json or the model override these.
+pub fn attribution_headers(
+    model: &Model,
+    telemetry: bool,
+) -> &'static [(&'static str, &'static str)] {
+    if !telemetry {
+        return &[];
+    }
+    if model.provider == "openrouter" || model.base_url.contains("openrouter.ai") {
+        return &[
+            ("HTTP-Referer", "https://pi.dev"),
+            ("X-OpenRouter-Title", "pi"),
+            ("X-OpenRouter-Categories", "cli-agent"),
+        ];
+    }
+    let cloudflare = matches!(
+        model.provider.as_str(),
+        "cloudflare-workers-ai" | "cloudflare-ai-gateway"
+    ) || model.base_url.contains("api.cloudflare.com")
+        || model.base_url.contains("gateway.ai.cloudflare.com");
+    if cloudflare {
+        return &[("User-Agent", "pi-coding-agent")];
+    }
+    &[]
+}
+
+/// `auth` with the attribution headers under its own (which win on a clash).
+pub fn with_attribution(mut auth: RequestAuth, model: &Model, telemetry: bool) -> RequestAuth {
+    for (k, v) in attribution_headers(model, telemetry) {
+        if !auth.headers.keys().any(|h| h.eq_ignore_ascii_case(k)) {
+            auth.headers.insert((*k).to_string(), (*v).to_string());
+        }
+    }
+    auth
+}
+
 impl ProviderClient {
     fn options(&self, thinking: ThinkingLevel, cancel: CancellationToken) -> StreamOptions {
         StreamOptions {

@@ -74,4 +74,46 @@ impl AgentSession {
             .remove(provider)
             .map_err(|e| e.to_string())
     }
+
+    /// Stores a sign-in's credential entry for `provider` in `auth.json` and reloads the
+    /// models, so the provider's models are usable at once.
+    pub fn save_credential(&self, provider: &str, entry: Value) -> Result<(), String> {
+        let mut st = self.state();
+        st.registry
+            .auth_mut()
+            .set_credential(provider, entry)
+            .map_err(|e| e.to_string())?;
+        st.registry.reload();
+        Ok(())
+    }
+
+    /// The `type` of `provider`'s auth.json entry (`api_key`, `oauth`), if it has one.
+    pub fn stored_credential_type(&self, provider: &str) -> Option<String> {
+        self.state().registry.auth().get(provider).map(|e| {
+            e.get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        })
+    }
+
+    /// Providers with an auth.json entry.
+    pub fn stored_credentials(&self) -> Vec<String> {
+        self.state().registry.auth().list()
+    }
+
+    /// Where `provider`'s credential comes from.
+    pub fn auth_source(&self, provider: &str) -> crate::ai::auth::AuthSource {
+        self.state().registry.auth_source(provider)
+    }
+
+    /// Every known model, with credentials or not.
+    pub fn all_models(&self) -> Vec<Model> {
+        self.state().registry.all().to_vec()
+    }
+
+    /// The auth.json path.
+    pub fn auth_path(&self) -> std::path::PathBuf {
+        self.state().registry.auth().path().to_path_buf()
+    }
 }

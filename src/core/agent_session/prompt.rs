@@ -232,10 +232,7 @@ impl AgentSession {
             return Err(crate::session::refusal::read_only_refusal(file, reason));
         }
         let Some(model) = &st.model else {
-            return Err(
-                "No model selected. Use /model or --model to choose one, or set an API key (see docs/providers.md)."
-                    .into(),
-            );
+            return Err(crate::core::auth_guidance::no_model_selected());
         };
         if !st.registry.has_configured_auth(model) {
             return Err(missing_key_message(&model.provider));
@@ -536,7 +533,11 @@ impl AgentSession {
                 st.streaming = false;
                 return Ok(Vec::new());
             };
-            let auth = st.registry.request_auth(&model).unwrap_or_default();
+            let auth = super::client::with_attribution(
+                st.registry.request_auth(&model).unwrap_or_default(),
+                &model,
+                st.settings.install_telemetry(),
+            );
             let inner = Arc::downgrade(&self.inner);
             let client = ProviderClient {
                 model: model.clone(),
@@ -580,7 +581,17 @@ impl AgentSession {
         let mut sink = move |event: AgentEvent| {
             session.on_agent_event(&event);
             session.notify_extensions(&event);
+            // As pi: a successful answer ends a retry sequence right after listeners saw
+            // its `message_end` (before `turn_end`).
+            let answered = matches!(
+                &event,
+                AgentEvent::MessageEnd { message: AgentMessage::Assistant(a) }
+                    if a.stop_reason != StopReason::Error
+            );
             emit_to(&inner, SessionEvent::Agent(event));
+            if answered {
+                session.end_retry_if_any(true, None);
+            }
         };
         let added = match prompts {
             Some(p) => Ok(agent::run(
@@ -651,11 +662,6 @@ impl AgentSession {
                     self.emit(SessionEvent::Notice {
                         message: format!("The session file could not be updated: {e}"),
                     });
-                }
-                if let AgentMessage::Assistant(a) = message
-                    && a.stop_reason != StopReason::Error
-                {
-                    self.end_retry_if_any(true, None);
                 }
             }
             _ => {}

@@ -42,6 +42,9 @@ pub struct SessionConfig {
     pub session_dir: Option<String>,
     /// Problems with the command line itself, reported first among the session's warnings.
     pub warnings: Vec<String>,
+    /// `--offline`: configured pi packages that are missing are not installed (they are
+    /// left out with a warning).
+    pub offline: bool,
 }
 
 /// Which tools a session starts with, as pi's tool flags decide.

@@ -33,8 +33,8 @@ pub use self::source::{SessionSource, missing_session_cwd, open_session_source, 
 
 use self::model::{ModelContext, choose_model};
 use self::resources::{
-    LoadedExtensions, Place, SessionInfo, TemplatesAndSkills, builtin_tools, check_extension_flags,
-    extension_tools, find_extensions, prompt_resources, start_extensions,
+    LoadedExtensions, Place, SessionInfo, SessionPackages, TemplatesAndSkills, builtin_tools,
+    check_extension_flags, extension_tools, find_extensions, prompt_resources, start_extensions,
 };
 use crate::ai::auth::ApiKey;
 use crate::ai::model::{Model, ThinkingLevel};
@@ -46,7 +46,7 @@ use crate::core::agent_session::{
 use crate::core::extension_discovery::DiscoveredExtensions;
 use crate::core::paths::AgentPaths;
 use crate::core::settings::Settings;
-use crate::extensions::SessionStartReason;
+use crate::extensions::{SessionStartReason, ShutdownReason};
 use crate::session::SessionManager;
 use crate::session::tree::EntryKind;
 
@@ -178,13 +178,21 @@ impl SessionFactory {
                     info,
                     &mut extension_warnings,
                 )
-                .await
+                .await?
             }
             None => None,
         };
         if full {
             let host = extensions.as_ref().map(|e| &e.host);
-            extension_warnings.extend(check_extension_flags(&self.config, host));
+            match check_extension_flags(&self.config, host) {
+                Ok(warnings) => extension_warnings.extend(warnings),
+                Err(e) => {
+                    if let Some(loaded) = &extensions {
+                        loaded.host.shutdown(ShutdownReason::Quit, None).await;
+                    }
+                    return Err(e);
+                }
+            }
         }
 
         let this = self.clone();
@@ -219,11 +227,12 @@ impl SessionFactory {
         Ok(built)
     }
 
-    fn place(&self) -> Place<'_> {
+    fn place<'a>(&'a self, packages: &'a SessionPackages) -> Place<'a> {
         Place {
             settings: &self.settings,
             cwd: &self.cwd,
             agent_dir: &self.paths.agent_dir,
+            packages,
         }
     }
 
@@ -313,7 +322,17 @@ impl SessionFactory {
             }
         }
 
-        let place = self.place();
+        // pi packages: missing ones are installed now; one that cannot be stops startup.
+        let packages = if full {
+            let (packages, package_warnings) =
+                SessionPackages::resolve(&self.config, settings, &self.cwd, &self.paths.agent_dir)
+                    .map_err(StartupError)?;
+            warnings.extend(package_warnings);
+            packages
+        } else {
+            SessionPackages::default()
+        };
+        let place = self.place(&packages);
         let mut prompt_warnings = Vec::new();
         let prompt = prompt_resources(
             &self.config,

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::resources::{
-    Place, SessionInfo, TemplatesAndSkills, builtin_tools, extension_tools, find_extensions,
-    prompt_resources, start_extensions,
+    Place, SessionInfo, SessionPackages, TemplatesAndSkills, builtin_tools, extension_tools,
+    find_extensions, prompt_resources, start_extensions,
 };
 use super::{SessionFactory, StartupError, blocking};
 use crate::core::agent_session::{AgentSession, ReloadedResources};
@@ -36,19 +36,33 @@ impl SessionFactory {
             let cwd = this.cwd();
             let agent_dir = this.paths.agent_dir.as_path();
             let settings = Settings::load(agent_dir, cwd);
+            // pi resolves (and installs) the packages again; a failure is a warning here,
+            // the session keeps running without that package's resources.
+            let (packages, package_warnings) =
+                SessionPackages::resolve(&this.config, &settings, cwd, agent_dir)
+                    .unwrap_or_else(|e| (SessionPackages::default(), vec![e]));
             let place = Place {
                 settings: &settings,
                 cwd,
                 agent_dir,
+                packages: &packages,
             };
             let found = find_extensions(&this.config, &place);
             let loaded = TemplatesAndSkills::load(&this.config, &place);
             let mut prompt_warnings = Vec::new();
             let prompt = prompt_resources(&this.config, cwd, agent_dir, &mut prompt_warnings);
-            (settings, found, loaded, prompt, prompt_warnings)
+            (
+                settings,
+                found,
+                loaded,
+                prompt,
+                prompt_warnings,
+                package_warnings,
+            )
         });
-        let (settings, found, loaded, prompt, prompt_warnings) = read.await?;
+        let (settings, found, loaded, prompt, prompt_warnings, package_warnings) = read.await?;
         let mut warnings: Vec<String> = settings.problems().iter().map(|p| p.to_string()).collect();
+        warnings.extend(package_warnings);
 
         let info = session.with_session(|m| SessionInfo {
             file: m.session_file().map(Path::to_path_buf),
@@ -63,7 +77,13 @@ impl SessionFactory {
             info,
             &mut warnings,
         )
-        .await;
+        .await
+        // A module that fails to load stops a start, not a running session: reported,
+        // and the session goes on without extensions.
+        .unwrap_or_else(|e| {
+            warnings.push(e.0);
+            None
+        });
         let host = extensions.as_ref().map(|e| &e.host);
         let tool_names = builtin_tools(&self.config.tools, host, &mut warnings);
         warnings.extend(prompt_warnings);

@@ -3,15 +3,17 @@
 //! templates, skills, the built-in tools, and the extensions (found here, started by the
 //! factory), with the checks of the flags extensions may claim and of the tools they add.
 //!
-//! Everything that goes wrong here is a warning: a broken skill or extension never stops
-//! pi-rs from starting.
+//! Everything that goes wrong here is a warning — a broken skill never stops pi-rs from
+//! starting — except an extension that fails to load, which stops it as in pi.
 
 use std::path::Path;
 use std::sync::Arc;
 
+use super::StartupError;
 use super::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};
 use crate::core::agent_session::PromptResources;
 use crate::core::extension_discovery::{DiscoveredExtensions, discover_extensions};
+use crate::core::packages::{PackageManager, ResolvedPackages, ResourceKind, is_package_source};
 use crate::core::prompt_templates::{LoadedPromptTemplates, load_prompt_templates};
 use crate::core::resource_paths::ResourceOptions;
 use crate::core::resources::{
@@ -24,23 +26,104 @@ use crate::extensions::protocol::FlagType;
 use crate::extensions::{ExtensionHost, HostChannels, LoadOptions};
 use crate::tools::{Tool, builtin_tool_names, default_tool_names};
 
-/// Where resources are looked for: the project, the agent directory and the settings.
+/// Where resources are looked for: the project, the agent directory, the settings and
+/// the pi packages they (and `-e`) name.
 pub(super) struct Place<'a> {
     pub settings: &'a Settings,
     pub cwd: &'a Path,
     pub agent_dir: &'a Path,
+    pub packages: &'a SessionPackages,
 }
 
 impl Place<'_> {
     fn options(&self, key: &str, selection: &ResourceSelection) -> ResourceOptions {
-        ResourceOptions::from_settings(
+        let kind = match key {
+            "extensions" => ResourceKind::Extensions,
+            "skills" => ResourceKind::Skills,
+            "prompts" => ResourceKind::Prompts,
+            _ => ResourceKind::Themes,
+        };
+        let mut paths = selection.paths.clone();
+        let mut cli_packages = self.packages.temporary.enabled(kind);
+        if kind == ResourceKind::Extensions {
+            // `-e npm:…` stands for its package's extensions, in the `-e` order.
+            paths = paths
+                .into_iter()
+                .flat_map(|p| {
+                    if is_package_source(&p) {
+                        self.packages
+                            .temporary
+                            .enabled_of(kind, &p)
+                            .into_iter()
+                            .map(|f| f.to_string_lossy().into_owned())
+                            .collect()
+                    } else {
+                        vec![p]
+                    }
+                })
+                .collect();
+            cli_packages.clear();
+        }
+        let mut options = ResourceOptions::from_settings(
             self.settings,
             key,
             self.cwd,
             self.agent_dir,
-            selection.paths.clone(),
+            paths,
             selection.discover,
-        )
+        );
+        options.packages = self.packages.configured.enabled(kind);
+        options.cli_packages = cli_packages;
+        options
+    }
+}
+
+/// The pi packages of a session: those of the settings and those of `-e`.
+#[derive(Debug, Clone, Default)]
+pub(super) struct SessionPackages {
+    pub configured: ResolvedPackages,
+    pub temporary: ResolvedPackages,
+}
+
+impl SessionPackages {
+    /// Resolves (installing what is missing, unless offline) the packages of `settings`
+    /// and the `-e` package sources. A package that cannot be installed is an error
+    /// naming it; anything left out is among the warnings.
+    pub fn resolve(
+        config: &SessionConfig,
+        settings: &Settings,
+        cwd: &Path,
+        agent_dir: &Path,
+    ) -> Result<(SessionPackages, Vec<String>), String> {
+        let manager = PackageManager::new(cwd, agent_dir, settings).with_offline(config.offline);
+        let configured = manager.resolve(settings).map_err(|e| e.to_string())?;
+        let sources: Vec<String> = config
+            .extensions
+            .paths
+            .iter()
+            .filter(|p| is_package_source(p))
+            .cloned()
+            .collect();
+        let temporary = if sources.is_empty() {
+            ResolvedPackages::default()
+        } else {
+            manager
+                .resolve_temporary(&sources)
+                .map_err(|e| e.to_string())?
+        };
+        let warnings = configured
+            .warnings
+            .iter()
+            .chain(&temporary.warnings)
+            .cloned()
+            .collect();
+        Ok((
+            SessionPackages {
+                configured,
+                temporary,
+            },
+            warnings,
+        ))
     }
 }
 
@@ -82,7 +165,8 @@ pub(super) struct SessionInfo {
 }
 
 /// Starts the extensions `found` names. `None` when there are none; their discovery
-/// problems and load failures go to `warnings`.
+/// problems and registration conflicts go to `warnings`. An extension that fails to
+/// load stops the start, as in pi: the error names each such file and its cause.
 pub(super) async fn start_extensions(
     found: DiscoveredExtensions,
     config: &SessionConfig,
@@ -90,41 +174,60 @@ pub(super) async fn start_extensions(
     hosting: ExtensionHosting,
     session: SessionInfo,
     warnings: &mut Vec<String>,
-) -> Option<LoadedExtensions> {
+) -> Result<Option<LoadedExtensions>, StartupError> {
     let (cwd, agent_dir) = place;
     warnings.extend(found.diagnostics.iter().map(ToString::to_string));
     if found.extensions.is_empty() {
-        return None;
+        return Ok(None);
     }
     let mut options = LoadOptions::new(cwd, agent_dir, hosting.mode, hosting.has_ui);
     options.session_file = session.file;
     options.session_id = Some(session.id);
     options.cli_flags = config.extension_flags.clone();
     let (host, channels) = ExtensionHost::load(found.extensions, options).await;
-    warnings.extend(host.load_errors().iter().map(|e| {
+    let describe = |e: &crate::extensions::LoadError| {
         format!(
             "Failed to load extension \"{}\": {}",
             e.path.display(),
             e.error
         )
-    }));
-    Some(LoadedExtensions { host, channels })
+    };
+    let (fatal, other): (Vec<_>, Vec<_>) = host.load_errors().iter().partition(|e| e.fatal);
+    warnings.extend(
+        other
+            .into_iter()
+            .map(|e| format!("Extension \"{}\": {}", e.path.display(), e.error)),
+    );
+    if !fatal.is_empty() {
+        let message = fatal
+            .into_iter()
+            .map(describe)
+            .collect::<Vec<_>>()
+            .join("\nError: ");
+        host.shutdown(crate::extensions::ShutdownReason::Quit, None)
+            .await;
+        return Err(StartupError(message));
+    }
+    Ok(Some(LoadedExtensions { host, channels }))
 }
 
 /// Checks the command-line flags nobody else knew against the flags extensions
-/// registered, with pi's messages. pi stops on these; pi-rs warns and goes on.
+/// registered, with pi's messages. Unknown flags and string flags without a value are
+/// errors that stop the start, as in pi: `Err` holds them (one message per line).
+/// Returns the warnings otherwise.
 pub(super) fn check_extension_flags(
     config: &SessionConfig,
     host: Option<&ExtensionHost>,
-) -> Vec<String> {
+) -> Result<Vec<String>, StartupError> {
     let mut warnings = Vec::new();
+    let mut errors = Vec::new();
     let mut unknown = Vec::new();
     for (name, value) in &config.extension_flags {
         let flag = host.and_then(|h| h.flags().iter().find(|f| &f.name == name));
         match (flag.map(|f| f.kind), value) {
             (None, _) => unknown.push(format!("--{name}")),
             (Some(FlagType::String), None) => {
-                warnings.push(format!("Extension flag \"--{name}\" requires a value"));
+                errors.push(format!("Extension flag \"--{name}\" requires a value"));
             }
             (Some(FlagType::Boolean), Some(v)) if config.detached_flag_values.contains(name) => {
                 warnings.push(format!(
@@ -136,9 +239,13 @@ pub(super) fn check_extension_flags(
     }
     if !unknown.is_empty() {
         let plural = if unknown.len() == 1 { "" } else { "s" };
-        warnings.push(format!("Unknown option{plural}: {}", unknown.join(", ")));
+        errors.push(format!("Unknown option{plural}: {}", unknown.join(", ")));
     }
-    warnings
+    if errors.is_empty() {
+        Ok(warnings)
+    } else {
+        Err(StartupError(errors.join("\nError: ")))
+    }
 }
 
 /// The built-in tools the selection asks for; names that are neither built-in nor tools
@@ -241,10 +348,13 @@ mod tests {
             ..SessionConfig::default()
         };
         assert_eq!(
-            check_extension_flags(&config, None),
-            ["Unknown options: --plan, --depth"]
+            check_extension_flags(&config, None).err().map(|e| e.0),
+            Some("Unknown options: --plan, --depth".to_string())
         );
-        assert!(check_extension_flags(&SessionConfig::default(), None).is_empty());
+        assert_eq!(
+            check_extension_flags(&SessionConfig::default(), None).ok(),
+            Some(Vec::new())
+        );
     }
 
     #[test]

@@ -67,6 +67,10 @@ pub struct InlineRenderer {
     history_rows: usize,
     /// The size changed since then: the terminal may have reflowed the rows.
     resized: bool,
+    /// The last live region filled the whole screen (history pushed off it).
+    live_filled: bool,
+    /// Rows at the top of the last live region that did not fit on the screen.
+    live_skipped: usize,
 }
 
 impl InlineRenderer {
@@ -79,7 +83,17 @@ impl InlineRenderer {
             pristine: true,
             history_rows: 0,
             resized: false,
+            live_filled: false,
+            live_skipped: 0,
         }
+    }
+
+    /// Whether drawing a live region of `live_rows` rows in place would leave the screen
+    /// (partly) blank: the last one filled the whole screen, pushing the history above it
+    /// off, and the new one is shorter than the screen (a tall dialog was closed). Then
+    /// everything must be drawn again, as pi does when a change starts above its viewport.
+    pub fn shrink_needs_redraw(&self, live_rows: usize) -> bool {
+        !self.pristine && self.live_filled && live_rows < self.height as usize
     }
 
     pub fn size(&self) -> (u16, u16) {
@@ -114,8 +128,41 @@ impl InlineRenderer {
         }
     }
 
+    /// New history lines that are already on the screen as the first rows of the live
+    /// region (a streamed paragraph that is now final) need not be drawn again: those
+    /// rows just stop belonging to the live region. Returns the history still to print.
+    fn adopt_history<'a>(&mut self, history: &'a [Line<'static>]) -> &'a [Line<'static>] {
+        let k = history.len();
+        if k == 0
+            || self.pristine
+            || self.live_skipped > 0
+            || k > self.live.len()
+            || self.cursor_row < k
+        {
+            return history;
+        }
+        let on_screen = history
+            .iter()
+            .zip(&self.live)
+            .all(|(line, drawn)| encode_line(line, self.width) == *drawn);
+        if !on_screen {
+            return history;
+        }
+        self.live.drain(..k);
+        self.cursor_row -= k;
+        self.history_rows += k;
+        &[]
+    }
+
     /// Draws a frame. Writes nothing when nothing changed.
     pub fn draw(&mut self, w: &mut impl Write, frame: &Frame<'_>) -> io::Result<()> {
+        let new_history = self.adopt_history(frame.new_history);
+        let frame = &Frame {
+            new_history,
+            live: frame.live,
+            cursor: frame.cursor,
+            show_cursor: frame.show_cursor,
+        };
         let skipped = frame.live.len().saturating_sub(self.height as usize);
         let live = self.clamp_live(frame.live);
         let encoded: Vec<String> = live.iter().map(|l| encode_line(l, self.width)).collect();
@@ -157,12 +204,32 @@ impl InlineRenderer {
             if first_diff > old_last && !self.live.is_empty() {
                 out.push_str("\r\n");
             }
-            let rows = &encoded[first_diff.min(encoded.len())..];
-            write_rows(&mut out, rows);
-            if rows.is_empty() {
-                first_diff
+            // Same height: only the rows from the first to the last changed one (a
+            // streamed line growing leaves the editor and footer below it alone).
+            let last_diff = (encoded.len() == self.live.len())
+                .then(|| {
+                    (first_diff..encoded.len())
+                        .rev()
+                        .find(|&i| encoded[i] != self.live[i])
+                })
+                .flatten();
+            if let Some(last_diff) = last_diff {
+                for (i, row) in encoded[first_diff..=last_diff].iter().enumerate() {
+                    if i > 0 {
+                        out.push_str("\r\n");
+                    }
+                    out.push_str(CLEAR_LINE);
+                    out.push_str(row);
+                }
+                last_diff
             } else {
-                encoded.len() - 1
+                let rows = &encoded[first_diff.min(encoded.len())..];
+                write_rows(&mut out, rows);
+                if rows.is_empty() {
+                    first_diff
+                } else {
+                    encoded.len() - 1
+                }
             }
         } else {
             self.move_to_live_top(&mut out);
@@ -175,6 +242,8 @@ impl InlineRenderer {
             write_rows(&mut out, &encoded);
             encoded.len().saturating_sub(1)
         };
+        self.live_filled = frame.live.len() >= self.height as usize;
+        self.live_skipped = skipped;
         self.finish(&mut out, encoded, current_row, cursor, frame.show_cursor);
         w.write_all(out.as_bytes())?;
         w.flush()
@@ -514,6 +583,81 @@ mod tests {
         4
         5
         ");
+    }
+
+    #[test]
+    fn closing_a_dialog_that_filled_the_screen_asks_for_a_full_redraw() {
+        let mut s = Screen::new(20, 4);
+        s.draw(&["one", "two", "three"], &["> ", "footer"], None);
+        assert!(!s.renderer.shrink_needs_redraw(2), "nothing was pushed off");
+        // A dialog taller than the screen pushes the history off it.
+        s.draw(&[], &["d1", "d2", "d3", "d4", "d5", "footer"], None);
+        assert!(s.renderer.shrink_needs_redraw(2));
+        assert!(!s.renderer.shrink_needs_redraw(4), "a full screen again");
+        // Drawn in place, the editor would sit on the first row over blank rows.
+        s.draw(&[], &["> ", "footer"], None);
+        let screen = s.parser.screen().contents();
+        assert!(screen.starts_with('>'), "{screen:?}");
+        assert!(!s.renderer.shrink_needs_redraw(2), "once only");
+        // Which is what the full redraw the app does instead avoids.
+        s.draw(&[], &["d1", "d2", "d3", "d4", "d5", "footer"], None);
+        s.redraw_all(&["one", "two", "three"], &["> ", "footer"]);
+        let screen = s.parser.screen().contents();
+        let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+        insta::assert_snapshot!(rows.join("\n"), @r"
+        two
+        three
+        >
+        footer
+        ");
+    }
+
+    /// The bytes of one frame drawn on `s`, fed to its screen.
+    fn frame_bytes(s: &mut Screen, history: &[&str], live: &[&str]) -> String {
+        let history: Vec<Line<'static>> =
+            history.iter().map(|t| Line::from(t.to_string())).collect();
+        let live: Vec<Line<'static>> = live.iter().map(|t| Line::from(t.to_string())).collect();
+        let mut bytes = Vec::new();
+        s.renderer
+            .draw(
+                &mut bytes,
+                &Frame {
+                    new_history: &history,
+                    live: &live,
+                    cursor: Some((live.len() - 2, 2)),
+                    show_cursor: true,
+                },
+            )
+            .unwrap();
+        s.parser.process(&bytes);
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn streaming_rewrites_only_the_changed_rows_and_keeps_finished_ones_in_place() {
+        let mut s = Screen::new(30, 10);
+        frame_bytes(&mut s, &["header"], &["para one", "stre", "> ", "footer"]);
+        // A growing line: only that row is written, not the editor and footer below it.
+        let bytes = frame_bytes(&mut s, &[], &["para one", "streaming", "> ", "footer"]);
+        assert!(bytes.contains("streaming"), "{bytes:?}");
+        assert!(
+            !bytes.contains("footer") && !bytes.contains("para one"),
+            "{bytes:?}"
+        );
+        // The first paragraph is final: it becomes history where it already is.
+        let bytes = frame_bytes(&mut s, &["para one"], &["streaming", "> ", "footer"]);
+        assert!(!bytes.contains("para one"), "{bytes:?}");
+        let bytes = frame_bytes(&mut s, &[], &["streaming on", "> ", "footer"]);
+        assert!(!bytes.contains("footer"), "{bytes:?}");
+        frame_bytes(&mut s, &["streaming on"], &["> ", "footer"]);
+        insta::assert_snapshot!(s.all_rows(), @r"
+        header
+        para one
+        streaming on
+        >
+        footer
+        ");
+        assert_eq!(s.parser.screen().cursor_position(), (3, 2));
     }
 
     #[test]

@@ -287,10 +287,12 @@ mod tests {
         )
         .await;
         assert_eq!(code, 0);
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let text = String::from_utf8(out.0.lock().unwrap().clone())
+            .unwrap()
+            .replace(env!("CARGO_MANIFEST_DIR"), "<pi-rs>");
         insta::assert_snapshot!(text, @r#"
         {"id":1,"type":"response","command":"get_last_assistant_text","success":true,"data":{"text":null}}
-        {"id":2,"type":"response","command":"prompt","success":false,"error":"No model selected. Use /model or --model to choose one, or set an API key (see docs/providers.md)."}
+        {"id":2,"type":"response","command":"prompt","success":false,"error":"No model selected.\n\nUse /login to log into a provider via OAuth or API key, set the provider's API key environment variable (e.g. ANTHROPIC_API_KEY), or add a provider to ~/.pi/agent/models.json. See:\n  <pi-rs>/docs/providers.md\n  <pi-rs>/docs/models.md\n\nThen use /model to select a model."}
         {"type":"session_info_changed","name":"n"}
         {"id":3,"type":"response","command":"set_session_name","success":true}
         {"id":4,"type":"response","command":"get_fork_messages","success":true,"data":{"messages":[]}}

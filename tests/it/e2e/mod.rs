@@ -13,4 +13,5 @@ mod abort;
 mod env;
 mod footer;
 mod tree;
+mod ts_extensions;
 mod tui;

@@ -368,9 +368,11 @@ fn scoped_models_saves_the_enabled_models_and_ctrl_p_cycles_only_those() {
     });
     let settings: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
+    // The first start records the version, as pi does (`lastChangelogVersion`).
     assert_eq!(
         settings,
-        json!({"quietStartup": true, "enabledModels": ["mock/mock-model", "mock/mock-gamma"]})
+        json!({"quietStartup": true, "lastChangelogVersion": env!("CARGO_PKG_VERSION"),
+               "enabledModels": ["mock/mock-model", "mock/mock-gamma"]})
     );
     t.keys(&["Escape"]);
     t.wait_until("the picker closed", WAIT, |s| {

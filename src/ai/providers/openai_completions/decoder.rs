@@ -138,10 +138,90 @@ struct Choice<'a> {
     usage: Option<Value>,
 }
 
+/// `delta.content`: a string, or (Mistral's magistral models) an array of parts,
+/// `{"type": "text", "text"}` and `{"type": "thinking", "thinking": [{"type": "text",
+/// "text"}]}`. Anything else reads as absent.
+#[derive(Debug, Default)]
+enum Content<'a> {
+    #[default]
+    None,
+    Text(Cow<'a, str>),
+    Parts(Vec<Value>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an array of content parts")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(part) = a.next_element::<Value>()? {
+                    parts.push(part);
+                }
+                Ok(Content::Parts(parts))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Self::Value, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::None)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// The text of a content part: `text`, or the texts of a thinking part's `thinking` list.
+fn part_text(part: &Value, field: &str) -> String {
+    match part.get(field) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct Delta<'a> {
     #[serde(default, borrow)]
-    content: Text<'a>,
+    content: Content<'a>,
     #[serde(default, borrow)]
     reasoning_content: Text<'a>,
     #[serde(default, borrow)]
@@ -186,6 +266,17 @@ pub struct Decoder {
 }
 
 impl Decoder {
+    fn text_delta(&mut self, text: &str, out: &mut Output) {
+        if text.is_empty() {
+            return;
+        }
+        let idx = match self.text {
+            Some(i) => i,
+            None => *self.text.insert(out.start_text()),
+        };
+        out.text_delta(idx, text);
+    }
+
     pub fn new(model: &Model) -> Self {
         Self {
             model_id: model.id.clone(),
@@ -325,12 +416,27 @@ impl SseDecoder for Decoder {
         let Some(delta) = &choice.delta else {
             return Ok(());
         };
-        if let Some(text) = delta.content.get().filter(|t| !t.is_empty()) {
-            let idx = match self.text {
-                Some(i) => i,
-                None => *self.text.insert(out.start_text()),
-            };
-            out.text_delta(idx, text);
+        match &delta.content {
+            Content::Text(text) => self.text_delta(text, out),
+            Content::Parts(parts) => {
+                for part in parts {
+                    match part.get("type").and_then(Value::as_str) {
+                        Some("text") => self.text_delta(&part_text(part, "text"), out),
+                        Some("thinking") => {
+                            let text = part_text(part, "thinking");
+                            if !text.is_empty() {
+                                let idx = match self.thinking {
+                                    Some(i) => i,
+                                    None => *self.thinking.insert(out.start_thinking(None)),
+                                };
+                                out.thinking_delta(idx, &text);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Content::None => {}
         }
         // Servers name the reasoning field differently; the first non-empty one wins
         // (some send the same text in two of them).

@@ -380,3 +380,47 @@ fn error_messages_read_like_the_openai_sdk() {
         "400 Provider returned error\nupstream said no"
     );
 }
+
+/// Mistral's chat-completions stream for magistral models: `delta.content` is an array of
+/// thinking and text parts.
+#[test]
+fn content_arrays_with_thinking_parts_are_decoded() {
+    use crate::ai::providers::wire::{SseDecoder, decode_chunk};
+    use crate::ai::sse::SseParser;
+    let m = model("mistral", "https://api.mistral.ai/v1", true, None);
+    let chunks = [
+        json!({"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant",
+            "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "Let me "}]}]}}]}),
+        json!({"id": "x", "model": "m", "choices": [{"index": 0, "delta": {
+            "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "think."}]}]}}]}),
+        json!({"id": "x", "model": "m", "choices": [{"index": 0, "delta": {
+            "content": [{"type": "text", "text": "The answer"}]}}]}),
+        json!({"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"content": " is 4."},
+            "finish_reason": "stop"}]}),
+    ];
+    let body: String = chunks
+        .iter()
+        .map(|c| format!("data: {c}\n\n"))
+        .chain(["data: [DONE]\n\n".to_string()])
+        .collect();
+    let mut out = crate::ai::providers::output::Output::new(&m);
+    let mut decoder = Decoder::new(&m);
+    let mut parser = SseParser::new();
+    decode_chunk(&mut parser, &mut decoder, body.as_bytes(), &mut out).unwrap();
+    decoder.finish(&mut out).unwrap();
+    let blocks: Vec<String> = out
+        .message
+        .content
+        .iter()
+        .map(|b| match b {
+            AssistantBlock::Thinking(t) => format!("thinking: {}", t.thinking),
+            AssistantBlock::Text(t) => format!("text: {}", t.text),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        blocks,
+        ["thinking: Let me think.", "text: The answer is 4."]
+    );
+    assert_eq!(out.message.stop_reason, StopReason::Stop);
+}

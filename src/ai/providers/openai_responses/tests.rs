@@ -101,7 +101,7 @@ fn foreign_tool_call_ids_get_hashed_fc_item_ids() {
         ..Default::default()
     };
     assert_eq!(
-        normalize_tool_call_id(&m, "call_9|item+/=", &foreign),
+        normalize_tool_call_id(&m, OPENAI_TOOL_CALL_PROVIDERS, "call_9|item+/=", &foreign),
         format!("call_9|fc_{}", short_hash("item+/="))
     );
     let same = AssistantMessage {
@@ -111,10 +111,13 @@ fn foreign_tool_call_ids_get_hashed_fc_item_ids() {
         ..Default::default()
     };
     assert_eq!(
-        normalize_tool_call_id(&m, "call_9|rs_x", &same),
+        normalize_tool_call_id(&m, OPENAI_TOOL_CALL_PROVIDERS, "call_9|rs_x", &same),
         "call_9|fc_rs_x"
     );
-    assert_eq!(normalize_tool_call_id(&m, "toolu_01!", &same), "toolu_01");
+    assert_eq!(
+        normalize_tool_call_id(&m, OPENAI_TOOL_CALL_PROVIDERS, "toolu_01!", &same),
+        "toolu_01"
+    );
 }
 
 #[test]

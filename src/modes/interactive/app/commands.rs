@@ -4,7 +4,9 @@
 
 use crate::core::agent_session::{NavigateOptions, PromptOptions};
 use crate::modes::interactive::autocomplete::{CommandSpec, CompletionItem};
+use crate::modes::interactive::components::Component;
 use crate::modes::interactive::components::bash_execution::{BashExecutionView, BashStatus};
+use crate::modes::interactive::components::changelog::{self, ChangelogView};
 use crate::modes::interactive::components::transcript::ChatItem;
 
 use super::input::KeyCommand;
@@ -29,10 +31,11 @@ use crate::modes::interactive::editor::Editor;
 use crate::session::entry::EntryId;
 use crate::session::refusal::MissingCwd;
 
-/// Built-in slash commands (name, description), as pi lists them.
+/// Built-in slash commands (name, description), as pi lists them (`/login` and `/logout`
+/// say what they do here: store or remove an API key, where pi also offers OAuth).
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
-    ("settings", "Open settings"),
-    ("model", "Select model"),
+    ("settings", "Open settings menu"),
+    ("model", "Select model (opens selector UI)"),
     ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     (
         "export",
@@ -45,14 +48,14 @@ pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
     ("session", "Show session info and stats"),
     ("changelog", "Show changelog entries"),
     ("hotkeys", "Show all keyboard shortcuts"),
-    ("fork", "Create a new fork from a previous message"),
+    ("fork", "Create a new fork from a previous user message"),
     (
         "clone",
         "Duplicate the current session at the current position",
     ),
     ("tree", "Navigate session tree (switch branches)"),
-    ("login", "Store an API key for a provider"),
-    ("logout", "Remove a stored API key"),
+    ("login", "Configure provider authentication"),
+    ("logout", "Remove provider authentication"),
     ("new", "Start a new session"),
     ("compact", "Manually compact the session context"),
     ("resume", "Resume a different session"),
@@ -292,13 +295,10 @@ impl App {
             "copy" => self.copy_last_answer(),
             "hotkeys" => self.show_hotkeys(),
             "changelog" => {
-                let lines = include_str!("../../../../CHANGELOG.md")
-                    .lines()
-                    .map(str::to_string)
-                    .collect();
-                self.overlay = Some(Overlay::info("Changelog", lines));
+                let markdown = changelog::full_markdown(&changelog::entries());
+                self.show_block(ChangelogView::Full(markdown));
             }
-            "model" => self.open_model_selector(),
+            "model" => self.model_command(args),
             "scoped-models" => self.open_scoped_models(),
             "fork" => self.open_fork_selector(),
             "clone" => {
@@ -343,34 +343,8 @@ impl App {
                     ));
                 }
             },
-            "login" => {
-                let provider = if args.is_empty() {
-                    self.session
-                        .model()
-                        .map(|m| m.provider)
-                        .unwrap_or_else(|| "anthropic".into())
-                } else {
-                    args.to_string()
-                };
-                self.overlay = Some(Overlay::input(
-                    &format!("API key for {provider} (stored in ~/.pi/agent/auth.json)"),
-                    "",
-                    self.keys.clone(),
-                    InputPurpose::ApiKey { provider },
-                ));
-            }
-            "logout" => {
-                let provider = if args.is_empty() {
-                    self.session.model().map(|m| m.provider).unwrap_or_default()
-                } else {
-                    args.to_string()
-                };
-                let result = self.session.remove_credential(&provider);
-                match result {
-                    Ok(()) => self.notice(format!("Removed the stored key for {provider}")),
-                    Err(e) => self.notice(e),
-                }
-            }
+            "login" => self.open_login(),
+            "logout" => self.open_logout(),
             "reload" => self.start_reload(),
             _ => return false,
         }
@@ -391,13 +365,17 @@ impl App {
             name: self.session.status().session_name,
             stats: self.session.stats(),
         };
-        self.overlay = Some(Overlay::View(Box::new(view)));
+        self.show_block(view);
     }
 
     fn show_hotkeys(&mut self) {
-        self.overlay = Some(Overlay::View(Box::new(
-            crate::modes::interactive::components::hotkeys::HotkeysView,
-        )));
+        self.show_block(crate::modes::interactive::components::hotkeys::HotkeysView);
+    }
+
+    /// Adds a block to the chat (`/hotkeys`, `/session`, `/changelog`), as pi does: it
+    /// scrolls into the terminal's scrollback like the rest of the chat.
+    fn show_block(&mut self, view: impl Component + Send + 'static) {
+        self.push_item(ChatItem::View(Box::new(view)), true);
     }
 
     fn copy_last_answer(&mut self) {
@@ -412,6 +390,11 @@ impl App {
     }
 
     pub fn open_model_selector(&mut self) {
+        self.open_model_selector_with("");
+    }
+
+    /// The model selector, searching for `query` (`/model <text>` without an exact match).
+    pub fn open_model_selector_with(&mut self, query: &str) {
         let error = self.session.reload_models();
         let current = self.session.model();
         let models = self.session.available_models();
@@ -427,6 +410,7 @@ impl App {
                 .map(|m| (m.provider.as_str(), m.id.as_str())),
         )
         .with_scoped(scoped)
+        .with_query(query)
         .with_error(error);
         self.overlay = Some(Overlay::Models(Box::new(selector)));
     }
@@ -675,6 +659,17 @@ impl App {
             OverlayOutcome::PreviewTheme(name) => self.use_theme(&name),
             OverlayOutcome::ScopedModelsChanged(enabled) => self.on_scoped_models_changed(enabled),
             OverlayOutcome::ScopedModelsSaved(enabled) => self.on_scoped_models_saved(enabled),
+            OverlayOutcome::LoginProviderChosen(mode, option) => {
+                self.on_login_provider_chosen(mode, option);
+            }
+            OverlayOutcome::LoginProvidersCancelled(mode) => {
+                self.on_login_providers_cancelled(mode)
+            }
+            OverlayOutcome::ApiKeyEntered {
+                provider,
+                name,
+                key,
+            } => self.on_api_key_entered(&provider, &name, &key),
             tree @ (OverlayOutcome::TreeChosen(_)
             | OverlayOutcome::TreeAlreadyAtLeaf
             | OverlayOutcome::TreeEditLabel(..)
@@ -790,6 +785,7 @@ impl App {
                     self.footer_cache = None;
                 }
             }
+            SelectPurpose::LoginMethod => self.on_login_method(&choice.value),
             SelectPurpose::Thinking => {
                 if let Some(level) = crate::ai::model::ThinkingLevel::parse(&choice.value) {
                     let _ = self.session.set_thinking_level(level);
@@ -880,17 +876,6 @@ impl App {
                     ..NavigateOptions::default()
                 },
             ),
-            InputPurpose::ApiKey { provider } => {
-                let key = crate::ai::auth::ApiKey::new(text.trim().to_string());
-                match self.session.save_api_key(&provider, &key) {
-                    Ok(()) => {
-                        self.refresh_usage();
-                        self.footer_cache = None;
-                        self.notice(format!("Saved the API key for {provider}"));
-                    }
-                    Err(e) => self.notice(e),
-                }
-            }
         }
         KeyCommand::None
     }

@@ -15,7 +15,6 @@ use crate::modes::interactive::components::custom_message::CustomMessageView;
 use crate::modes::interactive::components::summaries::CompactionSummaryView;
 use crate::modes::interactive::components::tool_execution::{ToolExecutionState, ToolResultView};
 use crate::modes::interactive::components::transcript::ChatItem;
-use crate::modes::interactive::components::user_message::UserMessageView;
 
 use super::state::{App, Status, Streaming};
 
@@ -167,7 +166,7 @@ impl App {
                 AgentMessage::User(u) => {
                     let text = user_text(&u);
                     if !text.is_empty() {
-                        self.push_item(ChatItem::User(UserMessageView::new(text)), true);
+                        self.push_item(ChatItem::user(text), true);
                     }
                 }
                 AgentMessage::Custom(c) if c.display => {
@@ -251,13 +250,32 @@ impl App {
                     ..ToolCall::default()
                 };
                 self.tool_started.insert(call.id.clone(), Instant::now());
-                self.tool_item(&call);
+                let is_bash = call.name == "bash";
+                let index = self.tool_item(&call);
+                if is_bash {
+                    // pi's bash starts with an empty update, so its box shows a live
+                    // "Elapsed" from the first frame on.
+                    self.transcript.update_at(index, |i| {
+                        if let ChatItem::Tool(t) = i
+                            && t.result.is_none()
+                        {
+                            t.result = Some(ToolResultView {
+                                content: Vec::new(),
+                                details: None,
+                                is_error: false,
+                            });
+                            t.partial = true;
+                            t.elapsed = Some(std::time::Duration::ZERO);
+                        }
+                    });
+                }
             }
             AgentEvent::ToolExecutionUpdate {
                 tool_call_id,
                 partial,
                 ..
             } => {
+                let elapsed = self.tool_started.get(&tool_call_id).map(Instant::elapsed);
                 if let Some(&index) = self.tool_items.get(&tool_call_id) {
                     self.transcript.update_at(index, |i| {
                         if let ChatItem::Tool(t) = i {
@@ -267,6 +285,9 @@ impl App {
                                 is_error: false,
                             });
                             t.partial = true;
+                            if t.elapsed.is_some() {
+                                t.elapsed = elapsed;
+                            }
                         }
                     });
                 }
@@ -295,6 +316,29 @@ impl App {
                     });
                     self.mark_done(index);
                 }
+            }
+        }
+    }
+
+    /// Once a second, the "Elapsed" line of running tools that show one moves on (pi
+    /// redraws it on a one-second timer; output arriving updates it too).
+    pub(super) fn advance_tool_clocks(&mut self) {
+        for (id, started) in &self.tool_started {
+            let Some(&index) = self.tool_items.get(id) else {
+                continue;
+            };
+            let seconds = started.elapsed().as_secs();
+            let behind = matches!(
+                self.transcript.get(index),
+                Some(ChatItem::Tool(t)) if t.partial && t.elapsed.is_some_and(|e| e.as_secs() < seconds)
+            );
+            if behind {
+                self.transcript.update_at(index, |i| {
+                    if let ChatItem::Tool(t) = i {
+                        t.elapsed = Some(std::time::Duration::from_secs(seconds));
+                    }
+                });
+                self.dirty = true;
             }
         }
     }

@@ -60,6 +60,9 @@ impl App {
             }
             UiEvent::Resize(width, height) => {
                 self.renderer.set_size(width, height);
+                self.editor.set_max_rows(
+                    crate::modes::interactive::editor::Editor::rows_for_terminal(height),
+                );
                 self.full_redraw = true;
                 self.dirty = true;
                 Effect::None
@@ -97,6 +100,7 @@ impl App {
                     self.spinner = self.spinner.wrapping_add(1);
                     self.dirty = true;
                     self.advance_bash_spinner();
+                    self.advance_tool_clocks();
                 }
                 Effect::None
             }
@@ -182,6 +186,7 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::ExtensionUi(request) => app.on_extension_ui(request),
         AppMsg::ShareDone(result) => app.share_done(result),
         AppMsg::Reloaded(result) => app.finish_reload(result),
+        AppMsg::Login(msg) => app.on_login_msg(msg),
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}

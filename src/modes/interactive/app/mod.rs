@@ -10,6 +10,7 @@ mod handle;
 mod headless;
 mod input;
 mod loading;
+mod login;
 mod msg;
 mod overlay;
 mod reload;
@@ -312,7 +313,7 @@ fn new_app(
     let mut editor = Editor::new(keys.clone());
     editor.set_autocomplete_max_visible(max_visible);
     editor.set_padding_x(padding);
-    editor.set_max_rows((height as usize / 3).max(3));
+    editor.set_max_rows(Editor::rows_for_terminal(height));
     editor.set_autocomplete_provider(Arc::new(CombinedProvider::new(
         commands::command_specs(),
         cwd.clone(),
@@ -377,14 +378,20 @@ fn new_app(
         factory: options.factory.clone(),
         pinned_warnings: Vec::new(),
         session_warnings: Vec::new(),
+        startup_notices_shown: false,
     };
     if options.open.is_none() {
         app.refresh_usage();
         app.rebuild_transcript();
+        app.show_startup_notices();
     }
     // Kept across the rebuild when the real session has loaded (and every later one).
     for w in warnings {
         app.pin_warning(w);
+    }
+    // pi's first-run hint: nothing can be asked without a model, so say how to get one.
+    if app.session.model().is_none() {
+        app.pin_warning(crate::core::auth_guidance::no_models_available());
     }
     app
 }

@@ -31,6 +31,8 @@ pub enum AppMsg {
     ShareDone(Result<String, String>),
     /// `/reload` finished: its warnings, or why it failed.
     Reloaded(Result<Vec<String>, String>),
+    /// A `/login` sign-in flow asks to show something, or finished.
+    Login(LoginMsg),
 }
 
 /// A session opened in the background, with what the UI shows about it.
@@ -38,4 +40,13 @@ pub struct Loaded {
     pub session: AgentSession,
     pub warnings: Vec<String>,
     pub usage: crate::modes::interactive::components::footer::UsageTotals,
+}
+
+/// What a sign-in flow reports to the app.
+pub enum LoginMsg {
+    Event(crate::ai::oauth::login::LoginEvent),
+    Done {
+        provider: crate::ai::auth::OAuthProvider,
+        result: Result<serde_json::Value, crate::ai::oauth::login::LoginError>,
+    },
 }

@@ -10,6 +10,10 @@ use ratatui::text::{Line, Span};
 
 use crate::ai::model::ThinkingLevel;
 use crate::modes::interactive::autocomplete::CompletionItem;
+use crate::modes::interactive::components::login_dialog::{LoginDialog, LoginDialogOutcome};
+use crate::modes::interactive::components::login_selector::{
+    LoginMode, LoginOption, LoginSelector, LoginSelectorOutcome,
+};
 use crate::modes::interactive::components::model_selector::{ModelSelector, ModelSelectorOutcome};
 use crate::modes::interactive::components::scoped_models_selector::{
     ModelRef, ScopedModelsOutcome, ScopedModelsSelector,
@@ -27,7 +31,7 @@ use crate::modes::interactive::components::tree_selector::{TreeOutcome, TreeSele
 use crate::modes::interactive::components::user_message_selector::{
     ForkOutcome, UserMessageSelector,
 };
-use crate::modes::interactive::components::{Component, Ui, rule, styled_text};
+use crate::modes::interactive::components::{Ui, rule, styled_text};
 use crate::modes::interactive::editor::{Editor, EditorAction};
 use crate::modes::interactive::keys::{Action, Keybindings};
 use crate::modes::interactive::text::truncate_line;
@@ -52,6 +56,8 @@ pub enum SelectPurpose {
     Thinking,
     Model,
     ResumeSession,
+    /// `/login`: a subscription or an API key.
+    LoginMethod,
     /// "Session cwd not found" before opening `path`, whose header names a directory that
     /// is gone: Yes continues it in the current directory (pi's question). `at_startup`:
     /// chosen in the `--resume` picker, so No quits.
@@ -70,9 +76,6 @@ pub enum InputPurpose {
     CustomSummary {
         target: EntryId,
     },
-    ApiKey {
-        provider: String,
-    },
     /// An extension's `input` or `editor` dialog (request `id`).
     Extension {
         id: String,
@@ -90,12 +93,6 @@ pub enum Overlay {
         editor: Box<Editor>,
         purpose: InputPurpose,
     },
-    Info {
-        title: String,
-        lines: Vec<String>,
-    },
-    /// A read-only view (`/hotkeys`, `/session`); any key closes it.
-    View(Box<dyn Component + Send>),
     /// The session picker (`/resume`, `--resume`) and its background listing.
     Sessions {
         picker: Box<SessionPicker>,
@@ -120,6 +117,10 @@ pub enum Overlay {
     Fork(Box<UserMessageSelector>),
     /// `/scoped-models`: the models Ctrl+P cycles through.
     ScopedModels(Box<ScopedModelsSelector>),
+    /// `/login` and `/logout`: the providers.
+    LoginProviders(Box<LoginSelector>),
+    /// A provider being set up (a sign-in flow or an API key).
+    Login(Box<LoginDialog>),
 }
 
 /// What a key did to a dialog.
@@ -167,6 +168,16 @@ pub enum OverlayOutcome {
     ScopedModelsChanged(Vec<ModelRef>),
     /// `/scoped-models` asked to save the enabled models as `enabledModels`.
     ScopedModelsSaved(Vec<ModelRef>),
+    /// A provider picked in the `/login` or `/logout` list.
+    LoginProviderChosen(LoginMode, LoginOption),
+    /// The `/login` or `/logout` list was closed.
+    LoginProvidersCancelled(LoginMode),
+    /// An API key typed for `provider` (named `name`).
+    ApiKeyEntered {
+        provider: String,
+        name: String,
+        key: String,
+    },
 }
 
 impl Overlay {
@@ -209,13 +220,6 @@ impl Overlay {
         )
     }
 
-    pub fn info(title: &str, lines: Vec<String>) -> Overlay {
-        Overlay::Info {
-            title: title.to_string(),
-            lines,
-        }
-    }
-
     pub fn handle_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> OverlayOutcome {
         match self {
             Overlay::Select { list, purpose, .. } => match list.handle_key(key, keys) {
@@ -248,7 +252,6 @@ impl Overlay {
                     EditorAction::Handled | EditorAction::Ignored => OverlayOutcome::Keep,
                 }
             }
-            Overlay::Info { .. } | Overlay::View(_) => OverlayOutcome::Cancelled,
             Overlay::Sessions {
                 picker, at_startup, ..
             } => match picker.handle_key(key, keys) {
@@ -328,6 +331,27 @@ impl Overlay {
                 ForkOutcome::Selected(id) => OverlayOutcome::ForkFrom(id),
                 ForkOutcome::Cancelled => OverlayOutcome::Cancelled,
             },
+            Overlay::LoginProviders(selector) => match selector.handle_key(key, keys) {
+                LoginSelectorOutcome::Handled | LoginSelectorOutcome::Ignored => {
+                    OverlayOutcome::Keep
+                }
+                LoginSelectorOutcome::Selected(option) => {
+                    OverlayOutcome::LoginProviderChosen(selector.mode, option)
+                }
+                LoginSelectorOutcome::Cancelled => {
+                    OverlayOutcome::LoginProvidersCancelled(selector.mode)
+                }
+            },
+            Overlay::Login(dialog) => match dialog.handle_key(key, keys) {
+                LoginDialogOutcome::Handled | LoginDialogOutcome::Ignored => OverlayOutcome::Keep,
+                LoginDialogOutcome::Submitted(_) if dialog.is_oauth() => OverlayOutcome::Keep,
+                LoginDialogOutcome::Submitted(text) => OverlayOutcome::ApiKeyEntered {
+                    provider: dialog.provider.clone(),
+                    name: dialog.provider_name.clone(),
+                    key: text,
+                },
+                LoginDialogOutcome::Cancelled => OverlayOutcome::Cancelled,
+            },
             Overlay::ScopedModels(selector) => match selector.handle_key(key, keys) {
                 ScopedModelsOutcome::Handled | ScopedModelsOutcome::Ignored => OverlayOutcome::Keep,
                 ScopedModelsOutcome::Cancelled => OverlayOutcome::Cancelled,
@@ -361,6 +385,8 @@ impl Overlay {
             } => editor.handle_paste(text),
             Overlay::Models(selector) => selector.paste(text),
             Overlay::ScopedModels(selector) => selector.paste(text),
+            Overlay::LoginProviders(selector) => selector.paste(text),
+            Overlay::Login(dialog) => dialog.paste(text),
             _ => {}
         }
     }
@@ -391,6 +417,14 @@ impl Overlay {
                 let (lines, cursor) = selector.render_with_cursor(width, height, ui);
                 return (lines, to_cursor(cursor));
             }
+            Overlay::LoginProviders(selector) => {
+                let (lines, cursor) = selector.render_with_cursor(width, ui);
+                return (lines, to_cursor(cursor));
+            }
+            Overlay::Login(dialog) => {
+                let (lines, cursor) = dialog.render_with_cursor(width, ui);
+                return (lines, to_cursor(cursor));
+            }
             Overlay::Thinking(selector) => return (selector.render(width, ui), None),
             Overlay::Tree {
                 selector,
@@ -411,15 +445,6 @@ impl Overlay {
             }
             Overlay::Summarize { dialog, .. } => return (dialog.render(width, ui), None),
             Overlay::Fork(selector) => return (selector.render(width, ui), None),
-            Overlay::View(view) => {
-                let mut lines = view.render(width, ui);
-                lines.push(truncate_line(
-                    Line::from(Span::styled("  any key to close", ui.fg(ThemeToken::Muted))),
-                    width,
-                    Span::raw("…"),
-                ));
-                return (lines, None);
-            }
             _ => {}
         }
         let accent = ui.fg(ThemeToken::Accent).add_modifier(Modifier::BOLD);
@@ -427,9 +452,7 @@ impl Overlay {
         let muted = ui.fg(ThemeToken::Muted);
         let mut out = vec![rule(width, border)];
         let title = match self {
-            Overlay::Select { title, .. }
-            | Overlay::Input { title, .. }
-            | Overlay::Info { title, .. } => title.clone(),
+            Overlay::Select { title, .. } | Overlay::Input { title, .. } => title.clone(),
             _ => String::new(),
         };
         out.extend(styled_text(&title, accent, width, 1));
@@ -478,17 +501,8 @@ impl Overlay {
             | Overlay::Summarize { .. }
             | Overlay::Fork(_)
             | Overlay::ScopedModels(_)
-            | Overlay::View(_) => {}
-            Overlay::Info { lines, .. } => {
-                for line in lines {
-                    out.extend(styled_text(line, ui.fg(ThemeToken::Text), width, 1));
-                }
-                out.push(truncate_line(
-                    Line::from(Span::styled("  any key to close", muted)),
-                    width,
-                    Span::raw("…"),
-                ));
-            }
+            | Overlay::LoginProviders(_)
+            | Overlay::Login(_) => {}
         }
         out.push(rule(width, border));
         (out, cursor)

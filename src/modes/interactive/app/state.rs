@@ -141,6 +141,8 @@ pub struct App {
     /// What was odd about the current session's file (truncated or malformed lines,
     /// duplicate ids, …), kept the same way until another session is opened.
     pub session_warnings: Vec<String>,
+    /// The startup notices ("What's New" after an update) were considered already.
+    pub startup_notices_shown: bool,
 }
 
 impl App {
@@ -253,6 +255,51 @@ impl App {
         }
     }
 
+    /// Once, when the first session is open: pi's "What's New" after an update. Nothing
+    /// for a session with messages (continued or resumed); on a first run the version is
+    /// only recorded (`lastChangelogVersion`); after an update the sections newer than the
+    /// recorded version are shown (one line with `collapseChangelog`) and the version is
+    /// recorded.
+    pub fn show_startup_notices(&mut self) {
+        use crate::modes::interactive::components::changelog::{self, ChangelogView};
+        if std::mem::replace(&mut self.startup_notices_shown, true)
+            || !self.session.messages().is_empty()
+        {
+            return;
+        }
+        let (last, collapse) = {
+            let settings = self.session.settings();
+            (
+                settings.last_changelog_version().map(str::to_string),
+                settings.collapse_changelog(),
+            )
+        };
+        let entries = changelog::entries();
+        let shown = changelog::whats_new(&entries, last.as_deref());
+        if last.is_none() || shown.is_some() {
+            // A settings file that cannot be written was reported when it was read; not
+            // recording the version only means the notice may come again.
+            let version = serde_json::Value::from(changelog::VERSION);
+            let _ = self
+                .session
+                .set_global_setting(&["lastChangelogVersion"], version);
+        }
+        let Some(markdown) = shown else {
+            return;
+        };
+        let spaced = !self.transcript.is_empty();
+        let view = if collapse {
+            let (major, minor, patch) = entries.first().map_or((0, 0, 0), |e| e.version);
+            ChangelogView::Collapsed {
+                version: format!("{major}.{minor}.{patch}"),
+                spaced,
+            }
+        } else {
+            ChangelogView::WhatsNew { markdown, spaced }
+        };
+        self.push_item(ChatItem::View(Box::new(view)), true);
+    }
+
     /// Switches to the session loaded in the background and shows its conversation.
     pub fn install_session(&mut self, loaded: Loaded) {
         self.session = loaded.session;
@@ -274,6 +321,7 @@ impl App {
             .map(|w| format!("Warning: {w}"))
             .collect();
         self.rebuild_transcript();
+        self.show_startup_notices();
         self.forward_extension_ui();
         for text in std::mem::take(&mut self.queued_submits) {
             self.on_submit(text);

@@ -201,7 +201,14 @@ impl App {
     /// Draws a frame (or everything, after a resize or a rebuild).
     pub fn draw(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         let show_cursor = self.show_hardware_cursor;
-        let frame = self.compose();
+        let mut frame = self.compose();
+        if !frame.full && self.renderer.shrink_needs_redraw(frame.live.len()) {
+            // A dialog that filled the screen closed: the history it pushed off the screen
+            // is drawn again rather than leaving blank rows above the editor (a full
+            // frame prints all history, including what the first compose took).
+            self.full_redraw = true;
+            frame = self.compose();
+        }
         if frame.full {
             return self.renderer.redraw_all(
                 out,

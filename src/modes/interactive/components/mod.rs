@@ -9,11 +9,14 @@
 
 pub mod assistant_message;
 pub mod bash_execution;
+pub mod changelog;
 pub mod custom_message;
 pub mod footer;
 pub mod header;
 pub mod hotkeys;
 pub mod line_input;
+pub mod login_dialog;
+pub mod login_selector;
 pub mod model_selector;
 #[cfg(test)]
 mod picker_widths;
@@ -22,6 +25,7 @@ pub mod select_list;
 pub mod session_info;
 pub mod session_picker;
 pub mod settings_selector;
+pub mod skill_invocation;
 pub mod status;
 pub mod summaries;
 pub mod summarize_dialog;

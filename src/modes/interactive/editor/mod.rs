@@ -166,6 +166,12 @@ impl Editor {
 
     /// The visible text rows before the editor scrolls (pi: 30% of the terminal, at
     /// least 5).
+    /// The most rows the prompt editor shows on a terminal `height` rows tall before it
+    /// scrolls: pi's 30 % of the terminal, at least 5.
+    pub fn rows_for_terminal(height: u16) -> usize {
+        (height as usize * 3 / 10).max(5)
+    }
+
     pub fn set_max_rows(&mut self, rows: usize) {
         self.max_rows = rows.max(1);
     }

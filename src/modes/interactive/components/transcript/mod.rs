@@ -10,17 +10,20 @@ use ratatui::text::Line;
 use super::assistant_message::AssistantMessageView;
 use super::bash_execution::BashExecutionView;
 use super::custom_message::CustomMessageView;
+use super::skill_invocation::SkillInvocationView;
 use super::summaries::{BranchSummaryView, CompactionSummaryView};
 use super::tool_execution::{ToolExecutionState, ToolResultView};
 use super::user_message::UserMessageView;
 use super::{Cached, Component, Ui, styled_text};
 use crate::ai::message::{StopReason, UserBlock, UserContent};
-use crate::messages::AgentMessage;
+use crate::messages::{AgentMessage, parse_skill_block};
 use crate::modes::interactive::theme::ThemeToken;
 
 /// One entry of the chat.
 pub enum ChatItem {
     User(UserMessageView),
+    /// A `/skill:name` prompt (and the user's words after it).
+    Skill(SkillInvocationView),
     Assistant(AssistantMessageView),
     Tool(ToolExecutionState),
     Bash(BashExecutionView),
@@ -29,17 +32,33 @@ pub enum ChatItem {
     Branch(BranchSummaryView),
     /// A dim one-line note (`Navigated to selected point`).
     Notice(String),
+    /// A block the user asked for (`/hotkeys`, `/session`, `/changelog`): part of the chat,
+    /// not of the session, so it scrolls with the terminal like everything else (as in pi).
+    View(Box<dyn Component + Send>),
 }
 
 impl ChatItem {
+    /// A user prompt: pi's skill box for a `/skill:name` invocation, a plain user
+    /// message otherwise.
+    pub fn user(text: String) -> ChatItem {
+        match parse_skill_block(&text) {
+            Some(block) => ChatItem::Skill(SkillInvocationView::from(block)),
+            None => ChatItem::User(UserMessageView::new(text)),
+        }
+    }
+
     fn set_expanded(&mut self, expanded: bool) {
         match self {
+            ChatItem::Skill(s) => s.expanded = expanded,
             ChatItem::Tool(t) => t.expanded = expanded,
             ChatItem::Bash(b) => b.expanded = expanded,
             ChatItem::Custom(c) => c.expanded = expanded,
             ChatItem::Compaction(c) => c.expanded = expanded,
             ChatItem::Branch(b) => b.expanded = expanded,
-            ChatItem::User(_) | ChatItem::Assistant(_) | ChatItem::Notice(_) => {}
+            ChatItem::User(_)
+            | ChatItem::Assistant(_)
+            | ChatItem::Notice(_)
+            | ChatItem::View(_) => {}
         }
     }
 }
@@ -48,6 +67,7 @@ impl Component for ChatItem {
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         match self {
             ChatItem::User(c) => c.render(width, ui),
+            ChatItem::Skill(c) => c.render(width, ui),
             ChatItem::Assistant(c) => c.render(width, ui),
             ChatItem::Tool(c) => c.render(width, ui),
             ChatItem::Bash(c) => c.render(width, ui),
@@ -59,6 +79,7 @@ impl Component for ChatItem {
                 out.extend(styled_text(text, ui.fg(ThemeToken::Dim), width, 1));
                 out
             }
+            ChatItem::View(view) => view.render(width, ui),
         }
     }
 }
@@ -101,7 +122,7 @@ impl Transcript {
                 AgentMessage::User(m) => {
                     let text = user_text(&m.content);
                     if !text.is_empty() {
-                        t.push(ChatItem::User(UserMessageView::new(text)));
+                        t.push(ChatItem::user(text));
                     }
                 }
                 AgentMessage::Assistant(m) => {

@@ -1,0 +1,414 @@
+//! `pi install / remove (uninstall) / update / list / config`: pi 0.73's package
+//! commands, recognised when they are the first argument, with pi's options, messages
+//! and exit codes. The work is `core::packages::PackageManager`'s.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use crate::core::packages::{PackageManager, PackageScope, style};
+use crate::core::settings::Settings;
+
+/// A package command and its options, as pi's `parsePackageCommand` reads them.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Parsed {
+    command: &'static str,
+    source: Option<String>,
+    local: bool,
+    help: bool,
+    invalid_option: Option<String>,
+    invalid_argument: Option<String>,
+    missing_value: Option<String>,
+    conflict: Option<&'static str>,
+    /// `update`: packages (`None` source: all of them) and/or pi itself.
+    update_packages: bool,
+    update_self: bool,
+}
+
+fn usage(command: &str) -> &'static str {
+    match command {
+        "install" => "pi install <source> [-l]",
+        "remove" => "pi remove <source> [-l]",
+        "update" => {
+            "pi update [source|self|pi] [--self] [--extensions] [--extension <source>] [--force]"
+        }
+        _ => "pi list",
+    }
+}
+
+fn parse(args: &[String]) -> Option<Parsed> {
+    let command = match args.first()?.as_str() {
+        "install" => "install",
+        "remove" | "uninstall" => "remove",
+        "update" => "update",
+        "list" => "list",
+        _ => return None,
+    };
+    let mut p = Parsed {
+        command,
+        ..Parsed::default()
+    };
+    let (mut self_flag, mut extensions_flag) = (false, false);
+    let mut extension_source: Option<String> = None;
+    let rest = &args[1..];
+    let mut i = 0;
+    while i < rest.len() {
+        let arg = rest[i].as_str();
+        let allowed = |ok: bool, p: &mut Parsed| {
+            if !ok && p.invalid_option.is_none() {
+                p.invalid_option = Some(arg.to_string());
+            }
+            ok
+        };
+        match arg {
+            "-h" | "--help" => p.help = true,
+            "-l" | "--local" => {
+                if allowed(command == "install" || command == "remove", &mut p) {
+                    p.local = true;
+                }
+            }
+            "--self" => self_flag |= allowed(command == "update", &mut p),
+            "--extensions" => extensions_flag |= allowed(command == "update", &mut p),
+            "--force" => {
+                allowed(command == "update", &mut p);
+            }
+            "--extension" => {
+                if allowed(command == "update", &mut p) {
+                    match rest.get(i + 1) {
+                        Some(v) if !v.starts_with('-') => {
+                            if extension_source.is_some() {
+                                p.conflict
+                                    .get_or_insert("--extension can only be provided once");
+                            } else {
+                                extension_source = Some(v.clone());
+                            }
+                            i += 1;
+                        }
+                        _ => {
+                            p.missing_value.get_or_insert_with(|| arg.to_string());
+                        }
+                    }
+                }
+            }
+            _ if arg.starts_with('-') => {
+                p.invalid_option.get_or_insert_with(|| arg.to_string());
+            }
+            _ if p.source.is_none() => p.source = Some(arg.to_string()),
+            _ => {
+                p.invalid_argument.get_or_insert_with(|| arg.to_string());
+            }
+        }
+        i += 1;
+    }
+    if command == "update" {
+        if let Some(source) = extension_source {
+            if self_flag || extensions_flag {
+                p.conflict
+                    .get_or_insert("--extension cannot be combined with --self or --extensions");
+            }
+            if p.source.is_some() {
+                p.conflict
+                    .get_or_insert("--extension cannot be combined with a positional source");
+            }
+            p.source = Some(source);
+            p.update_packages = true;
+        } else if let Some(source) = p.source.clone() {
+            if source == "self" || source == "pi" {
+                p.source = None;
+                p.update_self = true;
+                p.update_packages = extensions_flag;
+            } else {
+                if extensions_flag || self_flag {
+                    p.conflict.get_or_insert(
+                        "positional update targets cannot be combined with --self or --extensions",
+                    );
+                }
+                p.update_packages = true;
+            }
+        } else {
+            p.update_self = self_flag || !extensions_flag;
+            p.update_packages = extensions_flag || !self_flag;
+        }
+    }
+    Some(p)
+}
+
+fn help_text(command: &str) -> String {
+    let usage_line = format!("{}\n  {}\n", style("Usage:", "1"), usage(command));
+    let body = match command {
+        "install" => {
+            "
+Install a package and add it to settings.
+
+Options:
+  -l, --local    Install project-locally (.pi/settings.json)
+
+Examples:
+  pi install npm:@foo/bar
+  pi install git:github.com/user/repo
+  pi install git:git@github.com:user/repo
+  pi install https://github.com/user/repo
+  pi install ssh://git@github.com/user/repo
+  pi install ./local/path
+"
+        }
+        "remove" => {
+            "
+Remove a package and its source from settings.
+Alias: pi uninstall <source> [-l]
+
+Options:
+  -l, --local    Remove from project settings (.pi/settings.json)
+
+Examples:
+  pi remove npm:@foo/bar
+  pi uninstall npm:@foo/bar
+"
+        }
+        "update" => {
+            "
+Update pi and installed packages.
+
+Options:
+  --self                  Update pi only
+  --extensions            Update installed packages only
+  --extension <source>    Update one package only
+  --force                 Reinstall pi even if the current version is latest
+
+Short forms:
+  pi update                Update pi and all extensions
+  pi update <source>       Update one package
+  pi update pi             Update pi only (self works as alias to pi)
+"
+        }
+        _ => {
+            "
+List installed packages from user and project settings.
+"
+        }
+    };
+    format!("{usage_line}{body}")
+}
+
+fn red(text: &str) -> String {
+    colored_err(text, "31")
+}
+
+fn dim_err(text: &str) -> String {
+    colored_err(text, "2")
+}
+
+fn colored_err(text: &str, sgr: &str) -> String {
+    if std::io::stderr().is_terminal() {
+        format!("\x1b[{sgr}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+fn green(text: &str) -> String {
+    style(text, "32")
+}
+
+/// Prints a usage error and returns exit code 1.
+fn usage_error(message: &str, hint: &str) -> u8 {
+    eprintln!("{}", red(message));
+    eprintln!("{}", dim_err(hint));
+    1
+}
+
+/// Runs `args` if it is a package command (`install`, `remove`, `uninstall`, `update`,
+/// `list` first) and returns its exit code; `None` for any other command line.
+pub fn run_package_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Option<u8> {
+    let p = parse(args)?;
+    let command = p.command;
+    if p.help {
+        // pi's help text ends in a blank line.
+        println!("{}", help_text(command));
+        return Some(0);
+    }
+    if let Some(option) = &p.invalid_option {
+        return Some(usage_error(
+            &format!("Unknown option {option} for \"{command}\"."),
+            &format!("Use \"pi --help\" or \"{}\".", usage(command)),
+        ));
+    }
+    if let Some(option) = &p.missing_value {
+        return Some(usage_error(
+            &format!("Missing value for {option}."),
+            &format!("Usage: {}", usage(command)),
+        ));
+    }
+    if let Some(argument) = &p.invalid_argument {
+        return Some(usage_error(
+            &format!("Unexpected argument {argument}."),
+            &format!("Usage: {}", usage(command)),
+        ));
+    }
+    if let Some(conflict) = p.conflict {
+        return Some(usage_error(conflict, &format!("Usage: {}", usage(command))));
+    }
+    if (command == "install" || command == "remove") && p.source.is_none() {
+        return Some(usage_error(
+            &format!("Missing {command} source."),
+            &format!("Usage: {}", usage(command)),
+        ));
+    }
+    let settings = Settings::load(agent_dir, cwd);
+    for problem in settings.problems() {
+        eprintln!(
+            "{}",
+            colored_err(&format!("Warning (package command): {problem}"), "33")
+        );
+    }
+    let manager = PackageManager::new(cwd, agent_dir, &settings).with_terminal_output();
+    Some(match execute(&manager, &p) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("{}", red(&format!("Error: {message}")));
+            1
+        }
+    })
+}
+
+fn execute(manager: &PackageManager, p: &Parsed) -> Result<u8, String> {
+    let source = p.source.as_deref().unwrap_or_default();
+    match p.command {
+        "install" => {
+            manager
+                .install_and_persist(source, p.local)
+                .map_err(|e| e.to_string())?;
+            println!("{}", green(&format!("Installed {source}")));
+        }
+        "remove" => {
+            if !manager
+                .remove_and_persist(source, p.local)
+                .map_err(|e| e.to_string())?
+            {
+                eprintln!(
+                    "{}",
+                    red(&format!("No matching package found for {source}"))
+                );
+                return Ok(1);
+            }
+            println!("{}", green(&format!("Removed {source}")));
+        }
+        "list" => list(manager)?,
+        _ => {
+            if p.update_packages {
+                manager
+                    .update(p.source.as_deref())
+                    .map_err(|e| e.to_string())?;
+                match &p.source {
+                    Some(s) => println!("{}", green(&format!("Updated {s}"))),
+                    None => println!("{}", green("Updated packages")),
+                }
+            }
+            if p.update_self {
+                eprintln!("error: pi cannot self-update this installation.");
+                eprintln!(
+                    "pi-rs is a single binary: update it the way you installed it (a new release binary or `cargo install`)."
+                );
+                // Only `pi update --self` fails on this; plain `pi update` did its part.
+                if !p.update_packages {
+                    return Ok(1);
+                }
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn list(manager: &PackageManager) -> Result<(), String> {
+    let packages = manager.list_configured().map_err(|e| e.to_string())?;
+    if packages.is_empty() {
+        println!("{}", style("No packages installed.", "2"));
+        return Ok(());
+    }
+    let mut first = true;
+    for (scope, title) in [
+        (PackageScope::User, "User packages:"),
+        (PackageScope::Project, "Project packages:"),
+    ] {
+        let of_scope: Vec<_> = packages.iter().filter(|p| p.scope == scope).collect();
+        if of_scope.is_empty() {
+            continue;
+        }
+        if !first {
+            println!();
+        }
+        first = false;
+        println!("{}", style(title, "1"));
+        for pkg in of_scope {
+            if pkg.filtered {
+                println!("  {} (filtered)", pkg.source);
+            } else {
+                println!("  {}", pkg.source);
+            }
+            if let Some(path) = &pkg.installed_path {
+                println!("{}", style(&format!("    {}", path.display()), "2"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `pi config`: pi's full-screen list for switching package and local resources on and
+/// off. pi-rs does not have that screen yet; it says so and exits 1 (never a silent no-op).
+pub fn run_config_command(args: &[String]) -> Option<u8> {
+    if args.first().map(String::as_str) != Some("config") {
+        return None;
+    }
+    eprintln!(
+        "{}",
+        red(
+            "pi config is not available in pi-rs yet: switch package resources on and off with the filters of a `packages` entry, and local ones with `!path` / `+path` / `-path` entries under `extensions`, `skills`, `prompts` and `themes` in settings.json (see docs/packages.md)."
+        )
+    );
+    Some(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Parsed {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse(&args).unwrap()
+    }
+
+    #[test]
+    fn options_and_errors_as_pi() {
+        let p = parsed(&["uninstall", "npm:x", "-l"]);
+        assert_eq!(
+            (p.command, p.local, p.source.as_deref()),
+            ("remove", true, Some("npm:x"))
+        );
+        assert_eq!(
+            parsed(&["list", "-l"]).invalid_option.as_deref(),
+            Some("-l")
+        );
+        assert_eq!(
+            parsed(&["install", "a", "b"]).invalid_argument.as_deref(),
+            Some("b")
+        );
+        assert_eq!(
+            parsed(&["update", "--extension"]).missing_value.as_deref(),
+            Some("--extension")
+        );
+        assert!(parsed(&["update", "x", "--self"]).conflict.is_some());
+        assert!(parse(&["chat".to_string()]).is_none());
+    }
+
+    #[test]
+    fn update_targets() {
+        let all = parsed(&["update"]);
+        assert!(all.update_packages && all.update_self);
+        let ext = parsed(&["update", "--extensions"]);
+        assert!(ext.update_packages && !ext.update_self);
+        let me = parsed(&["update", "pi"]);
+        assert!(!me.update_packages && me.update_self && me.source.is_none());
+        let one = parsed(&["update", "--extension", "npm:x"]);
+        assert!(one.update_packages && !one.update_self);
+        assert_eq!(one.source.as_deref(), Some("npm:x"));
+    }
+}

@@ -1,0 +1,792 @@
+// pi-rs node host: runs ONE of pi's TypeScript/JavaScript extensions (a module whose
+// default export is `(pi: ExtensionAPI) => void | Promise<void>`) as a pi-rs stdio
+// extension. pi-rs starts it as
+//
+//     node --experimental-detect-module <cache>/host.mjs <extension file>
+//
+// with the environment variable PI_RS_EXE (the pi-rs binary: `PI_RS_TRANSPILE=<file>
+// $PI_RS_EXE` prints the file's TypeScript compiled to JavaScript, see hooks.mjs) and
+// speaks protocol version 1 of docs/extensions.md on stdin/stdout: it reads `hello`,
+// imports the module, calls its factory with an ExtensionAPI, sends one `register` built
+// from what the factory registered, then turns pi-rs's events, tool calls and commands
+// into calls of the registered handlers, and the handlers' ctx.ui / pi.* calls into
+// protocol messages. stdout carries only protocol lines: console.log and friends are
+// redirected to stderr (which pi-rs writes to extensions.log).
+//
+// Files next to this one (pi-rs writes them all into the same cache folder):
+//   hooks.mjs           loader hooks: TypeScript, pi's module aliases, `.js` → `.ts`
+//   modules/*.mjs       the modules pi provides to extensions (typebox.mjs, pi-ai.mjs,
+//                       pi-tui.mjs, pi-coding-agent.mjs; written by the "shims" work)
+//
+// ---------------------------------------------------------------------------------------
+// globalThis.__piHost — what the provided modules (modules/*.mjs) reach pi-rs through.
+// Set before the extension is imported; the modules' own header (modules/host.mjs) lists
+// what they use. Members:
+//
+//   __piHost.version        pi-rs's version (hello.piVersion), a string
+//   __piHost.agentDir       pi's agent directory, e.g. ~/.pi/agent
+//   __piHost.cwd, .mode, .hasUI, .extensionPath
+//                           working directory, "interactive" | "print" | "json" | "rpc",
+//                           whether dialogs can be answered, the extension file
+//   __piHost.theme()        the current Theme (the object passed as ctx.ui.theme):
+//                             { name, fg(token, text), bg(token, text), bold(text),
+//                               italic(text), underline(text), inverse(text),
+//                               strikethrough(text), getFgAnsi(token), getBgAnsi(token) }
+//                           colours come from `hello.theme` ({name, fg:{token: "\x1b[..m"},
+//                           bg:{…}}) when pi-rs sends one; otherwise text stays uncoloured.
+//   __piHost.keybindings()  { definitions, userBindings } ({} parts when pi-rs sends none)
+//   __piHost.request(type, fields) -> Promise<result>
+//                           sends {type, id, ...fields} to pi-rs and resolves with the
+//                           `result` of its `response` (rejects with its `error`).
+//   __piHost.send(type, fields)
+//                           sends a one-way protocol message {type, ...fields}.
+//   __piHost.log(...args)   a line on stderr (extensions.log).
+//   Not provided yet (the modules throw a clear error when an extension calls what needs
+//   them): __piHost.ai.getModels / ai.stream (LLM calls), __piHost.tools.definition /
+//   tools.execute (pi's built-in tools), __piHost.highlightCode.
+// ---------------------------------------------------------------------------------------
+
+import { createInterface } from "node:readline";
+import { register } from "node:module";
+import { pathToFileURL } from "node:url";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+
+const extensionPath = process.argv[2];
+const out = process.stdout;
+
+// Only protocol lines may reach stdout.
+const toStderr = (...args) => process.stderr.write(`${args.map(String).join(" ")}\n`);
+console.log = toStderr;
+console.info = toStderr;
+console.debug = toStderr;
+
+function send(message) {
+	out.write(`${JSON.stringify(message)}\n`);
+}
+
+// ---- requests to pi-rs ---------------------------------------------------------------
+
+let nextId = 0;
+const pending = new Map();
+
+function request(type, fields) {
+	const id = `h${++nextId}`;
+	return new Promise((resolve, reject) => {
+		pending.set(id, { resolve, reject });
+		send({ ...fields, type, id });
+	});
+}
+
+function answer(id, result, error) {
+	const message = { type: "response", id };
+	if (error !== undefined) message.error = error;
+	else if (result !== undefined) message.result = result;
+	send(message);
+}
+
+function errorText(err) {
+	return err instanceof Error ? err.message : String(err);
+}
+
+// ---- theme ---------------------------------------------------------------------------
+
+function makeTheme(spec) {
+	const fg = spec?.fg ?? {};
+	const bg = spec?.bg ?? {};
+	const wrap = (on, off) => (text) => (spec ? `${on}${text}${off}` : String(text));
+	return {
+		name: spec?.name ?? "dark",
+		fg: (token, text) => (fg[token] ? `${fg[token]}${text}\x1b[39m` : String(text)),
+		bg: (token, text) => (bg[token] ? `${bg[token]}${text}\x1b[49m` : String(text)),
+		bold: wrap("\x1b[1m", "\x1b[22m"),
+		italic: wrap("\x1b[3m", "\x1b[23m"),
+		underline: wrap("\x1b[4m", "\x1b[24m"),
+		inverse: wrap("\x1b[7m", "\x1b[27m"),
+		strikethrough: wrap("\x1b[9m", "\x1b[29m"),
+		getFgAnsi: (token) => fg[token] ?? "",
+		getBgAnsi: (token) => bg[token] ?? "",
+	};
+}
+
+// ---- the extension's registrations ---------------------------------------------------
+
+const handlers = new Map(); // event name -> [handler]
+const tools = new Map(); // name -> tool definition
+const commands = new Map(); // name -> {description, handler, getArgumentCompletions}
+const flags = new Map(); // name -> {type, description, default}
+const shortcuts = new Map();
+const messageRenderers = new Map();
+let hello = null;
+let loaded = false;
+let sessionFile = null;
+let sessionName;
+let idle = true;
+let currentSignal;
+let thinkingLevel = "off";
+
+function notLoaded(what) {
+	if (!loaded) {
+		throw new Error(
+			`Extension runtime not initialized. ${what} cannot be called during extension loading.`,
+		);
+	}
+}
+
+function flagValue(name) {
+	const flag = flags.get(name);
+	if (!flag) return undefined;
+	const given = hello?.flags?.[name];
+	if (given === undefined) return flag.default;
+	if (flag.type === "boolean") return given === true || given === "true";
+	return typeof given === "string" ? given : String(given);
+}
+
+function toolContent(content) {
+	return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
+
+// ---- ctx.ui --------------------------------------------------------------------------
+
+async function dialog(method, fields, opts) {
+	if (!hello?.hasUI) return { cancelled: true };
+	const payload = { method, ...fields };
+	if (opts?.timeout) payload.timeout = opts.timeout;
+	const id = `h${++nextId}`;
+	const result = new Promise((resolve, reject) => {
+		pending.set(id, { resolve, reject });
+	});
+	send({ type: "ui", id, ...payload });
+	if (opts?.signal) {
+		if (opts.signal.aborted) return { cancelled: true };
+		const aborted = new Promise((resolve) =>
+			opts.signal.addEventListener("abort", () => resolve({ cancelled: true }), { once: true }),
+		);
+		return Promise.race([result, aborted]);
+	}
+	return (await result) ?? { cancelled: true };
+}
+
+function uiNotice(method, fields) {
+	if (!hello?.hasUI) return;
+	send({ type: "ui", method, ...fields });
+}
+
+function componentLines(factory, width = 80) {
+	try {
+		const component = factory(tuiStub, currentTheme);
+		const lines = component?.render?.(width) ?? [];
+		component?.dispose?.();
+		return lines;
+	} catch (err) {
+		toStderr(`widget render failed: ${errorText(err)}`);
+		return [];
+	}
+}
+
+const tuiStub = {
+	requestRender() {},
+	get terminal() {
+		return { columns: 80, rows: 24 };
+	},
+};
+
+let editorText = "";
+
+function makeUi() {
+	return {
+		select: async (title, options, opts) => (await dialog("select", { title, options }, opts))?.value,
+		confirm: async (title, message, opts) =>
+			(await dialog("confirm", { title, message }, opts))?.confirmed === true,
+		input: async (title, placeholder, opts) =>
+			(await dialog("input", { title, placeholder }, opts))?.value,
+		editor: async (title, prefill) => (await dialog("editor", { title, prefill }))?.value,
+		notify: (message, type = "info") => uiNotice("notify", { message, notifyType: type }),
+		setStatus: (key, text) => uiNotice("setStatus", { statusKey: key, statusText: text }),
+		setWidget: (key, content, options) => {
+			const lines = typeof content === "function" ? componentLines(content) : content;
+			uiNotice("setWidget", {
+				widgetKey: key,
+				widgetLines: lines,
+				widgetPlacement: options?.placement,
+			});
+		},
+		setTitle: (title) => uiNotice("setTitle", { title }),
+		setEditorText: (text) => {
+			editorText = text;
+			uiNotice("setEditorText", { text });
+		},
+		getEditorText: () => editorText,
+		pasteToEditor: (text) => {
+			editorText += text;
+			uiNotice("setEditorText", { text: editorText });
+		},
+		setWorkingMessage: () => {},
+		setWorkingVisible: () => {},
+		setWorkingIndicator: () => {},
+		setHiddenThinkingLabel: () => {},
+		setFooter: () => {},
+		setHeader: () => {},
+		onTerminalInput: () => () => {},
+		addAutocompleteProvider: () => {},
+		setEditorComponent: () => {},
+		getEditorComponent: () => undefined,
+		custom: async () => {
+			throw new Error("ctx.ui.custom() is not supported by pi-rs yet");
+		},
+		getAllThemes: () => [{ name: currentTheme.name, path: undefined }],
+		getTheme: (name) => (name === currentTheme.name ? currentTheme : undefined),
+		setTheme: () => ({ success: false, error: "setTheme is not supported by pi-rs" }),
+		getToolsExpanded: () => false,
+		setToolsExpanded: () => {},
+		get theme() {
+			return currentTheme;
+		},
+	};
+}
+
+// ---- ctx -----------------------------------------------------------------------------
+
+const sessionManager = {
+	getSessionFile: () => sessionFile ?? undefined,
+	getSessionId: () => hello?.sessionId ?? undefined,
+	getCwd: () => hello?.cwd,
+	getSessionName: () => sessionName,
+	getEntries: () => readEntries().entries,
+	getBranch: () => readEntries().branch,
+	getLeafId: () => readEntries().leafId,
+	getLeafEntry: () => {
+		const { branch } = readEntries();
+		return branch[branch.length - 1];
+	},
+	getEntry: (id) => readEntries().entries.find((e) => e.id === id),
+	getHeader: () => readEntries().header,
+	getLabel: () => undefined,
+};
+
+// The session file's entries (pi-rs writes them as pi does); the branch is the path from
+// the last entry to the root.
+function readEntries() {
+	let text = "";
+	try {
+		if (sessionFile) text = readFileSync(sessionFile, "utf8");
+	} catch {
+		text = "";
+	}
+	const all = [];
+	for (const line of text.split("\n")) {
+		if (!line.trim()) continue;
+		try {
+			all.push(JSON.parse(line));
+		} catch {}
+	}
+	const header = all.find((e) => e.type === "session");
+	const entries = all.filter((e) => e.type !== "session");
+	const byId = new Map(entries.map((e) => [e.id, e]));
+	const branch = [];
+	let cursor = entries[entries.length - 1];
+	const seen = new Set();
+	while (cursor && !seen.has(cursor.id)) {
+		seen.add(cursor.id);
+		branch.unshift(cursor);
+		cursor = cursor.parentId ? byId.get(cursor.parentId) : undefined;
+	}
+	return { header, entries, branch, leafId: branch[branch.length - 1]?.id ?? null };
+}
+
+function makeContext(extra) {
+	const ctx = {
+		ui: makeUi(),
+		get hasUI() {
+			return hello?.hasUI === true;
+		},
+		get cwd() {
+			return hello?.cwd;
+		},
+		sessionManager,
+		modelRegistry: {
+			getAll: () => [],
+			getAvailable: () => [],
+			find: () => undefined,
+			getApiKey: async () => undefined,
+		},
+		get model() {
+			return hello?.model ?? undefined;
+		},
+		isIdle: () => idle,
+		get signal() {
+			return currentSignal;
+		},
+		abort: () => send({ type: "abort" }),
+		hasPendingMessages: () => false,
+		shutdown: () => send({ type: "shutdown" }),
+		getContextUsage: () => undefined,
+		compact: () => send({ type: "compact" }),
+		getSystemPrompt: () => hello?.systemPrompt ?? "",
+		...extra,
+	};
+	return ctx;
+}
+
+function commandContext() {
+	const unsupported = (what) => async () => {
+		throw new Error(`${what} is not supported by pi-rs for TypeScript extensions yet`);
+	};
+	return makeContext({
+		waitForIdle: async () => {},
+		newSession: unsupported("ctx.newSession()"),
+		fork: unsupported("ctx.fork()"),
+		navigateTree: unsupported("ctx.navigateTree()"),
+		switchSession: unsupported("ctx.switchSession()"),
+		reload: unsupported("ctx.reload()"),
+	});
+}
+
+// ---- the ExtensionAPI ----------------------------------------------------------------
+
+const eventBus = (() => {
+	const listeners = new Map();
+	return {
+		on(channel, fn) {
+			const list = listeners.get(channel) ?? [];
+			list.push(fn);
+			listeners.set(channel, list);
+			return () => listeners.set(channel, (listeners.get(channel) ?? []).filter((f) => f !== fn));
+		},
+		emit(channel, data) {
+			for (const fn of listeners.get(channel) ?? []) {
+				try {
+					fn(data);
+				} catch (err) {
+					toStderr(`event bus handler failed: ${errorText(err)}`);
+				}
+			}
+		},
+	};
+})();
+
+function exec(command, args = [], options = {}) {
+	return new Promise((resolve) => {
+		const child = spawn(command, args, {
+			cwd: options.cwd ?? hello?.cwd,
+			stdio: ["ignore", "pipe", "pipe"],
+			shell: false,
+		});
+		let stdout = "";
+		let stderr = "";
+		let killed = false;
+		child.stdout.on("data", (d) => (stdout += d));
+		child.stderr.on("data", (d) => (stderr += d));
+		const kill = () => {
+			killed = true;
+			child.kill("SIGTERM");
+			setTimeout(() => child.exitCode === null && child.kill("SIGKILL"), 5000).unref();
+		};
+		const timer = options.timeout ? setTimeout(kill, options.timeout) : undefined;
+		options.signal?.addEventListener("abort", kill, { once: true });
+		child.on("error", (err) => {
+			if (timer) clearTimeout(timer);
+			resolve({ stdout, stderr: stderr + errorText(err), code: 1, killed });
+		});
+		child.on("close", (code) => {
+			if (timer) clearTimeout(timer);
+			resolve({ stdout, stderr, code: code ?? 1, killed });
+		});
+	});
+}
+
+const pi = {
+	on(event, handler) {
+		const list = handlers.get(event) ?? [];
+		list.push(handler);
+		handlers.set(event, list);
+	},
+	registerTool(tool) {
+		tools.set(tool.name, tool);
+		if (loaded) toStderr(`registerTool("${tool.name}") after loading is not seen by pi-rs yet`);
+	},
+	registerCommand(name, options) {
+		commands.set(name, { name, ...options });
+	},
+	registerShortcut(shortcut, options) {
+		shortcuts.set(shortcut, options);
+	},
+	registerFlag(name, options) {
+		flags.set(name, { name, ...options });
+	},
+	getFlag: (name) => flagValue(name),
+	registerMessageRenderer(customType, renderer) {
+		messageRenderers.set(customType, renderer);
+	},
+	sendMessage(message, options) {
+		notLoaded("sendMessage");
+		send({ type: "send_message", message: { display: true, ...message }, options: options ?? {} });
+	},
+	sendUserMessage(content, options) {
+		notLoaded("sendUserMessage");
+		send({ type: "send_user_message", content, options: options ?? {} });
+	},
+	appendEntry(customType, data) {
+		notLoaded("appendEntry");
+		send({ type: "append_entry", customType, data });
+	},
+	setSessionName(name) {
+		notLoaded("setSessionName");
+		sessionName = name;
+		send({ type: "set_session_name", name });
+	},
+	getSessionName: () => sessionName,
+	setLabel(entryId, label) {
+		notLoaded("setLabel");
+		send({ type: "set_label", entryId, label: label ?? null });
+	},
+	exec: (command, args, options) => exec(command, args, options),
+	getActiveTools: () => [...tools.keys()],
+	getAllTools: () =>
+		[...tools.values()].map((t) => ({
+			name: t.name,
+			description: t.description,
+			parameters: t.parameters,
+			sourceInfo: { path: extensionPath, source: "local" },
+		})),
+	setActiveTools: () => toStderr("setActiveTools is not supported by pi-rs yet"),
+	getCommands: () =>
+		[...commands.values()].map((c) => ({
+			name: c.name,
+			description: c.description,
+			source: "extension",
+			sourceInfo: { path: extensionPath, source: "local" },
+		})),
+	// pi-rs switches (or reports why not as an extension error); the answer cannot wait
+	// for that, so it is true whenever a model was named.
+	setModel: async (model) => {
+		notLoaded("setModel");
+		if (!model?.provider || !model?.id) return false;
+		send({ type: "set_model", provider: model.provider, modelId: model.id });
+		return true;
+	},
+	getThinkingLevel: () => thinkingLevel,
+	setThinkingLevel: (level) => {
+		notLoaded("setThinkingLevel");
+		thinkingLevel = level;
+		send({ type: "set_thinking_level", level });
+	},
+	registerProvider: () => toStderr("registerProvider is not supported by pi-rs yet"),
+	unregisterProvider: () => {},
+	events: eventBus,
+};
+
+// ---- events --------------------------------------------------------------------------
+
+async function runEvent(event) {
+	const list = handlers.get(event.type) ?? [];
+	const ctx = makeContext();
+	let firstError;
+	const call = async (h, ev) => {
+		try {
+			return await h(ev, ctx);
+		} catch (err) {
+			firstError ??= err;
+			toStderr(`${event.type} handler failed: ${err?.stack ?? errorText(err)}`);
+			return undefined;
+		}
+	};
+	switch (event.type) {
+		case "tool_call": {
+			const before = JSON.stringify(event.input);
+			for (const h of list) {
+				try {
+					const r = await h(event, ctx);
+					if (r?.block) return { block: true, reason: r.reason };
+				} catch (err) {
+					throw err; // pi: a throwing tool_call handler blocks the call
+				}
+			}
+			return JSON.stringify(event.input) !== before ? { input: event.input } : undefined;
+		}
+		case "tool_result": {
+			const current = { ...event };
+			let changed = false;
+			for (const h of list) {
+				const r = await call(h, current);
+				if (!r) continue;
+				for (const key of ["content", "details", "isError"]) {
+					if (r[key] !== undefined) {
+						current[key] = r[key];
+						changed = true;
+					}
+				}
+			}
+			if (!changed && firstError) throw firstError;
+			return changed
+				? { content: current.content, details: current.details, isError: current.isError }
+				: undefined;
+		}
+		case "context": {
+			let messages = event.messages;
+			let changed = false;
+			for (const h of list) {
+				const r = await call(h, { type: "context", messages });
+				if (r?.messages) {
+					messages = r.messages;
+					changed = true;
+				}
+			}
+			if (!changed && firstError) throw firstError;
+			return changed ? { messages } : undefined;
+		}
+		case "before_agent_start": {
+			let systemPrompt = event.systemPrompt;
+			let promptChanged = false;
+			let message;
+			ctx.getSystemPrompt = () => systemPrompt;
+			for (const h of list) {
+				const r = await call(h, { ...event, systemPrompt });
+				if (r?.message) message = r.message;
+				if (r?.systemPrompt !== undefined) {
+					systemPrompt = r.systemPrompt;
+					promptChanged = true;
+				}
+			}
+			if (!message && !promptChanged && firstError) throw firstError;
+			const result = {};
+			if (message) result.message = { display: true, ...message };
+			if (promptChanged) result.systemPrompt = systemPrompt;
+			return message || promptChanged ? result : undefined;
+		}
+		case "input": {
+			let text = event.text;
+			let images = event.images;
+			for (const h of list) {
+				const r = await call(h, { ...event, text, images });
+				if (r?.action === "handled") return r;
+				if (r?.action === "transform") {
+					text = r.text;
+					images = r.images ?? images;
+				}
+			}
+			return text !== event.text || images !== event.images
+				? { action: "transform", text, images }
+				: { action: "continue" };
+		}
+		default: {
+			if (event.type === "session_start" || event.type === "session_switch") {
+				sessionFile = event.sessionFile ?? sessionFile;
+			}
+			if (event.type === "thinking_level_select") thinkingLevel = event.level;
+			if (event.type === "agent_start") idle = false;
+			if (event.type === "agent_end") idle = true;
+			let result;
+			for (const h of list) {
+				const r = await call(h, event);
+				if (event.type.startsWith("session_before") && r) {
+					result = r;
+					if (r.cancel) return r;
+				}
+			}
+			if (!result && firstError) throw firstError;
+			return result;
+		}
+	}
+}
+
+// ---- tools and commands --------------------------------------------------------------
+
+const running = new Map(); // request id -> AbortController
+
+async function executeTool(message) {
+	const tool = tools.get(message.toolName);
+	if (!tool) throw new Error(`unknown tool ${message.toolName}`);
+	const controller = new AbortController();
+	running.set(message.id, controller);
+	const onUpdate = (partial) => {
+		send({
+			type: "tool_update",
+			id: message.id,
+			content: toolContent(partial?.content ?? []),
+			details: partial?.details,
+		});
+	};
+	try {
+		const params = tool.prepareArguments ? tool.prepareArguments(message.input) : message.input;
+		const result = await tool.execute(
+			message.toolCallId,
+			params,
+			controller.signal,
+			onUpdate,
+			makeContext(),
+		);
+		return {
+			content: toolContent(result?.content ?? []),
+			details: result?.details,
+			isError: result?.isError === true ? true : undefined,
+		};
+	} finally {
+		running.delete(message.id);
+	}
+}
+
+async function runCommand(message) {
+	const command = commands.get(message.name);
+	if (!command) throw new Error(`unknown command /${message.name}`);
+	const controller = new AbortController();
+	running.set(message.id, controller);
+	try {
+		await command.handler(message.args ?? "", commandContext());
+	} finally {
+		running.delete(message.id);
+	}
+}
+
+// ---- loading -------------------------------------------------------------------------
+
+function registration() {
+	return {
+		type: "register",
+		protocolVersion: 1,
+		name: path.basename(extensionPath),
+		events: [...handlers.keys()],
+		commands: [...commands.values()].map((c) => ({ name: c.name, description: c.description })),
+		tools: [...tools.values()].map((t) => ({
+			name: t.name,
+			label: t.label,
+			description: t.description ?? "",
+			parameters: t.parameters ? JSON.parse(JSON.stringify(t.parameters)) : undefined,
+			executionMode: t.executionMode,
+			promptSnippet: t.promptSnippet,
+			promptGuidelines: t.promptGuidelines ?? [],
+		})),
+		flags: [...flags.values()].map((f) => ({
+			name: f.name,
+			type: f.type === "boolean" ? "boolean" : "string",
+			description: f.description,
+			default: f.default,
+		})),
+		// pi waits for handlers without a limit; dialogs pause pi-rs's timeout anyway.
+		timeoutMs: 600000,
+	};
+}
+
+// A load failure: one line on stderr that pi-rs shows as the cause, then exit 1.
+function failLoad(message) {
+	process.stderr.write(`pi-rs-load-error: ${message.replace(/\n/g, " ")}\n`);
+	process.exit(1);
+}
+
+async function load() {
+	register(new URL("./hooks.mjs", import.meta.url), {
+		data: { extensionPath, exe: process.env.PI_RS_EXE ?? "" },
+	});
+	let module;
+	try {
+		module = await import(pathToFileURL(extensionPath).href);
+	} catch (err) {
+		failLoad(errorText(err));
+	}
+	let factory = module?.default;
+	if (factory && typeof factory === "object" && typeof factory.default === "function") {
+		factory = factory.default;
+	}
+	if (typeof factory !== "function") {
+		failLoad(`Extension does not export a valid factory function: ${extensionPath}`);
+	}
+	try {
+		await factory(pi);
+	} catch (err) {
+		failLoad(errorText(err));
+	}
+	loaded = true;
+	send(registration());
+}
+
+let currentTheme = makeTheme(null);
+let keybindings = { definitions: {}, userBindings: {} };
+const host = {
+	version: "",
+	cwd: process.cwd(),
+	agentDir: "",
+	mode: "print",
+	hasUI: false,
+	extensionPath,
+	theme: () => currentTheme,
+	keybindings: () => keybindings,
+	request,
+	send: (type, fields) => send({ ...fields, type }),
+	log: toStderr,
+};
+globalThis.__piHost = host;
+
+async function handle(message) {
+	switch (message.type) {
+		case "hello":
+			hello = message;
+			sessionFile = message.sessionFile ?? null;
+			Object.assign(host, {
+				version: message.piVersion ?? "",
+				cwd: message.cwd,
+				agentDir: message.agentDir,
+				mode: message.mode,
+				hasUI: message.hasUI === true,
+			});
+			currentTheme = makeTheme(message.theme ?? null);
+			if (message.keybindings) keybindings = message.keybindings;
+			await load();
+			return;
+		case "response": {
+			const waiter = pending.get(message.id);
+			if (!waiter) return;
+			pending.delete(message.id);
+			if (message.error !== undefined) waiter.reject(new Error(message.error));
+			else waiter.resolve(message.result);
+			return;
+		}
+		case "event": {
+			const run = runEvent(message.event);
+			if (message.id === undefined) {
+				run.catch(() => {});
+				return;
+			}
+			try {
+				answer(message.id, (await run) ?? undefined);
+			} catch (err) {
+				answer(message.id, undefined, errorText(err));
+			}
+			return;
+		}
+		case "execute_tool":
+			try {
+				answer(message.id, await executeTool(message));
+			} catch (err) {
+				answer(message.id, undefined, errorText(err));
+			}
+			return;
+		case "command":
+			try {
+				await runCommand(message);
+				answer(message.id, null);
+			} catch (err) {
+				answer(message.id, undefined, errorText(err));
+			}
+			return;
+		case "cancel":
+			running.get(message.id)?.abort();
+			return;
+		default:
+			return;
+	}
+}
+
+const lines = createInterface({ input: process.stdin });
+lines.on("line", (line) => {
+	if (!line.trim()) return;
+	let message;
+	try {
+		message = JSON.parse(line);
+	} catch {
+		return;
+	}
+	handle(message).catch((err) => toStderr(`host error: ${err?.stack ?? errorText(err)}`));
+});
+lines.on("close", () => process.exit(0));
+process.on("unhandledRejection", (err) => toStderr(`unhandled rejection: ${err?.stack ?? errorText(err)}`));
