@@ -110,7 +110,13 @@ def latency(cmd, env, proj, tmp, src, prompts=11):
     for i in range(prompts):
         t = time.perf_counter()
         rpc.send({"type": "prompt", "message": f"question {i}", "id": f"p{i}"})
-        rpc.until("agent_end")
+        while True:
+            m = rpc.line()
+            if m.get("type") == "response" and not m.get("success", True):
+                # A refused prompt gets no agent_end: waiting for one would hang the bench.
+                sys.exit(f"prompt {i} refused at {src.name}: {m.get('error')}")
+            if m.get("type") == "agent_end":
+                break
         times.append((time.perf_counter() - t) * 1000)
     rss = rpc.peak_rss_mb()
     rpc.close()
@@ -136,6 +142,8 @@ def main():
         "baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions", "apiKey": "mock",
         "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
         "models": [{"id": "mock-model", "contextWindow": 200000, "maxTokens": 4000}]}}}))
+    # A model request that gets no answer fails after 30 s instead of hanging the bench.
+    (agent / "settings.json").write_text(json.dumps({"retry": {"provider": {"timeoutMs": 30000}}}))
     env = dict(os.environ, HOME=str(home), PI_OFFLINE="1")
     env.pop("PI_CODING_AGENT_DIR", None)
     flags = ["--offline", "--provider", "mock", "--model", "mock-model"]

@@ -398,3 +398,64 @@ async fn a_new_model_scope_is_cycled_at_once_and_keeps_the_levels_already_given(
         ("beta".to_string(), ThinkingLevel::High, false)
     );
 }
+
+/// A client that sends its next prompt the moment it sees `agent_end` (the RPC bench
+/// does) must find the session idle. The loop used to return, and mark the session idle,
+/// only after `agent_end` was out, so now and then such a prompt was refused as "already
+/// processing" and the client waited forever for its answer (issue 19: the "stall" at
+/// 50,000 turns). A race, so many rounds on worker threads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_sent_on_agent_end_is_accepted() {
+    let e = env(json!({"default": {"text": "ok"}}), json!({}));
+    let s = session(&e);
+    let mut events = s.subscribe();
+    for round in 0..40 {
+        // The session must already be idle when a subscriber gets `agent_end`.
+        let task = {
+            let s = s.clone();
+            tokio::spawn(async move {
+                s.prompt(&format!("question {round}"), PromptOptions::default())
+                    .await
+            })
+        };
+        loop {
+            let ev = tokio::time::timeout(Duration::from_secs(20), events.recv())
+                .await
+                .expect("agent_end within 20 s")
+                .expect("event stream open");
+            if matches!(
+                ev,
+                SessionEvent::Agent(pi::agent::AgentEvent::AgentEnd { .. })
+            ) {
+                break;
+            }
+        }
+        assert!(
+            !s.is_streaming(),
+            "round {round}: still streaming after agent_end"
+        );
+        let next = s.clone();
+        let probe =
+            tokio::spawn(async move { next.prompt("probe", PromptOptions::default()).await });
+        assert_eq!(
+            probe.await.unwrap(),
+            Ok(()),
+            "round {round}: prompt refused"
+        );
+        task.await.unwrap().unwrap();
+        // Drain the probe's own events up to its agent_end.
+        loop {
+            let ev = tokio::time::timeout(Duration::from_secs(20), events.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            if matches!(
+                ev,
+                SessionEvent::Agent(pi::agent::AgentEvent::AgentEnd { .. })
+            ) {
+                break;
+            }
+        }
+    }
+    assert_eq!(e.server.requests().len(), 80);
+}

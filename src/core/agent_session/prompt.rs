@@ -588,6 +588,13 @@ impl AgentSession {
                 AgentEvent::MessageEnd { message: AgentMessage::Assistant(a) }
                     if a.stop_reason != StopReason::Error
             );
+            // The run is over once `agent_end` is out: whoever reacts to it with a new
+            // prompt must find the session idle (that prompt then waits for this one's
+            // retry or compaction on the operation lock), not be refused as "already
+            // processing" because the loop has not returned yet.
+            if matches!(event, AgentEvent::AgentEnd { .. }) {
+                session.state().streaming = false;
+            }
             emit_to(&inner, SessionEvent::Agent(event));
             if answered {
                 session.end_retry_if_any(true, None);
