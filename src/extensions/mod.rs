@@ -50,4 +50,4 @@ pub use host::{
 };
 pub use source::{ExtensionSource, Launch, ResourceScope, is_node_module, launch_for};
 pub use tool::ExtensionTool;
-pub use ui::{NotifyLevel, UiMethod, UiReply, UiRequest, UiResponse};
+pub use ui::{NotifyLevel, UiInput, UiMethod, UiReply, UiRequest, UiResponse};

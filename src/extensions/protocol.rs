@@ -217,6 +217,12 @@ pub struct UiCall {
     pub widget_placement: Option<String>,
     #[serde(default)]
     pub text: Option<String>,
+    /// A custom component's rendered lines (`custom`, `customRender`).
+    #[serde(default)]
+    pub lines: Option<Vec<String>>,
+    /// The `custom` dialog a `customRender` / `customClose` notice is about.
+    #[serde(default)]
+    pub custom_id: Option<String>,
 }
 
 /// A command the host runs for the extension (pi's `pi.exec`).

@@ -17,7 +17,7 @@ use super::exec;
 use super::link::{Failure, Inner, describe_exit, kill_group, lock};
 use super::log::ExtensionLog;
 use super::protocol::{ExtensionMessage, MAX_LINE_BYTES, Registration, UiCall, content_from_value};
-use super::ui::{UiMethod, UiReply, UiRequest, UiResponse};
+use super::ui::{UiInput, UiMethod, UiReply, UiRequest, UiResponse};
 use crate::ai::message::now_ms;
 use crate::messages::CustomMessage;
 use crate::session::entry::EntryId;
@@ -267,7 +267,7 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
 }
 
 fn handle_ui(inner: &Arc<Inner>, call: UiCall) {
-    let method = match UiMethod::from_call(&call) {
+    let mut method = match UiMethod::from_call(&call) {
         Ok(method) => method,
         Err(e) => {
             inner.out.log.line(&inner.name, &e);
@@ -302,6 +302,13 @@ fn handle_ui(inner: &Arc<Inner>, call: UiCall) {
     if !inner.out.has_ui {
         inner.respond(reply_id, UiResponse::Cancelled.to_json());
         return;
+    }
+    if let UiMethod::Custom {
+        custom_id, input, ..
+    } = &mut method
+    {
+        let writer = lock(&inner.writer).clone();
+        *input = writer.map(|w| UiInput::new(custom_id.clone(), w));
     }
     let timeout = method.timeout_ms().map(Duration::from_millis);
     let (tx, rx) = oneshot::channel();

@@ -57,6 +57,62 @@ pub enum UiMethod {
     SetEditorText {
         text: String,
     },
+    /// `ctx.ui.custom`: a component living in the host, shown in place of the editor
+    /// until the host closes it. `custom_id` is the host's id for it; keys go back
+    /// through `input` (set by the host link, absent in a request read alone).
+    Custom {
+        custom_id: String,
+        lines: Vec<String>,
+        input: Option<UiInput>,
+    },
+    /// New lines for the open custom component `custom_id`.
+    CustomRender {
+        custom_id: String,
+        lines: Vec<String>,
+    },
+    /// The host closed custom component `custom_id` (its `done` was called).
+    CustomClose {
+        custom_id: String,
+    },
+}
+
+/// Sends key input to a custom component in the host (`ui_input` messages).
+#[derive(Clone)]
+pub struct UiInput {
+    custom_id: String,
+    writer: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl UiInput {
+    pub(crate) fn new(
+        custom_id: String,
+        writer: tokio::sync::mpsc::UnboundedSender<String>,
+    ) -> UiInput {
+        UiInput { custom_id, writer }
+    }
+
+    /// Forwards `data` (raw terminal input, as pi-tui components expect it) and the
+    /// width the component is drawn at.
+    pub fn send(&self, data: &str, width: usize) {
+        let message =
+            json!({"type": "ui_input", "id": self.custom_id, "data": data, "width": width});
+        // The host may have exited; its view is closed then.
+        let _ = self.writer.send(format!("{message}\n"));
+    }
+}
+
+impl std::fmt::Debug for UiInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UiInput")
+            .field("custom_id", &self.custom_id)
+            .finish()
+    }
+}
+
+impl PartialEq for UiInput {
+    fn eq(&self, other: &Self) -> bool {
+        self.custom_id == other.custom_id
+    }
 }
 
 /// `notify` severity.
@@ -86,6 +142,16 @@ impl UiMethod {
                 | UiMethod::Confirm { .. }
                 | UiMethod::Input { .. }
                 | UiMethod::Editor { .. }
+                | UiMethod::Custom { .. }
+        )
+    }
+
+    /// Methods only a terminal UI can show (custom components); other front ends answer
+    /// them "cancelled" (pi's RPC mode returns `undefined` from `custom`).
+    pub fn needs_terminal(&self) -> bool {
+        matches!(
+            self,
+            UiMethod::Custom { .. } | UiMethod::CustomRender { .. } | UiMethod::CustomClose { .. }
         )
     }
 
@@ -143,6 +209,22 @@ impl UiMethod {
             // pi's RPC spells this one in snake case; accept both.
             "setEditorText" | "set_editor_text" => UiMethod::SetEditorText {
                 text: call.text.clone().unwrap_or_default(),
+            },
+            "custom" => UiMethod::Custom {
+                custom_id: call
+                    .id
+                    .as_ref()
+                    .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_string))
+                    .unwrap_or_default(),
+                lines: call.lines.clone().unwrap_or_default(),
+                input: None,
+            },
+            "customRender" => UiMethod::CustomRender {
+                custom_id: call.custom_id.clone().unwrap_or_default(),
+                lines: call.lines.clone().unwrap_or_default(),
+            },
+            "customClose" => UiMethod::CustomClose {
+                custom_id: call.custom_id.clone().unwrap_or_default(),
             },
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
@@ -258,6 +340,11 @@ impl UiRequest {
             }),
             UiMethod::SetTitle { title } => json!({"method": "setTitle", "title": title}),
             UiMethod::SetEditorText { text } => json!({"method": "set_editor_text", "text": text}),
+            // Never sent to RPC clients (see `needs_terminal`).
+            UiMethod::Custom { lines, .. } | UiMethod::CustomRender { lines, .. } => {
+                json!({"method": "custom", "lines": lines})
+            }
+            UiMethod::CustomClose { .. } => json!({"method": "customClose"}),
         };
         if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {
             for (key, value) in source {

@@ -232,9 +232,7 @@ function makeUi() {
 		addAutocompleteProvider: () => {},
 		setEditorComponent: () => {},
 		getEditorComponent: () => undefined,
-		custom: async () => {
-			throw new Error("ctx.ui.custom() is not supported by pi-rs yet");
-		},
+		custom: (factory, options) => showCustom(factory, options),
 		getAllThemes: () => [{ name: currentTheme.name, path: undefined }],
 		getTheme: (name) => (name === currentTheme.name ? currentTheme : undefined),
 		setTheme: () => ({ success: false, error: "setTheme is not supported by pi-rs" }),
@@ -244,6 +242,88 @@ function makeUi() {
 			return currentTheme;
 		},
 	};
+}
+
+// ---- ctx.ui.custom: components that live here, drawn by pi-rs -----------------------
+//
+// The component renders here; its lines go to pi-rs in a `custom` dialog (shown in place
+// of the editor), then in `customRender` notices whenever it asks for a render. pi-rs
+// forwards keys as `ui_input` messages (raw terminal sequences, as pi-tui delivers them)
+// with the current width. `done(value)` sends `customClose` and resolves the promise; a
+// view pi-rs closes by itself (the extension is reloaded, pi exits) resolves undefined.
+
+const customViews = new Map();
+let customColumns = 80;
+
+function customLines(view) {
+	try {
+		const lines = view.component?.render?.(customColumns) ?? [];
+		return Array.isArray(lines) ? lines.map(String) : [];
+	} catch (err) {
+		toStderr(`custom component render failed: ${errorText(err)}`);
+		return [];
+	}
+}
+
+async function showCustom(factory, _options) {
+	if (!hello?.hasUI) return undefined;
+	const id = `h${++nextId}`;
+	const view = { component: undefined, closed: false, queued: false, finish: undefined };
+	const result = new Promise((resolve) => {
+		view.finish = resolve;
+	});
+	const close = (value) => {
+		if (view.closed) return;
+		view.closed = true;
+		customViews.delete(id);
+		try {
+			view.component?.dispose?.();
+		} catch (err) {
+			toStderr(`custom component dispose failed: ${errorText(err)}`);
+		}
+		view.finish(value);
+	};
+	const done = (value) => {
+		if (view.closed) return;
+		send({ type: "ui", method: "customClose", customId: id });
+		close(value);
+	};
+	const tui = {
+		requestRender() {
+			if (view.closed || view.queued) return;
+			view.queued = true;
+			queueMicrotask(() => {
+				view.queued = false;
+				if (view.closed || !customViews.has(id)) return;
+				send({ type: "ui", method: "customRender", customId: id, lines: customLines(view) });
+			});
+		},
+		get terminal() {
+			return { columns: customColumns, rows: 24 };
+		},
+	};
+	view.component = await factory(tui, currentTheme, keybindings, done);
+	if (view.closed) return result;
+	customViews.set(id, view);
+	pending.set(id, { resolve: () => close(undefined), reject: () => close(undefined) });
+	send({ type: "ui", id, method: "custom", lines: customLines(view) });
+	return result;
+}
+
+function customInput(message) {
+	const view = customViews.get(message.id);
+	if (!view) return;
+	if (Number.isInteger(message.width) && message.width > 0) customColumns = message.width;
+	try {
+		view.component?.handleInput?.(String(message.data ?? ""));
+	} catch (err) {
+		toStderr(`custom component input failed: ${errorText(err)}`);
+	}
+	if (!view.closed) {
+		// pi re-renders after every key; so do we.
+		const lines = customLines(view);
+		send({ type: "ui", method: "customRender", customId: message.id, lines });
+	}
 }
 
 // ---- ctx -----------------------------------------------------------------------------
@@ -779,6 +859,9 @@ async function handle(message) {
 			return;
 		case "cancel":
 			running.get(message.id)?.abort();
+			return;
+		case "ui_input":
+			customInput(message);
 			return;
 		default:
 			return;

@@ -79,6 +79,12 @@ impl ExtensionUi {
 
     /// Writes one request; a dialog's answer goes back to the extension when it comes.
     pub fn show(self: &Arc<Self>, request: UiRequest) {
+        if request.method.needs_terminal() {
+            if let Some(reply) = request.reply {
+                reply.send(UiResponse::Cancelled);
+            }
+            return;
+        }
         let line = request.to_rpc_json();
         let UiRequest {
             id, method, reply, ..

@@ -14,4 +14,5 @@ mod env;
 mod footer;
 mod tree;
 mod ts_extensions;
+mod ts_extensions_ui;
 mod tui;

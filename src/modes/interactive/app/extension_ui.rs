@@ -9,8 +9,12 @@
 
 use std::io::Write;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+
 use super::overlay::{InputPurpose, Overlay, SelectPurpose};
-use super::state::App;
+use super::state::{App, CustomView};
 use crate::extensions::{NotifyLevel, UiMethod, UiRequest, UiResponse};
 use crate::modes::interactive::autocomplete::CompletionItem;
 
@@ -80,7 +84,30 @@ impl App {
                 let _ = out.flush();
             }
             UiMethod::SetEditorText { text } => self.editor.set_text(&text),
-            UiMethod::Select { .. }
+            UiMethod::CustomRender { custom_id, lines } => {
+                if let Some(view) = self.extension_ui.custom.as_mut()
+                    && view.custom_id == custom_id
+                {
+                    view.lines = lines;
+                }
+            }
+            UiMethod::CustomClose { custom_id } => {
+                if self
+                    .extension_ui
+                    .custom
+                    .as_ref()
+                    .is_some_and(|view| view.custom_id == custom_id)
+                {
+                    self.extension_ui.custom = None;
+                    // The host has resolved the promise itself; this answer is ignored.
+                    if let Some((_, reply)) = self.extension_ui.open.take() {
+                        reply.send(UiResponse::Cancelled);
+                    }
+                    self.open_waiting_extension_dialog();
+                }
+            }
+            UiMethod::Custom { .. }
+            | UiMethod::Select { .. }
             | UiMethod::Confirm { .. }
             | UiMethod::Input { .. }
             | UiMethod::Editor { .. } => {}
@@ -139,6 +166,20 @@ impl App {
                     }
                     overlay
                 }
+                UiMethod::Custom {
+                    custom_id,
+                    lines,
+                    input,
+                } => {
+                    self.extension_ui.custom = Some(CustomView {
+                        custom_id,
+                        lines,
+                        input,
+                    });
+                    self.extension_ui.open = Some((id, reply));
+                    self.dirty = true;
+                    return;
+                }
                 _ => continue,
             };
             self.overlay = Some(overlay);
@@ -181,6 +222,7 @@ impl App {
             .is_some_and(|(_, reply)| reply.is_closed());
         if abandoned {
             self.extension_ui.open = None;
+            self.extension_ui.custom = None;
             if self
                 .overlay
                 .as_ref()
@@ -190,5 +232,225 @@ impl App {
             }
             self.dirty = true;
         }
+    }
+}
+
+impl App {
+    /// Whether a custom component takes the keys (it is on screen in place of the editor).
+    pub fn custom_component_open(&self) -> bool {
+        self.extension_ui.custom.is_some()
+    }
+
+    /// Sends a key (or pasted text) to the custom component on screen, as the raw
+    /// terminal input pi-tui components read.
+    pub fn send_to_custom_component(&mut self, data: &str) {
+        let width = self.width();
+        if let Some(input) = self
+            .extension_ui
+            .custom
+            .as_ref()
+            .and_then(|view| view.input.as_ref())
+        {
+            input.send(data, width);
+        }
+    }
+
+    /// The custom component's lines, with their colours, for the view.
+    pub fn custom_component_lines(&self, width: usize) -> Option<Vec<Line<'static>>> {
+        let view = self.extension_ui.custom.as_ref()?;
+        Some(
+            view.lines
+                .iter()
+                .map(|line| {
+                    crate::modes::interactive::text::truncate_line(
+                        ansi_line(line),
+                        width,
+                        Span::raw(""),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A key as the bytes a terminal sends for it (what pi-tui's `matchesKey` reads); `None`
+/// for keys with no such encoding.
+pub fn key_sequence(key: &KeyEvent) -> Option<String> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    let base = match key.code {
+        KeyCode::Char(c) if ctrl && c.is_ascii_alphabetic() => {
+            ((c.to_ascii_lowercase() as u8 - b'a' + 1) as char).to_string()
+        }
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Enter => "\r".to_string(),
+        KeyCode::Tab => "\t".to_string(),
+        KeyCode::BackTab => "\x1b[Z".to_string(),
+        KeyCode::Backspace => "\x7f".to_string(),
+        KeyCode::Esc => "\x1b".to_string(),
+        KeyCode::Up if shift => "\x1b[1;2A".to_string(),
+        KeyCode::Down if shift => "\x1b[1;2B".to_string(),
+        KeyCode::Up => "\x1b[A".to_string(),
+        KeyCode::Down => "\x1b[B".to_string(),
+        KeyCode::Right => "\x1b[C".to_string(),
+        KeyCode::Left => "\x1b[D".to_string(),
+        KeyCode::Home => "\x1b[H".to_string(),
+        KeyCode::End => "\x1b[F".to_string(),
+        KeyCode::Delete => "\x1b[3~".to_string(),
+        KeyCode::PageUp => "\x1b[5~".to_string(),
+        KeyCode::PageDown => "\x1b[6~".to_string(),
+        _ => return None,
+    };
+    Some(if alt { format!("\x1b{base}") } else { base })
+}
+
+/// One line of a component's output: SGR colour and style codes become styles, other
+/// escape sequences and control characters are dropped.
+pub fn ansi_line(text: &str) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut style = Style::default();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            if !c.is_control() {
+                current.push(c);
+            }
+            continue;
+        }
+        if chars.peek() != Some(&'[') {
+            // OSC and other sequences: leave the rest of the line's text intact.
+            let rest: String = std::iter::once(c).chain(chars.by_ref()).collect();
+            current.push_str(&crate::modes::interactive::text::sanitize(&rest));
+            break;
+        }
+        chars.next();
+        let mut params = String::new();
+        let mut last = None;
+        for p in chars.by_ref() {
+            if ('\u{40}'..='\u{7e}').contains(&p) {
+                last = Some(p);
+                break;
+            }
+            params.push(p);
+        }
+        if last != Some('m') {
+            continue;
+        }
+        if !current.is_empty() {
+            spans.push(Span::styled(std::mem::take(&mut current), style));
+        }
+        style = apply_sgr(style, &params);
+    }
+    if !current.is_empty() {
+        spans.push(Span::styled(current, style));
+    }
+    Line::from(spans)
+}
+
+fn apply_sgr(mut style: Style, params: &str) -> Style {
+    let codes: Vec<u16> = params.split(';').map(|p| p.parse().unwrap_or(0)).collect();
+    let mut i = 0;
+    while i < codes.len() {
+        let code = codes[i];
+        match code {
+            0 => style = Style::default(),
+            1 => style = style.add_modifier(Modifier::BOLD),
+            2 => style = style.add_modifier(Modifier::DIM),
+            3 => style = style.add_modifier(Modifier::ITALIC),
+            4 => style = style.add_modifier(Modifier::UNDERLINED),
+            7 => style = style.add_modifier(Modifier::REVERSED),
+            9 => style = style.add_modifier(Modifier::CROSSED_OUT),
+            22 => style = style.remove_modifier(Modifier::BOLD | Modifier::DIM),
+            23 => style = style.remove_modifier(Modifier::ITALIC),
+            24 => style = style.remove_modifier(Modifier::UNDERLINED),
+            27 => style = style.remove_modifier(Modifier::REVERSED),
+            29 => style = style.remove_modifier(Modifier::CROSSED_OUT),
+            30..=37 => style = style.fg(Color::Indexed((code - 30) as u8)),
+            90..=97 => style = style.fg(Color::Indexed((code - 90 + 8) as u8)),
+            40..=47 => style = style.bg(Color::Indexed((code - 40) as u8)),
+            100..=107 => style = style.bg(Color::Indexed((code - 100 + 8) as u8)),
+            39 => style.fg = None,
+            49 => style.bg = None,
+            38 | 48 => {
+                let color = match codes.get(i + 1) {
+                    Some(5) => {
+                        let n = codes.get(i + 2).copied().unwrap_or(0);
+                        i += 2;
+                        Color::Indexed(n.min(255) as u8)
+                    }
+                    Some(2) => {
+                        let get = |k: usize| codes.get(i + k).copied().unwrap_or(0).min(255) as u8;
+                        let color = Color::Rgb(get(2), get(3), get(4));
+                        i += 4;
+                        color
+                    }
+                    _ => {
+                        i += 2;
+                        continue;
+                    }
+                };
+                style = if code == 38 {
+                    style.fg(color)
+                } else {
+                    style.bg(color)
+                };
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    style
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_become_terminal_sequences() {
+        let key = |code, modifiers| KeyEvent::new(code, modifiers);
+        assert_eq!(
+            key_sequence(&key(KeyCode::Up, KeyModifiers::NONE)).as_deref(),
+            Some("\x1b[A")
+        );
+        assert_eq!(
+            key_sequence(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)).as_deref(),
+            Some("\x03")
+        );
+        assert_eq!(
+            key_sequence(&key(KeyCode::Esc, KeyModifiers::NONE)).as_deref(),
+            Some("\x1b")
+        );
+        assert_eq!(
+            key_sequence(&key(KeyCode::Char('x'), KeyModifiers::ALT)).as_deref(),
+            Some("\x1bx")
+        );
+        assert_eq!(key_sequence(&key(KeyCode::F(5), KeyModifiers::NONE)), None);
+    }
+
+    #[test]
+    fn sgr_codes_become_styles() {
+        let line = ansi_line("a\x1b[1;38;2;255;0;0mred\x1b[0m b\x1b[32mg\x1b[39m");
+        let spans: Vec<(String, Style)> = line
+            .spans
+            .iter()
+            .map(|s| (s.content.to_string(), s.style))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                ("a".to_string(), Style::default()),
+                (
+                    "red".to_string(),
+                    Style::default()
+                        .add_modifier(Modifier::BOLD)
+                        .fg(Color::Rgb(255, 0, 0))
+                ),
+                (" b".to_string(), Style::default()),
+                ("g".to_string(), Style::default().fg(Color::Indexed(2))),
+            ]
+        );
     }
 }

@@ -49,6 +49,10 @@ const APP_ACTIONS: &[Action] = &[
 impl App {
     pub fn on_paste(&mut self, text: &str) {
         self.dirty = true;
+        if self.custom_component_open() {
+            self.send_to_custom_component(text);
+            return;
+        }
         match &mut self.overlay {
             Some(overlay) => overlay.handle_paste(text),
             None => self.editor.handle_paste(text),
@@ -60,6 +64,13 @@ impl App {
             return KeyCommand::None;
         }
         self.dirty = true;
+        if self.custom_component_open() {
+            // A custom component takes every key, Escape and Ctrl+C included (pi).
+            if let Some(data) = super::extension_ui::key_sequence(&key) {
+                self.send_to_custom_component(&data);
+            }
+            return KeyCommand::None;
+        }
         if let Some(overlay) = self.overlay.as_mut() {
             let outcome = overlay.handle_key(&key, &self.keys);
             match outcome {

@@ -41,6 +41,16 @@ pub struct ExtensionUi {
     pub widgets_above: BTreeMap<String, Vec<String>>,
     /// `setWidget` lines by key, below the editor.
     pub widgets_below: BTreeMap<String, Vec<String>>,
+    /// The `ctx.ui.custom` component on screen in place of the editor.
+    pub(super) custom: Option<CustomView>,
+}
+
+/// A custom component drawn by its extension's host: its last lines, and where keys go.
+pub(super) struct CustomView {
+    /// The host's id for it (`customRender` / `customClose` name it).
+    pub custom_id: String,
+    pub lines: Vec<String>,
+    pub input: Option<crate::extensions::UiInput>,
 }
 
 /// What the status line shows.

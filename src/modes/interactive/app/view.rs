@@ -103,6 +103,9 @@ impl App {
             let base = out.len();
             cursor = c.map(|(r, col)| (base + r, col));
             out.extend(lines);
+        } else if let Some(lines) = self.custom_component_lines(width) {
+            cursor = None;
+            out.extend(lines);
         } else {
             let muted = self
                 .theme
