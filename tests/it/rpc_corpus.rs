@@ -82,7 +82,10 @@ fn replay(scenario: &str, prepare: impl Fn(&Path)) -> (String, String, RpcProjec
     let dir = fixtures().join("rpc").join(scenario);
     let script = read_json(&dir.join("script.json"));
     let models = read_json(&dir.join("models.json"));
-    let project = RpcProject::new(&script, Some(models), None);
+    // The session files must equal pi's entry for entry, so pi-rs's own file checkpoints
+    // (custom entries pi ignores; covered by checkpoints::reference_pi_opens_…) are off.
+    let settings = serde_json::json!({"checkpoints": {"enabled": false}});
+    let project = RpcProject::new(&script, Some(models), Some(settings));
     prepare(&project.cwd());
     let transcript: Vec<Value> = json_lines(&dir.join("rpc-transcript.jsonl"));
 
