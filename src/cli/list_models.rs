@@ -30,7 +30,13 @@ pub fn print_models(agent_dir: &std::path::Path, search: &str) {
     if let Some(e) = registry.error() {
         eprintln!("Warning: errors loading models.json:\n{e}");
     }
-    print!("{}", list_models(&registry, Some(search)));
+    let text = list_models(&registry, Some(search));
+    // pi's no-models message reaches stderr; the table goes to stdout.
+    if registry.available().is_empty() {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
 }
 
 /// The table (or a message) as printed by `--list-models`: the models with credentials,

@@ -132,7 +132,9 @@ fn list_models_without_credentials_says_what_pi_says() {
     std::fs::write(p.agent_dir().join("models.json"), r#"{"providers": {}}"#).unwrap();
     let listed = pi(&p, false, &["--list-models"], &[]);
     assert!(listed.status.success());
-    let stdout = String::from_utf8_lossy(&listed.stdout);
+    // On stderr, as pi prints it.
+    assert!(listed.stdout.is_empty(), "{listed:?}");
+    let stdout = String::from_utf8_lossy(&listed.stderr);
     assert!(stdout.starts_with(NO_MODELS), "{stdout}");
     // Absolute links to the docs.
     for doc in ["providers.md", "models.md"] {
@@ -145,5 +147,6 @@ fn list_models_without_credentials_says_what_pi_says() {
     }
     let theirs = pi(&p, true, &["--list-models"], &[]);
     assert!(theirs.status.success());
-    assert!(String::from_utf8_lossy(&theirs.stdout).starts_with(NO_MODELS));
+    assert!(theirs.stdout.is_empty(), "{theirs:?}");
+    assert!(String::from_utf8_lossy(&theirs.stderr).starts_with(NO_MODELS));
 }
