@@ -30,7 +30,13 @@ pub fn print_models(agent_dir: &std::path::Path, search: &str) {
     if let Some(e) = registry.error() {
         eprintln!("Warning: errors loading models.json:\n{e}");
     }
-    print!("{}", list_models(&registry, Some(search)));
+    let text = list_models(&registry, Some(search));
+    // pi's no-models message reaches stderr; the table goes to stdout.
+    if registry.available().is_empty() {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
 }
 
 /// The table (or a message) as printed by `--list-models`: the models with credentials,
@@ -38,7 +44,7 @@ pub fn print_models(agent_dir: &std::path::Path, search: &str) {
 pub fn list_models(registry: &ModelRegistry, search: Option<&str>) -> String {
     let models: Vec<Model> = registry.available();
     if models.is_empty() {
-        return "No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY), add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json.\n".into();
+        return format!("{}\n", crate::core::auth_guidance::no_models_available());
     }
     // pi: fuzzy filter (best match first), then a stable sort by provider and id with
     // JavaScript's `localeCompare`.

@@ -32,6 +32,9 @@ fn project_with_every_api(script: Value) -> Project {
         "r": {"baseUrl": format!("{url}/v1"), "api": "openai-responses", "apiKey": "k", "models": [{"id": "m"}]},
         "a": {"baseUrl": url.as_str(), "api": "anthropic-messages", "apiKey": "k", "models": [{"id": "m"}]},
         "g": {"baseUrl": format!("{url}/v1beta"), "api": "google-generative-ai", "apiKey": "k", "models": [{"id": "m"}]},
+        "mi": {"baseUrl": format!("{url}/mistral"), "api": "mistral-conversations", "apiKey": "k", "models": [{"id": "m"}]},
+        "az": {"baseUrl": format!("{url}/openai/v1"), "api": "azure-openai-responses", "apiKey": "k", "models": [{"id": "m"}]},
+        "vx": {"baseUrl": url.as_str(), "api": "google-vertex", "apiKey": "k", "models": [{"id": "m"}]},
         "openrouter": {"baseUrl": format!("{url}/api/v1"), "apiKey": "k"},
         "mock": {"baseUrl": format!("{url}/v1"), "api": "openai-completions", "apiKey": "mock",
                  "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
@@ -85,12 +88,15 @@ fn identity(r: &RecordedRequest) -> Vec<(String, String)> {
     out
 }
 
-const PROVIDERS: [(&str, &str); 5] = [
+const PROVIDERS: [(&str, &str); 8] = [
     ("c", "m"),
     ("r", "m"),
     ("a", "m"),
     ("g", "m"),
     ("openrouter", "moonshotai/kimi-k2.6"),
+    ("mi", "m"),
+    ("az", "m"),
+    ("vx", "m"),
 ];
 
 fn identities(p: &Project, reference: bool, env: &[(&str, &str)]) -> Vec<Vec<(String, String)>> {
@@ -125,6 +131,13 @@ fn every_request_names_its_client_and_openrouter_gets_attribution() {
         ours[4]
     );
     assert!(ours[4].contains(&("x-openrouter-title".into(), "pi".into())));
+    assert_eq!(ua(5), Some("mistral-client-typescript/2.7.0"));
+    assert_eq!(ua(6), Some("AzureOpenAI/JS 6.26.0"));
+    assert_eq!(ua(7), Some("google-genai-sdk/1.52.0 gl-node/v20.20.2"));
+    assert!(ours[7].contains(&(
+        "x-goog-api-client".into(),
+        "google-genai-sdk/1.52.0 gl-node/v20.20.2".into()
+    )));
 
     // Telemetry off: no attribution.
     let quiet = project_with_every_api(json!({"default": {"text": "ok"}}));

@@ -19,8 +19,8 @@ use super::eventstream::EventStreamParser;
 use super::output::Output;
 use super::wire::{HttpRequest, SseDecoder, decode_chunk};
 use super::{
-    StreamOptions, anthropic, azure_openai_responses, bedrock, google, google_vertex, mistral,
-    openai_codex_responses, openai_completions, openai_responses,
+    StreamOptions, anthropic, azure_openai_responses, bedrock, cloudflare, google, google_vertex,
+    mistral, openai_codex_responses, openai_completions, openai_responses,
 };
 use crate::ai::http::shared_client;
 use crate::ai::message::{Context, StopReason, now_ms};
@@ -113,6 +113,19 @@ async fn build(
     context: &Context,
     options: &StreamOptions,
 ) -> Result<HttpRequest, Failure> {
+    let resolved;
+    let model = if cloudflare::is_cloudflare(&model.provider) && model.base_url.contains('{') {
+        let base_url = cloudflare::resolve_base_url(model, |name| std::env::var(name).ok())
+            .map_err(Failure::Error)?;
+        resolved = Model {
+            base_url,
+            ..model.clone()
+        };
+        &resolved
+    } else {
+        model
+    };
+    let key = options.api_key.as_ref().map(|k| k.expose());
     let request = match &model.api {
         Api::GoogleVertex => {
             let client = options.client.clone().unwrap_or_else(shared_client);
@@ -127,12 +140,14 @@ async fn build(
         _ => build_sync(model, context, options),
     };
     let mut request = request.map_err(Failure::Error)?;
+    cloudflare::gateway_auth(model, &mut request, key);
     for (k, v) in &model.headers {
         request.set_header(k, v);
     }
     for (k, v) in &options.headers {
         request.set_header(k, v);
     }
+    cloudflare::gateway_auth_last(model, &mut request, key);
     // The client's identity goes last, only where no header above named one.
     for (k, v) in sdk_identity(&model.api) {
         if request.header(k).is_none() {
@@ -166,13 +181,18 @@ fn build_sync(
 }
 
 /// The identity headers pi's requests carry: those of the official SDK pi uses for the
-/// API (the versions pinned by pi 0.73.1). Some endpoints treat clients by these; model,
-/// models.json and option headers (Copilot's, Cloudflare's attribution) still win.
+/// API (the versions pinned by pi 0.73.1), as captured from the reference pi. Some
+/// endpoints treat clients by these; model, models.json and option headers (Copilot's,
+/// Cloudflare's attribution) still win. The Codex request names pi itself (set by
+/// `openai_codex_responses`); Bedrock's AWS SDK agent string describes the host's OS and
+/// Node version, so no fixed value can equal it and none is sent.
 pub(crate) fn sdk_identity(api: &Api) -> &'static [(&'static str, &'static str)] {
     match api {
         Api::AnthropicMessages => &[("User-Agent", "Anthropic/JS 0.91.1")],
         Api::OpenAiCompletions | Api::OpenAiResponses => &[("User-Agent", "OpenAI/JS 6.26.0")],
-        Api::GoogleGenerativeAi => &[
+        Api::AzureOpenAiResponses => &[("User-Agent", "AzureOpenAI/JS 6.26.0")],
+        Api::MistralConversations => &[("User-Agent", "mistral-client-typescript/2.7.0")],
+        Api::GoogleGenerativeAi | Api::GoogleVertex => &[
             ("User-Agent", "google-genai-sdk/1.52.0 gl-node/v20.20.2"),
             (
                 "x-goog-api-client",

@@ -14,6 +14,7 @@
 pub mod anthropic;
 pub mod azure_openai_responses;
 pub mod bedrock;
+mod cloudflare;
 mod driver;
 pub mod eventstream;
 pub mod google;

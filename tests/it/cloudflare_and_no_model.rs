@@ -1,0 +1,152 @@
+//! Cloudflare's providers on the loopback server — account and gateway ids filled into
+//! the catalog base URLs from the environment, the AI Gateway key sent in
+//! `cf-aig-authorization` — and what `--list-models` says without credentials; each
+//! checked side by side with the reference pi (0.73.1) where node is available.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
+
+use std::process::{Command, Output, Stdio};
+
+use crate::support::pi_project::Project;
+use crate::support::reference_pi;
+use serde_json::json;
+
+/// `pi --offline ARGS` (ours or the reference) in `p` with only `env` set.
+fn pi(p: &Project, reference: bool, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = if reference {
+        Command::new(reference_pi::script())
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_pi"))
+    };
+    cmd.current_dir(p.cwd())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", p.dir.path().join("home"))
+        .envs(env.iter().copied())
+        .arg("--offline")
+        .args(args)
+        .stdin(Stdio::null());
+    cmd.output().unwrap()
+}
+
+/// A project whose Cloudflare AI Gateway is moved onto the loopback server, keeping the
+/// catalog's placeholders in the path.
+fn gateway_project() -> Project {
+    let p = Project::new(json!({"default": {"text": "ok"}}));
+    let url = p.server.url();
+    let models = json!({"providers": {"cloudflare-ai-gateway": {
+        "baseUrl": format!("{url}/{{CLOUDFLARE_ACCOUNT_ID}}/{{CLOUDFLARE_GATEWAY_ID}}/openai")
+    }}});
+    std::fs::write(p.agent_dir().join("models.json"), models.to_string()).unwrap();
+    p
+}
+
+const GATEWAY_ENV: [(&str, &str); 3] = [
+    ("CLOUDFLARE_API_KEY", "cf-key"),
+    ("CLOUDFLARE_ACCOUNT_ID", "acct-1"),
+    ("CLOUDFLARE_GATEWAY_ID", "gw-1"),
+];
+
+/// Path, `cf-aig-authorization` and `authorization` of the one gateway request.
+fn gateway_request(reference: bool) -> (String, Option<String>, Option<String>) {
+    let p = gateway_project();
+    let out = pi(
+        &p,
+        reference,
+        &[
+            "--provider",
+            "cloudflare-ai-gateway",
+            "--model",
+            "gpt-4o",
+            "-p",
+            "hi",
+        ],
+        &GATEWAY_ENV,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = p.server.requests();
+    assert_eq!(requests.len(), 1);
+    let r = &requests[0];
+    (
+        r.path.clone(),
+        r.header("cf-aig-authorization").map(str::to_string),
+        r.header("authorization").map(str::to_string),
+    )
+}
+
+#[test]
+fn the_ai_gateway_url_and_key_come_from_the_environment() {
+    let ours = gateway_request(false);
+    assert_eq!(
+        ours,
+        (
+            "/acct-1/gw-1/openai/responses".to_string(),
+            Some("Bearer cf-key".to_string()),
+            None
+        )
+    );
+    if let Err(why) = reference_pi::available() {
+        eprintln!("skipped the reference side: {why}");
+        return;
+    }
+    assert_eq!(ours, gateway_request(true));
+}
+
+#[test]
+fn a_missing_gateway_id_is_named_as_pi_names_it() {
+    let p = gateway_project();
+    let out = pi(
+        &p,
+        false,
+        &[
+            "--provider",
+            "cloudflare-ai-gateway",
+            "--model",
+            "gpt-4o",
+            "-p",
+            "hi",
+        ],
+        &GATEWAY_ENV[..2],
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "CLOUDFLARE_GATEWAY_ID is required for provider cloudflare-ai-gateway but is not set."
+        ),
+        "{stderr}"
+    );
+    assert!(p.server.requests().is_empty());
+}
+
+/// pi's words without a model, before pi-rs's longer guidance and doc paths.
+const NO_MODELS: &str =
+    "No models available. Use /login to log into a provider via OAuth or API key";
+
+#[test]
+fn list_models_without_credentials_says_what_pi_says() {
+    let p = Project::new(json!({"default": {"text": "ok"}}));
+    std::fs::write(p.agent_dir().join("models.json"), r#"{"providers": {}}"#).unwrap();
+    let listed = pi(&p, false, &["--list-models"], &[]);
+    assert!(listed.status.success());
+    // On stderr, as pi prints it.
+    assert!(listed.stdout.is_empty(), "{listed:?}");
+    let stdout = String::from_utf8_lossy(&listed.stderr);
+    assert!(stdout.starts_with(NO_MODELS), "{stdout}");
+    // Absolute links to the docs.
+    for doc in ["providers.md", "models.md"] {
+        let line = stdout.lines().find(|l| l.ends_with(doc)).unwrap();
+        assert!(line.trim().starts_with('/'), "{line}");
+    }
+    if let Err(why) = reference_pi::available() {
+        eprintln!("skipped the reference side: {why}");
+        return;
+    }
+    let theirs = pi(&p, true, &["--list-models"], &[]);
+    assert!(theirs.status.success());
+    assert!(theirs.stdout.is_empty(), "{theirs:?}");
+    assert!(String::from_utf8_lossy(&theirs.stderr).starts_with(NO_MODELS));
+}
