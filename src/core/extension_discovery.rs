@@ -19,8 +19,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, IgnoreRules, ResolveInput, ResourceDiagnostic, ResourceOptions,
-    ResourceScope, canonical, read_dir_sorted, resolve, resolve_from, visible_entries,
+    AutoDir, DiagnosticKind, FoundResource, IgnoreRules, ResolveInput, ResourceDiagnostic, ResourceOptions,
+    ResourceScope, canonical, read_dir_sorted, resolve, resolve_all, resolve_from, visible_entries,
 };
 use crate::extensions::{ExtensionSource, launch_for};
 
@@ -104,6 +104,33 @@ fn foreign_modules(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Where extensions are looked for (settings entries, `extensions/` folders).
+fn extension_resolve_input<'a>(
+    options: &'a ResourceOptions,
+    project_base: &'a Path,
+) -> ResolveInput<'a> {
+    ResolveInput {
+        project_entries: &options.project_entries,
+        project_base,
+        user_entries: &options.user_entries,
+        user_base: &options.agent_dir,
+        scan_entry_dir: scan_extensions_dir,
+        project_auto: vec![AutoDir {
+            dir: project_base.join("extensions"),
+            scan: scan_extensions_dir,
+        }],
+        user_auto: vec![AutoDir {
+            dir: options.agent_dir.join("extensions"),
+            scan: scan_extensions_dir,
+        }],
+    }
+}
+
+/// Every extension file of the settings and folders, enabled or not (for `pi config`).
+pub fn all_extension_files(options: &ResourceOptions) -> Vec<FoundResource> {
+    resolve_all(&extension_resolve_input(options, &options.project_base()))
+}
+
 /// Finds the extensions to load, in load order.
 pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
     let mut found = DiscoveredExtensions::default();
@@ -126,23 +153,7 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
     }
     if options.discover {
         let project_base = options.project_base();
-        let project_dir = project_base.join("extensions");
-        let user_dir = options.agent_dir.join("extensions");
-        let resolved = resolve(&ResolveInput {
-            project_entries: &options.project_entries,
-            project_base: &project_base,
-            user_entries: &options.user_entries,
-            user_base: &options.agent_dir,
-            scan_entry_dir: scan_extensions_dir,
-            project_auto: vec![AutoDir {
-                dir: project_dir.clone(),
-                scan: scan_extensions_dir,
-            }],
-            user_auto: vec![AutoDir {
-                dir: user_dir.clone(),
-                scan: scan_extensions_dir,
-            }],
-        });
+        let resolved = resolve(&extension_resolve_input(options, &project_base));
         candidates.extend(resolved.into_iter().map(|r| (r.path, r.scope)));
         // pi packages of the settings come last; a package folder without resources
         // of its own is scanned like an extension folder.
@@ -163,7 +174,10 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
                 candidates.push((r.path.clone(), r.scope));
             }
         }
-        for dir in [project_dir, user_dir] {
+        for dir in [
+            project_base.join("extensions"),
+            options.agent_dir.join("extensions"),
+        ] {
             for module in foreign_modules(&dir) {
                 found.diagnostics.push(ResourceDiagnostic {
                     kind: DiagnosticKind::Warning,

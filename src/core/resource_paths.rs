@@ -266,7 +266,9 @@ fn posix(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
 }
 
-fn relative(base: &Path, path: &Path) -> String {
+/// `path` relative to `base` with `/` separators, walking up with `..` when needed
+/// (Node's `path.relative`).
+pub fn relative(base: &Path, path: &Path) -> String {
     match path.strip_prefix(base) {
         Ok(rel) => posix(rel),
         Err(_) => {
@@ -410,23 +412,41 @@ fn enabled_by_overrides(path: &Path, entries: &[String], base: &Path) -> bool {
     enabled
 }
 
-struct Found {
-    path: PathBuf,
+/// A file [`resolve_all`] found, switched on or off by the settings' patterns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundResource {
+    pub path: PathBuf,
+    pub scope: ResourceScope,
+    pub enabled: bool,
+    /// Reached through a settings entry (pi's source `local`), not an automatic folder.
+    pub from_settings: bool,
     rank: u8,
-    scope: ResourceScope,
-    enabled: bool,
 }
 
 /// The enabled files of one kind of resource, in pi's precedence order.
 pub fn resolve(input: &ResolveInput<'_>) -> Vec<ResolvedPath> {
-    let mut found: Vec<Found> = Vec::new();
+    resolve_all(input)
+        .into_iter()
+        .filter(|f| f.enabled)
+        .map(|f| ResolvedPath {
+            path: f.path,
+            scope: f.scope,
+        })
+        .collect()
+}
+
+/// Every file of one kind of resource, enabled or not, in pi's precedence order (what
+/// `pi config` lists).
+pub fn resolve_all(input: &ResolveInput<'_>) -> Vec<FoundResource> {
+    let mut found: Vec<FoundResource> = Vec::new();
     let mut add = |path: PathBuf, rank: u8, scope: ResourceScope, enabled: bool| {
         if !found.iter().any(|f| f.path == path) {
-            found.push(Found {
+            found.push(FoundResource {
                 path,
                 rank,
                 scope,
                 enabled,
+                from_settings: rank % 2 == 0,
             });
         }
     };
@@ -490,11 +510,6 @@ pub fn resolve(input: &ResolveInput<'_>) -> Vec<ResolvedPath> {
     found
         .into_iter()
         .filter(|f| seen.insert(canonical(&f.path)))
-        .filter(|f| f.enabled)
-        .map(|f| ResolvedPath {
-            path: f.path,
-            scope: f.scope,
-        })
         .collect()
 }
 
