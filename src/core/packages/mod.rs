@@ -8,7 +8,7 @@
 //! - [`manager`]: installing with the user's `npm` and `git`, the settings' `packages`
 //!   lists, and resolving the configured packages to files at startup;
 //! - [`run`]: running those commands, and the errors;
-//! - [`toggle`]: the settings edits of `pi config`.
+//! - [`config`]: what `pi config` lists and the settings edits it makes.
 //!
 //! The files found are handed to the usual loaders (extensions, skills, prompt templates)
 //! as one more source, after everything else (pi's lowest precedence).
@@ -17,7 +17,7 @@ pub mod collect;
 pub mod manager;
 pub mod run;
 pub mod source;
-pub mod toggle;
+pub mod config;
 
 pub use collect::{PackageFile, ResourceKind};
 pub use manager::{
