@@ -10,6 +10,7 @@
 pub mod ansi;
 pub mod app;
 pub mod autocomplete;
+pub mod config_screen;
 pub mod components;
 pub mod diff;
 pub mod editor;
