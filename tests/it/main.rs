@@ -37,6 +37,7 @@ mod node_modules_shims;
 mod oauth_login;
 mod oauth_refresh;
 mod packages;
+mod pkg_config;
 mod pi_request_parity;
 mod process_groups;
 mod provider_streams;

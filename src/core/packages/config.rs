@@ -255,6 +255,19 @@ pub fn toggle_package(
     Some(list)
 }
 
+/// The theme files a session can select, in pi's precedence (the `themes` settings
+/// entries and folders, project before user, then the configured packages' themes). The
+/// packages are looked up as installed, without installing anything (startup did that).
+pub fn theme_files(settings: &Settings, cwd: &Path, agent_dir: &Path) -> Vec<PathBuf> {
+    let manager = PackageManager::new(cwd, agent_dir, settings).with_offline(true);
+    let mut options =
+        ResourceOptions::from_settings(settings, "themes", cwd, agent_dir, Vec::new(), true);
+    if let Ok(packages) = manager.resolve(settings) {
+        options.packages = packages.enabled(ResourceKind::Themes);
+    }
+    crate::core::resource_paths::theme_files(&options)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

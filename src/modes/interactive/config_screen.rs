@@ -15,18 +15,15 @@ use super::keys::Keybindings;
 use super::renderer::{Frame, InlineRenderer};
 use super::terminal::TerminalGuard;
 use super::theme::{ColorMode, Theme, ThemeCatalog, default_theme_name};
-use crate::core::packages::config::ConfigResource;
-use crate::core::resource_paths::{ResourceOptions, theme_files};
+use crate::core::packages::config::{ConfigResource, theme_files};
 use crate::core::settings::Settings;
 
 /// The theme the settings name, looked up among the built-in themes and those of the
-/// settings' folders and entries (the dark one when it cannot be loaded).
+/// settings' folders, entries and packages (the dark one when it cannot be loaded).
 pub fn theme_for(settings: &Settings, cwd: &Path, agent_dir: &Path) -> Theme {
     let env = |name: &str| std::env::var(name).ok();
     let mode = ColorMode::detect(env);
-    let options =
-        ResourceOptions::from_settings(settings, "themes", cwd, agent_dir, Vec::new(), true);
-    let catalog = ThemeCatalog::load(&theme_files(&options), mode);
+    let catalog = ThemeCatalog::load(&theme_files(settings, cwd, agent_dir), mode);
     let name = settings
         .theme()
         .map(str::to_string)
