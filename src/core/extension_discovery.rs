@@ -19,8 +19,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, FoundResource, IgnoreRules, ResolveInput, ResourceDiagnostic, ResourceOptions,
-    ResourceScope, canonical, read_dir_sorted, resolve, resolve_all, resolve_from, visible_entries,
+    AutoDir, DiagnosticKind, FoundResource, IgnoreRules, ResolveInput, ResourceDiagnostic,
+    ResourceOptions, ResourceScope, canonical, read_dir_sorted, resolve, resolve_all, resolve_from,
+    visible_entries,
 };
 use crate::extensions::{ExtensionSource, launch_for};
 

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use crate::core::frontmatter;
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, FoundResource, ResolveInput, ResolvedPath, ResourceDiagnostic, ResourceOptions,
-    ResourceScope, markdown_files_flat, markdown_files_recursive, merge_resolved, read_dir_sorted,
-    resolve, resolve_all,
+    AutoDir, DiagnosticKind, FoundResource, ResolveInput, ResolvedPath, ResourceDiagnostic,
+    ResourceOptions, ResourceScope, markdown_files_flat, markdown_files_recursive, merge_resolved,
+    read_dir_sorted, resolve, resolve_all,
 };
 
 /// One prompt template.
@@ -93,7 +93,10 @@ pub fn load_template_file(
 }
 
 /// Where prompt templates are looked for (settings entries, `prompts/` folders).
-fn prompt_resolve_input<'a>(options: &'a ResourceOptions, project_base: &'a Path) -> ResolveInput<'a> {
+fn prompt_resolve_input<'a>(
+    options: &'a ResourceOptions,
+    project_base: &'a Path,
+) -> ResolveInput<'a> {
     ResolveInput {
         project_entries: &options.project_entries,
         project_base,

@@ -646,7 +646,10 @@ pub fn theme_files_recursive(dir: &Path) -> Vec<PathBuf> {
 
 /// Where themes are looked for: the `themes` settings entries and the `themes/` folders
 /// of the project (`.pi/themes`) and the user (`<agent dir>/themes`).
-fn theme_resolve_input<'a>(options: &'a ResourceOptions, project_base: &'a Path) -> ResolveInput<'a> {
+fn theme_resolve_input<'a>(
+    options: &'a ResourceOptions,
+    project_base: &'a Path,
+) -> ResolveInput<'a> {
     ResolveInput {
         project_entries: &options.project_entries,
         project_base,

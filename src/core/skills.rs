@@ -23,9 +23,9 @@ use serde_json::Value;
 use crate::core::frontmatter;
 use crate::core::paths::home_dir;
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, FoundResource, IgnoreRules, ResolveInput, ResolvedPath, ResourceDiagnostic,
-    ResourceOptions, ResourceScope, canonical, merge_resolved, read_dir_sorted, resolve, resolve_all,
-    visible_entries,
+    AutoDir, DiagnosticKind, FoundResource, IgnoreRules, ResolveInput, ResolvedPath,
+    ResourceDiagnostic, ResourceOptions, ResourceScope, canonical, merge_resolved, read_dir_sorted,
+    resolve, resolve_all, visible_entries,
 };
 
 /// One loaded skill.
@@ -230,7 +230,10 @@ fn ancestor_agents_skill_dirs(cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// Where skills are looked for (settings entries, `skills/` folders, `.agents/skills`).
-fn skill_resolve_input<'a>(options: &'a ResourceOptions, project_base: &'a Path) -> ResolveInput<'a> {
+fn skill_resolve_input<'a>(
+    options: &'a ResourceOptions,
+    project_base: &'a Path,
+) -> ResolveInput<'a> {
     let user_agents = home_dir().join(".agents").join("skills");
     let mut project_auto = vec![AutoDir {
         dir: project_base.join("skills"),

@@ -101,9 +101,15 @@ fn rank(r: &ConfigResource) -> u8 {
 }
 
 /// The settings' own resources of `kind`, enabled or not.
-fn top_level(settings: &Settings, kind: ResourceKind, cwd: &Path, agent_dir: &Path) -> Vec<FoundResource> {
+fn top_level(
+    settings: &Settings,
+    kind: ResourceKind,
+    cwd: &Path,
+    agent_dir: &Path,
+) -> Vec<FoundResource> {
     use crate::core::{extension_discovery, prompt_templates, resource_paths, skills};
-    let options = ResourceOptions::from_settings(settings, kind.key(), cwd, agent_dir, Vec::new(), true);
+    let options =
+        ResourceOptions::from_settings(settings, kind.key(), cwd, agent_dir, Vec::new(), true);
     match kind {
         ResourceKind::Extensions => extension_discovery::all_extension_files(&options),
         ResourceKind::Skills => skills::all_skill_files(&options),
@@ -156,7 +162,11 @@ pub fn list_resources(
         }
         of_kind.sort_by_key(rank);
         let mut seen = std::collections::HashSet::new();
-        out.extend(of_kind.into_iter().filter(|r| seen.insert(canonical(&r.path))));
+        out.extend(
+            of_kind
+                .into_iter()
+                .filter(|r| seen.insert(canonical(&r.path))),
+        );
     }
     Ok((out, packages.warnings))
 }
@@ -286,9 +296,14 @@ mod tests {
     #[test]
     fn package_entries_take_the_object_form() {
         let packages = json!(["npm:a", {"source": "npm:b", "prompts": ["-p.md"]}]);
-        let out =
-            toggle_package(Some(&packages), "npm:a", ResourceKind::Themes, "themes/t.json", false)
-                .unwrap();
+        let out = toggle_package(
+            Some(&packages),
+            "npm:a",
+            ResourceKind::Themes,
+            "themes/t.json",
+            false,
+        )
+        .unwrap();
         assert_eq!(
             out,
             [
@@ -296,9 +311,17 @@ mod tests {
                 json!({"source": "npm:b", "prompts": ["-p.md"]}),
             ]
         );
-        let out =
-            toggle_package(Some(&packages), "npm:b", ResourceKind::Prompts, "p.md", true).unwrap();
+        let out = toggle_package(
+            Some(&packages),
+            "npm:b",
+            ResourceKind::Prompts,
+            "p.md",
+            true,
+        )
+        .unwrap();
         assert_eq!(out[1], json!({"source": "npm:b", "prompts": ["+p.md"]}));
-        assert!(toggle_package(Some(&packages), "npm:c", ResourceKind::Prompts, "p", true).is_none());
+        assert!(
+            toggle_package(Some(&packages), "npm:c", ResourceKind::Prompts, "p", true).is_none()
+        );
     }
 }

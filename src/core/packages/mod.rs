@@ -14,10 +14,10 @@
 //! as one more source, after everything else (pi's lowest precedence).
 
 pub mod collect;
+pub mod config;
 pub mod manager;
 pub mod run;
 pub mod source;
-pub mod config;
 
 pub use collect::{PackageFile, ResourceKind};
 pub use manager::{

@@ -10,8 +10,8 @@
 pub mod ansi;
 pub mod app;
 pub mod autocomplete;
-pub mod config_screen;
 pub mod components;
+pub mod config_screen;
 pub mod diff;
 pub mod editor;
 pub mod fuzzy;

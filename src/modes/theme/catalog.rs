@@ -56,7 +56,12 @@ impl ThemeCatalog {
 
     /// The theme called `name`: a custom one, else a built-in one, else
     /// `<themes_dir>/<name>.json`.
-    pub fn theme(&self, name: &str, themes_dir: &Path, mode: ColorMode) -> Result<Theme, ThemeError> {
+    pub fn theme(
+        &self,
+        name: &str,
+        themes_dir: &Path,
+        mode: ColorMode,
+    ) -> Result<Theme, ThemeError> {
         match self.themes.iter().find(|t| t.name() == name) {
             Some(theme) if theme.mode() == mode => Ok(theme.clone()),
             Some(theme) => Ok(theme.with_mode(mode)),

@@ -723,7 +723,10 @@ impl App {
     /// Switches the colours (a preview while choosing, or the saved choice).
     fn use_theme(&mut self, name: &str) {
         let mode = crate::modes::interactive::theme::ColorMode::detect(|k| std::env::var(k).ok());
-        match self.themes.theme(name, &self.session.paths().themes(), mode) {
+        match self
+            .themes
+            .theme(name, &self.session.paths().themes(), mode)
+        {
             Ok(theme) => {
                 self.theme = theme;
                 self.full_redraw = true;

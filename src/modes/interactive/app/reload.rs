@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use super::msg::AppMsg;
 use super::state::{App, Status, header_resources};
-use crate::modes::interactive::keys::Keybindings;
 use crate::core::agent_session::AgentSession;
 use crate::core::packages::config::theme_files;
+use crate::modes::interactive::keys::Keybindings;
 use crate::modes::interactive::theme::{ColorMode, Theme, ThemeCatalog, default_theme_name};
 
 /// What the status line shows while reloading (pi's text).

@@ -64,7 +64,9 @@ fn kind_label(kind: ResourceKind) -> &'static str {
 
 /// Case-insensitive name order with a stable tie-break (close to JS `localeCompare`).
 fn name_order(a: &str, b: &str) -> std::cmp::Ordering {
-    a.to_lowercase().cmp(&b.to_lowercase()).then_with(|| a.cmp(b))
+    a.to_lowercase()
+        .cmp(&b.to_lowercase())
+        .then_with(|| a.cmp(b))
 }
 
 /// The rows of all resources: groups in pi's order, kinds in pi's order, names sorted.
@@ -208,8 +210,8 @@ impl ConfigSelector {
             Action::SelectCancel,
             Action::SelectConfirm,
         ];
-        let space = key.code == KeyCode::Char(' ')
-            && (key.modifiers - KeyModifiers::SHIFT).is_empty();
+        let space =
+            key.code == KeyCode::Char(' ') && (key.modifiers - KeyModifiers::SHIFT).is_empty();
         match keys.action_for(key, &actions) {
             Some(Action::SelectUp) => self.selected = self.next_item(self.selected, true),
             Some(Action::SelectDown) => self.selected = self.next_item(self.selected, false),
@@ -282,9 +284,7 @@ impl ConfigSelector {
             Span::styled(" close", muted),
         ];
         let hint_width: usize = hint.iter().map(|s| str_width(&s.content)).sum();
-        let spacing = width
-            .saturating_sub(str_width(title) + hint_width)
-            .max(1);
+        let spacing = width.saturating_sub(str_width(title) + hint_width).max(1);
         let mut first = vec![
             Span::styled(title, Style::default().add_modifier(Modifier::BOLD)),
             Span::raw(" ".repeat(spacing)),
@@ -438,11 +438,36 @@ mod tests {
             base_dir: PathBuf::from("/n/pack"),
         };
         let resources = vec![
-            resource(ResourceKind::Prompts, "/p/.pi/prompts/zeta.md", Origin::Folder, true),
-            resource(ResourceKind::Skills, "/h/.pi/agent/skills/hello/SKILL.md", Origin::Folder, false),
-            resource(ResourceKind::Themes, "/n/pack/themes/ocean.json", pkg.clone(), false),
-            resource(ResourceKind::Extensions, "/n/pack/tools/index.ts", pkg, false),
-            resource(ResourceKind::Prompts, "/p/.pi/prompts/Alpha.md", Origin::Folder, true),
+            resource(
+                ResourceKind::Prompts,
+                "/p/.pi/prompts/zeta.md",
+                Origin::Folder,
+                true,
+            ),
+            resource(
+                ResourceKind::Skills,
+                "/h/.pi/agent/skills/hello/SKILL.md",
+                Origin::Folder,
+                false,
+            ),
+            resource(
+                ResourceKind::Themes,
+                "/n/pack/themes/ocean.json",
+                pkg.clone(),
+                false,
+            ),
+            resource(
+                ResourceKind::Extensions,
+                "/n/pack/tools/index.ts",
+                pkg,
+                false,
+            ),
+            resource(
+                ResourceKind::Prompts,
+                "/p/.pi/prompts/Alpha.md",
+                Origin::Folder,
+                true,
+            ),
         ];
         let mut selector = ConfigSelector::new(resources);
         let theme = Theme::dark(ColorMode::TrueColor);
