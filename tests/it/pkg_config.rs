@@ -162,7 +162,8 @@ async fn package_theme_is_selectable_by_the_theme_setting() {
     )
     .unwrap();
     theme["name"] = json!("ocean");
-    for token in ["border", "borderAccent", "borderMuted"] {
+    // The editor's border takes the thinking level's colour, the others the border's.
+    for token in ["border", "borderAccent", "borderMuted", "thinkingOff"] {
         theme["colors"][token] = json!("#123456");
     }
     write(&pkg.join("package.json"), r#"{"name": "demo"}"#);
