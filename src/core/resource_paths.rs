@@ -446,7 +446,7 @@ pub fn resolve_all(input: &ResolveInput<'_>) -> Vec<FoundResource> {
                 rank,
                 scope,
                 enabled,
-                from_settings: rank % 2 == 0,
+                from_settings: rank.is_multiple_of(2),
             });
         }
     };

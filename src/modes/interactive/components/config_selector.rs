@@ -69,9 +69,12 @@ fn name_order(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
+/// A group's label, sort key and resource indices.
+type Group = (String, (u8, u8, String), Vec<usize>);
+
 /// The rows of all resources: groups in pi's order, kinds in pi's order, names sorted.
 fn build_rows(resources: &[ConfigResource], names: &[String]) -> Vec<Row> {
-    let mut groups: Vec<(String, (u8, u8, String), Vec<usize>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for (i, r) in resources.iter().enumerate() {
         let label = r.group_label();
         match groups.iter_mut().find(|g| g.0 == label) {
