@@ -55,14 +55,15 @@ fn package_command(raw: &[String]) -> Option<u8> {
     if !["install", "remove", "uninstall", "update", "list", "config"].contains(&first) {
         return None;
     }
-    if let Some(code) = pi::cli::packages::run_config_command(raw) {
-        return Some(code);
-    }
     let Ok(cwd) = std::env::current_dir() else {
         eprintln!("Error: cannot read the current directory");
         return Some(1);
     };
-    pi::cli::packages::run_package_command(raw, &cwd, &AgentPaths::from_env().agent_dir)
+    let agent_dir = AgentPaths::from_env().agent_dir;
+    if let Some(code) = pi::cli::packages::run_config_command(raw, &cwd, &agent_dir) {
+        return Some(code);
+    }
+    pi::cli::packages::run_package_command(raw, &cwd, &agent_dir)
 }
 
 /// `PI_RS_TRANSPILE=<file>`: prints the file compiled to JavaScript, or the error.

@@ -352,19 +352,47 @@ fn list(manager: &PackageManager) -> Result<(), String> {
     Ok(())
 }
 
-/// `pi config`: pi's full-screen list for switching package and local resources on and
-/// off. pi-rs does not have that screen yet; it says so and exits 1 (never a silent no-op).
-pub fn run_config_command(args: &[String]) -> Option<u8> {
+/// `pi config`: pi's full-screen list for switching the resources of the settings'
+/// folders and entries and of the configured packages on and off; each switch is written
+/// to settings.json at once. Exits 0 when closed, 1 when the resources cannot be listed or
+/// a settings file cannot be written.
+pub fn run_config_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Option<u8> {
     if args.first().map(String::as_str) != Some("config") {
         return None;
     }
-    eprintln!(
-        "{}",
-        red(
-            "pi config is not available in pi-rs yet: switch package resources on and off with the filters of a `packages` entry, and local ones with `!path` / `+path` / `-path` entries under `extensions`, `skills`, `prompts` and `themes` in settings.json (see docs/packages.md)."
-        )
-    );
-    Some(1)
+    let settings = Settings::load(agent_dir, cwd);
+    for problem in settings.problems() {
+        eprintln!(
+            "{}",
+            colored_err(&format!("Warning (config command): {problem}"), "33")
+        );
+    }
+    let manager = PackageManager::new(cwd, agent_dir, &settings).with_terminal_output();
+    let listed = crate::core::packages::config::list_resources(&manager, &settings, cwd, agent_dir);
+    let (resources, warnings) = match listed {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("{}", red(&format!("Error: {e}")));
+            return Some(1);
+        }
+    };
+    for warning in warnings {
+        eprintln!("{}", colored_err(&format!("Warning: {warning}"), "33"));
+    }
+    let theme = crate::modes::interactive::config_screen::theme_for(&settings, cwd, agent_dir);
+    let apply = |resource: &crate::core::packages::config::ConfigResource, enabled: bool| {
+        crate::core::packages::config::apply_toggle(&manager, resource, enabled, cwd, agent_dir)
+            .map_err(|e| e.to_string())
+    };
+    Some(
+        match crate::modes::interactive::config_screen::run(resources, theme, agent_dir, apply) {
+            Ok(()) => 0,
+            Err(message) => {
+                eprintln!("{}", red(&format!("Error: {message}")));
+                1
+            }
+        },
+    )
 }
 
 #[cfg(test)]

@@ -23,8 +23,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, IgnoreRules, ResolveInput, ResourceDiagnostic, ResourceOptions,
-    ResourceScope, canonical, read_dir_sorted, resolve, resolve_from, visible_entries,
+    AutoDir, DiagnosticKind, FoundResource, IgnoreRules, ResolveInput, ResourceDiagnostic,
+    ResourceOptions, ResourceScope, canonical, read_dir_sorted, resolve, resolve_all, resolve_from,
+    visible_entries,
 };
 use crate::extensions::{ExtensionSource, is_node_module, launch_for};
 
@@ -154,6 +155,33 @@ fn programs_pi_would_load(dir: &Path, rs_dir: &Path) -> Vec<ResourceDiagnostic> 
     out
 }
 
+/// Where extensions are looked for (settings entries, `extensions/` folders).
+fn extension_resolve_input<'a>(
+    options: &'a ResourceOptions,
+    project_base: &'a Path,
+) -> ResolveInput<'a> {
+    ResolveInput {
+        project_entries: &options.project_entries,
+        project_base,
+        user_entries: &options.user_entries,
+        user_base: &options.agent_dir,
+        scan_entry_dir: scan_extensions_dir,
+        project_auto: vec![AutoDir {
+            dir: project_base.join("extensions"),
+            scan: scan_extensions_dir,
+        }],
+        user_auto: vec![AutoDir {
+            dir: options.agent_dir.join("extensions"),
+            scan: scan_extensions_dir,
+        }],
+    }
+}
+
+/// Every extension file of the settings and folders, enabled or not (for `pi config`).
+pub fn all_extension_files(options: &ResourceOptions) -> Vec<FoundResource> {
+    resolve_all(&extension_resolve_input(options, &options.project_base()))
+}
+
 /// Finds the extensions to load, in load order.
 pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
     let mut found = DiscoveredExtensions::default();
@@ -204,6 +232,7 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
                 .diagnostics
                 .extend(programs_pi_would_load(dir, &base.join(RS_EXTENSIONS_DIR)));
         }
+        let resolved = resolve(&extension_resolve_input(options, &project_base));
         candidates.extend(resolved.into_iter().map(|r| (r.path, r.scope)));
         // pi packages of the settings come last; a package folder without resources
         // of its own is scanned like an extension folder.
@@ -216,6 +245,18 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
                 );
             } else {
                 candidates.push((r.path.clone(), r.scope));
+            }
+        }
+        for dir in [
+            project_base.join("extensions"),
+            options.agent_dir.join("extensions"),
+        ] {
+            for module in foreign_modules(&dir) {
+                found.diagnostics.push(ResourceDiagnostic {
+                    kind: DiagnosticKind::Warning,
+                    message: FOREIGN_MODULE.into(),
+                    path: module,
+                });
             }
         }
     }

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use crate::core::frontmatter;
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, ResolveInput, ResolvedPath, ResourceDiagnostic, ResourceOptions,
-    ResourceScope, markdown_files_flat, markdown_files_recursive, merge_resolved, read_dir_sorted,
-    resolve,
+    AutoDir, DiagnosticKind, FoundResource, ResolveInput, ResolvedPath, ResourceDiagnostic,
+    ResourceOptions, ResourceScope, markdown_files_flat, markdown_files_recursive, merge_resolved,
+    read_dir_sorted, resolve, resolve_all,
 };
 
 /// One prompt template.
@@ -92,25 +92,38 @@ pub fn load_template_file(
     })
 }
 
+/// Where prompt templates are looked for (settings entries, `prompts/` folders).
+fn prompt_resolve_input<'a>(
+    options: &'a ResourceOptions,
+    project_base: &'a Path,
+) -> ResolveInput<'a> {
+    ResolveInput {
+        project_entries: &options.project_entries,
+        project_base,
+        user_entries: &options.user_entries,
+        user_base: &options.agent_dir,
+        scan_entry_dir: markdown_files_recursive,
+        project_auto: vec![AutoDir {
+            dir: project_base.join("prompts"),
+            scan: markdown_files_flat,
+        }],
+        user_auto: vec![AutoDir {
+            dir: options.agent_dir.join("prompts"),
+            scan: markdown_files_flat,
+        }],
+    }
+}
+
+/// Every prompt template file of the settings and folders, enabled or not (for
+/// `pi config`).
+pub fn all_prompt_files(options: &ResourceOptions) -> Vec<FoundResource> {
+    resolve_all(&prompt_resolve_input(options, &options.project_base()))
+}
+
 /// Finds and reads all prompt templates.
 pub fn load_prompt_templates(options: &ResourceOptions) -> LoadedPromptTemplates {
-    let project_base = options.project_base();
     let resolved = if options.discover {
-        resolve(&ResolveInput {
-            project_entries: &options.project_entries,
-            project_base: &project_base,
-            user_entries: &options.user_entries,
-            user_base: &options.agent_dir,
-            scan_entry_dir: markdown_files_recursive,
-            project_auto: vec![AutoDir {
-                dir: project_base.join("prompts"),
-                scan: markdown_files_flat,
-            }],
-            user_auto: vec![AutoDir {
-                dir: options.agent_dir.join("prompts"),
-                scan: markdown_files_flat,
-            }],
-        })
+        resolve(&prompt_resolve_input(options, &options.project_base()))
     } else {
         Vec::new()
     };

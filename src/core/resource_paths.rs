@@ -266,7 +266,9 @@ fn posix(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
 }
 
-fn relative(base: &Path, path: &Path) -> String {
+/// `path` relative to `base` with `/` separators, walking up with `..` when needed
+/// (Node's `path.relative`).
+pub fn relative(base: &Path, path: &Path) -> String {
     match path.strip_prefix(base) {
         Ok(rel) => posix(rel),
         Err(_) => {
@@ -410,23 +412,41 @@ fn enabled_by_overrides(path: &Path, entries: &[String], base: &Path) -> bool {
     enabled
 }
 
-struct Found {
-    path: PathBuf,
+/// A file [`resolve_all`] found, switched on or off by the settings' patterns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundResource {
+    pub path: PathBuf,
+    pub scope: ResourceScope,
+    pub enabled: bool,
+    /// Reached through a settings entry (pi's source `local`), not an automatic folder.
+    pub from_settings: bool,
     rank: u8,
-    scope: ResourceScope,
-    enabled: bool,
 }
 
 /// The enabled files of one kind of resource, in pi's precedence order.
 pub fn resolve(input: &ResolveInput<'_>) -> Vec<ResolvedPath> {
-    let mut found: Vec<Found> = Vec::new();
+    resolve_all(input)
+        .into_iter()
+        .filter(|f| f.enabled)
+        .map(|f| ResolvedPath {
+            path: f.path,
+            scope: f.scope,
+        })
+        .collect()
+}
+
+/// Every file of one kind of resource, enabled or not, in pi's precedence order (what
+/// `pi config` lists).
+pub fn resolve_all(input: &ResolveInput<'_>) -> Vec<FoundResource> {
+    let mut found: Vec<FoundResource> = Vec::new();
     let mut add = |path: PathBuf, rank: u8, scope: ResourceScope, enabled: bool| {
         if !found.iter().any(|f| f.path == path) {
-            found.push(Found {
+            found.push(FoundResource {
                 path,
                 rank,
                 scope,
                 enabled,
+                from_settings: rank.is_multiple_of(2),
             });
         }
     };
@@ -490,11 +510,6 @@ pub fn resolve(input: &ResolveInput<'_>) -> Vec<ResolvedPath> {
     found
         .into_iter()
         .filter(|f| seen.insert(canonical(&f.path)))
-        .filter(|f| f.enabled)
-        .map(|f| ResolvedPath {
-            path: f.path,
-            scope: f.scope,
-        })
         .collect()
 }
 
@@ -594,19 +609,83 @@ pub fn markdown_files_flat(dir: &Path) -> Vec<PathBuf> {
 
 /// `.md` files in `dir` and its subfolders.
 pub fn markdown_files_recursive(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, rules: &IgnoreRules, out: &mut Vec<PathBuf>) {
+    files_recursive(dir, ".md")
+}
+
+/// Files ending in `suffix` in `dir` and its subfolders.
+fn files_recursive(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, rules: &IgnoreRules, suffix: &str, out: &mut Vec<PathBuf>) {
         let rules = rules.enter(dir);
         for e in visible_entries(dir, &rules) {
             if e.is_dir {
-                walk(&e.path, &rules, out);
-            } else if e.is_file && e.name.ends_with(".md") {
+                walk(&e.path, &rules, suffix, out);
+            } else if e.is_file && e.name.ends_with(suffix) {
                 out.push(e.path);
             }
         }
     }
     let mut out = Vec::new();
-    walk(dir, &IgnoreRules::default(), &mut out);
+    walk(dir, &IgnoreRules::default(), suffix, &mut out);
     out
+}
+
+/// `.json` files directly in `dir` (the automatic `themes/` folders).
+pub fn theme_files_flat(dir: &Path) -> Vec<PathBuf> {
+    let rules = IgnoreRules::default().enter(dir);
+    visible_entries(dir, &rules)
+        .into_iter()
+        .filter(|e| e.is_file && e.name.ends_with(".json"))
+        .map(|e| e.path)
+        .collect()
+}
+
+/// `.json` files in a folder named by a `themes` settings entry, and its subfolders.
+pub fn theme_files_recursive(dir: &Path) -> Vec<PathBuf> {
+    files_recursive(dir, ".json")
+}
+
+/// Where themes are looked for: the `themes` settings entries and the `themes/` folders
+/// of the project (`.pi/themes`) and the user (`<agent dir>/themes`).
+fn theme_resolve_input<'a>(
+    options: &'a ResourceOptions,
+    project_base: &'a Path,
+) -> ResolveInput<'a> {
+    ResolveInput {
+        project_entries: &options.project_entries,
+        project_base,
+        user_entries: &options.user_entries,
+        user_base: &options.agent_dir,
+        scan_entry_dir: theme_files_recursive,
+        project_auto: vec![AutoDir {
+            dir: project_base.join("themes"),
+            scan: theme_files_flat,
+        }],
+        user_auto: vec![AutoDir {
+            dir: options.agent_dir.join("themes"),
+            scan: theme_files_flat,
+        }],
+    }
+}
+
+/// Every theme file of the settings and folders, enabled or not (for `pi config`).
+pub fn all_theme_files(options: &ResourceOptions) -> Vec<FoundResource> {
+    resolve_all(&theme_resolve_input(options, &options.project_base()))
+}
+
+/// The theme files to load, in pi's precedence order: `-e` packages, the settings'
+/// entries and folders (project before user), the settings' packages, then the
+/// command-line paths.
+pub fn theme_files(options: &ResourceOptions) -> Vec<PathBuf> {
+    let resolved = if options.discover {
+        resolve(&theme_resolve_input(options, &options.project_base()))
+    } else {
+        Vec::new()
+    };
+    let resolved = options.with_packages(resolved);
+    merge_resolved(resolved, &options.cli_paths, &options.cwd)
+        .into_iter()
+        .map(|r| r.path)
+        .collect()
 }
 
 #[cfg(test)]

@@ -23,9 +23,9 @@ use serde_json::Value;
 use crate::core::frontmatter;
 use crate::core::paths::home_dir;
 use crate::core::resource_paths::{
-    AutoDir, DiagnosticKind, IgnoreRules, ResolveInput, ResolvedPath, ResourceDiagnostic,
-    ResourceOptions, ResourceScope, canonical, merge_resolved, read_dir_sorted, resolve,
-    visible_entries,
+    AutoDir, DiagnosticKind, FoundResource, IgnoreRules, ResolveInput, ResolvedPath,
+    ResourceDiagnostic, ResourceOptions, ResourceScope, canonical, merge_resolved, read_dir_sorted,
+    resolve, resolve_all, visible_entries,
 };
 
 /// One loaded skill.
@@ -229,42 +229,54 @@ fn ancestor_agents_skill_dirs(cwd: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// Where skills are looked for (settings entries, `skills/` folders, `.agents/skills`).
+fn skill_resolve_input<'a>(
+    options: &'a ResourceOptions,
+    project_base: &'a Path,
+) -> ResolveInput<'a> {
+    let user_agents = home_dir().join(".agents").join("skills");
+    let mut project_auto = vec![AutoDir {
+        dir: project_base.join("skills"),
+        scan: pi_skill_files,
+    }];
+    project_auto.extend(
+        ancestor_agents_skill_dirs(&options.cwd)
+            .into_iter()
+            .filter(|d| *d != user_agents)
+            .map(|dir| AutoDir {
+                dir,
+                scan: agents_skill_files,
+            }),
+    );
+    ResolveInput {
+        project_entries: &options.project_entries,
+        project_base,
+        user_entries: &options.user_entries,
+        user_base: &options.agent_dir,
+        scan_entry_dir: pi_skill_files,
+        project_auto,
+        user_auto: vec![
+            AutoDir {
+                dir: options.agent_dir.join("skills"),
+                scan: pi_skill_files,
+            },
+            AutoDir {
+                dir: user_agents,
+                scan: agents_skill_files,
+            },
+        ],
+    }
+}
+
+/// Every skill file of the settings and folders, enabled or not (for `pi config`).
+pub fn all_skill_files(options: &ResourceOptions) -> Vec<FoundResource> {
+    resolve_all(&skill_resolve_input(options, &options.project_base()))
+}
+
 /// Finds and reads all skills.
 pub fn load_skills(options: &ResourceOptions) -> LoadedSkills {
-    let project_base = options.project_base();
-    let user_agents = home_dir().join(".agents").join("skills");
     let resolved = if options.discover {
-        let mut project_auto = vec![AutoDir {
-            dir: project_base.join("skills"),
-            scan: pi_skill_files,
-        }];
-        project_auto.extend(
-            ancestor_agents_skill_dirs(&options.cwd)
-                .into_iter()
-                .filter(|d| *d != user_agents)
-                .map(|dir| AutoDir {
-                    dir,
-                    scan: agents_skill_files,
-                }),
-        );
-        resolve(&ResolveInput {
-            project_entries: &options.project_entries,
-            project_base: &project_base,
-            user_entries: &options.user_entries,
-            user_base: &options.agent_dir,
-            scan_entry_dir: pi_skill_files,
-            project_auto,
-            user_auto: vec![
-                AutoDir {
-                    dir: options.agent_dir.join("skills"),
-                    scan: pi_skill_files,
-                },
-                AutoDir {
-                    dir: user_agents,
-                    scan: agents_skill_files,
-                },
-            ],
-        })
+        resolve(&skill_resolve_input(options, &options.project_base()))
     } else {
         Vec::new()
     };

@@ -40,6 +40,7 @@ mod oauth_login;
 mod oauth_refresh;
 mod packages;
 mod pi_request_parity;
+mod pkg_config;
 mod process_groups;
 mod provider_streams;
 mod read_bounds;

@@ -54,6 +54,9 @@ pub struct PackageResource {
     pub scope: PackageScope,
     /// The package's source as written in the settings (or on the command line).
     pub source: String,
+    /// The package's root (a single-file local package: its folder); `pi config`'s
+    /// filter patterns are relative to it.
+    pub base_dir: PathBuf,
 }
 
 /// The resources of the configured packages, and what was wrong without stopping.
@@ -85,7 +88,7 @@ impl ResolvedPackages {
             .collect()
     }
 
-    fn add(&mut self, file: PackageFile, scope: PackageScope, source: &str) {
+    fn add(&mut self, file: PackageFile, scope: PackageScope, source: &str, base_dir: &Path) {
         let known = self
             .resources
             .iter()
@@ -97,6 +100,7 @@ impl ResolvedPackages {
                 enabled: file.enabled,
                 scope,
                 source: source.to_string(),
+                base_dir: base_dir.to_path_buf(),
             });
         }
     }
@@ -454,6 +458,29 @@ impl PackageManager {
         } else {
             PackageScope::User
         }
+    }
+
+    /// The value of `key` in the settings file of `scope` as it is on disk now.
+    pub fn setting(&self, scope: PackageScope, key: &str) -> Result<Option<Value>, PackageError> {
+        let map = read_settings_file(&self.settings_path(scope))?;
+        Ok(map.get(key).cloned())
+    }
+
+    /// Writes `key` into the settings file of `scope`, keeping everything else in it
+    /// (pi `config`'s writes).
+    pub fn set_setting(
+        &self,
+        scope: PackageScope,
+        key: &str,
+        value: Value,
+    ) -> Result<(), PackageError> {
+        let path = self.settings_path(scope);
+        let mut map = read_settings_file(&path)?;
+        map.insert(key.to_string(), value);
+        write_json_atomic(&path, &Value::Object(map)).map_err(|e| PackageError::Settings {
+            path: path.clone(),
+            reason: format!("cannot write it ({e})"),
+        })
     }
 
     /// `pi install <source> [-l]`: installs and adds it to the settings' `packages`
@@ -839,7 +866,7 @@ impl PackageManager {
         };
         if let Some(root) = installed {
             for file in collect_package(&root, filter).unwrap_or_default() {
-                out.add(file, scope, source);
+                out.add(file, scope, source, &root);
             }
         }
         Ok(())
@@ -887,11 +914,12 @@ impl PackageManager {
                 },
                 scope,
                 source,
+                resolved.parent().unwrap_or(resolved),
             ),
             Ok(_) => match collect_package(resolved, filter) {
                 Some(files) => {
                     for file in files {
-                        out.add(file, scope, source);
+                        out.add(file, scope, source, resolved);
                     }
                 }
                 None => out.add(
@@ -902,6 +930,7 @@ impl PackageManager {
                     },
                     scope,
                     source,
+                    resolved,
                 ),
             },
         }

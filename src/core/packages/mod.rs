@@ -7,12 +7,14 @@
 //!   `package.json`, the conventional folders, the settings' filters);
 //! - [`manager`]: installing with the user's `npm` and `git`, the settings' `packages`
 //!   lists, and resolving the configured packages to files at startup;
-//! - [`run`]: running those commands, and the errors.
+//! - [`run`]: running those commands, and the errors;
+//! - [`config`]: what `pi config` lists and the settings edits it makes.
 //!
 //! The files found are handed to the usual loaders (extensions, skills, prompt templates)
 //! as one more source, after everything else (pi's lowest precedence).
 
 pub mod collect;
+pub mod config;
 pub mod manager;
 pub mod run;
 pub mod source;

@@ -11,6 +11,7 @@ pub mod ansi;
 pub mod app;
 pub mod autocomplete;
 pub mod components;
+pub mod config_screen;
 pub mod diff;
 pub mod editor;
 pub mod fuzzy;

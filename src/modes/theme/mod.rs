@@ -9,6 +9,7 @@
 //! built, so [`Theme::style`] is a plain array lookup. Watching files for changes is the
 //! app's job, not this module's.
 
+mod catalog;
 mod color;
 
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ratatui::style::{Color, Style};
 use serde_json::{Map, Value};
 
+pub use catalog::ThemeCatalog;
 pub use color::{ColorMode, ColorValue, index_to_rgb, rgb_to_256};
 
 macro_rules! tokens {

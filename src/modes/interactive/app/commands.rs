@@ -607,18 +607,7 @@ impl App {
         values.thinking_level = self.session.thinking_level();
         values.thinking_levels = self.session.available_thinking_levels();
         values.theme = self.theme.name().to_string();
-        let mut themes: Vec<String> = crate::modes::interactive::theme::builtin_theme_names()
-            .map(str::to_string)
-            .collect();
-        let custom =
-            crate::modes::interactive::theme::discover_themes(&self.session.paths().themes())
-                .unwrap_or_default();
-        for file in custom {
-            if !themes.contains(&file.name) {
-                themes.push(file.name);
-            }
-        }
-        values.themes = themes;
+        values.themes = self.themes.names();
         values.show_images = None;
         self.overlay = Some(Overlay::Settings(Box::new(SettingsSelector::new(&values))));
     }
@@ -773,11 +762,10 @@ impl App {
     /// Switches the colours (a preview while choosing, or the saved choice).
     fn use_theme(&mut self, name: &str) {
         let mode = crate::modes::interactive::theme::ColorMode::detect(|k| std::env::var(k).ok());
-        match crate::modes::interactive::theme::Theme::load_named(
-            name,
-            &self.session.paths().themes(),
-            mode,
-        ) {
+        match self
+            .themes
+            .theme(name, &self.session.paths().themes(), mode)
+        {
             Ok(theme) => {
                 self.theme = theme;
                 self.full_redraw = true;

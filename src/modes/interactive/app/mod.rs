@@ -310,8 +310,8 @@ fn new_app(
         )
     };
     let mut warnings = Vec::new();
-    let (theme, theme_warning) = reload::load_theme(theme_name, &paths);
-    warnings.extend(theme_warning);
+    let (theme, themes, theme_warnings) = reload::load_theme(theme_name, &session);
+    warnings.extend(theme_warnings);
     let (keys, key_warnings) = reload::load_keybindings(&paths);
     warnings.extend(key_warnings);
     let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
@@ -338,6 +338,7 @@ fn new_app(
     let mut app = App {
         session,
         theme,
+        themes,
         keys,
         home,
         cwd: cwd.clone(),

@@ -14,8 +14,10 @@ use std::sync::Arc;
 
 use super::msg::AppMsg;
 use super::state::{App, Status, header_resources};
+use crate::core::agent_session::AgentSession;
+use crate::core::packages::config::theme_files;
 use crate::modes::interactive::keys::Keybindings;
-use crate::modes::interactive::theme::{ColorMode, Theme, default_theme_name};
+use crate::modes::interactive::theme::{ColorMode, Theme, ThemeCatalog, default_theme_name};
 
 /// What the status line shows while reloading (pi's text).
 const RELOADING: &str = "Reloading keybindings, extensions, skills, prompts, themes...";
@@ -82,9 +84,10 @@ impl App {
                 s.editor_padding_x() as usize,
             )
         };
-        let (theme, theme_warning) = load_theme(theme_name, self.session.paths());
+        let (theme, themes, theme_warnings) = load_theme(theme_name, &self.session);
         self.theme = theme;
-        ui_warnings.extend(theme_warning);
+        self.themes = themes;
+        ui_warnings.extend(theme_warnings);
         self.hide_thinking = hide_thinking;
         self.show_hardware_cursor = show_cursor;
         self.editor.set_autocomplete_max_visible(max_visible);
@@ -114,22 +117,29 @@ impl App {
     }
 }
 
-/// The theme the settings name (or the default for the terminal); a theme that cannot be
-/// loaded falls back to the built-in dark one, with a warning.
+/// The theme the settings name (or the default for the terminal), chosen among the
+/// built-in themes and the custom ones of the settings' folders, entries and packages
+/// (also returned, for `/settings`); a theme that cannot be loaded falls back to the
+/// built-in dark one, with a warning. Problems with custom theme files are warnings too.
 pub(super) fn load_theme(
     name: Option<String>,
-    paths: &crate::core::paths::AgentPaths,
-) -> (Theme, Option<String>) {
+    session: &AgentSession,
+) -> (Theme, ThemeCatalog, Vec<String>) {
     let env = |name: &str| std::env::var(name).ok();
     let mode = ColorMode::detect(env);
+    let agent_dir = session.paths().agent_dir.clone();
+    let files = theme_files(&session.settings(), session.cwd(), &agent_dir);
+    let catalog = ThemeCatalog::load(&files, mode);
+    let mut warnings = catalog.warnings().to_vec();
     let name = name.unwrap_or_else(|| default_theme_name(env).to_string());
-    match Theme::load_named(&name, &paths.themes(), mode) {
-        Ok(t) => (t, None),
-        Err(e) => (
-            Theme::dark(mode),
-            Some(format!("{e}; using the built-in dark theme")),
-        ),
-    }
+    let theme = match catalog.theme(&name, &session.paths().themes(), mode) {
+        Ok(t) => t,
+        Err(e) => {
+            warnings.push(format!("{e}; using the built-in dark theme"));
+            Theme::dark(mode)
+        }
+    };
+    (theme, catalog, warnings)
 }
 
 /// `keybindings.json` over the defaults, with warnings for what it got wrong.

@@ -77,6 +77,8 @@ pub struct Streaming {
 pub struct App {
     pub session: AgentSession,
     pub theme: Theme,
+    /// The custom themes `/settings` offers and the `theme` setting can name.
+    pub themes: crate::modes::interactive::theme::ThemeCatalog,
     pub keys: Arc<Keybindings>,
     pub home: Option<String>,
     pub cwd: PathBuf,
