@@ -155,7 +155,19 @@ fn programs_pi_would_load(dir: &Path, rs_dir: &Path) -> Vec<ResourceDiagnostic> 
     out
 }
 
-/// Where extensions are looked for (settings entries, `extensions/` folders).
+/// pi's `extensions/` folder and pi-rs's own `rs-extensions/` next to it under `base`.
+fn auto_dirs(base: &Path) -> Vec<AutoDir> {
+    ["extensions", RS_EXTENSIONS_DIR]
+        .map(|name| AutoDir {
+            dir: base.join(name),
+            scan: scan_extensions_dir,
+        })
+        .into_iter()
+        .collect()
+}
+
+/// Where extensions are looked for (settings entries, `extensions/` and `rs-extensions/`
+/// folders).
 fn extension_resolve_input<'a>(
     options: &'a ResourceOptions,
     project_base: &'a Path,
@@ -166,14 +178,8 @@ fn extension_resolve_input<'a>(
         user_entries: &options.user_entries,
         user_base: &options.agent_dir,
         scan_entry_dir: scan_extensions_dir,
-        project_auto: vec![AutoDir {
-            dir: project_base.join("extensions"),
-            scan: scan_extensions_dir,
-        }],
-        user_auto: vec![AutoDir {
-            dir: options.agent_dir.join("extensions"),
-            scan: scan_extensions_dir,
-        }],
+        project_auto: auto_dirs(project_base),
+        user_auto: auto_dirs(&options.agent_dir),
     }
 }
 
@@ -206,24 +212,6 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
         let project_base = options.project_base();
         let project_dir = project_base.join("extensions");
         let user_dir = options.agent_dir.join("extensions");
-        let auto = |dir: &Path| {
-            ["extensions", RS_EXTENSIONS_DIR]
-                .map(|name| AutoDir {
-                    dir: dir.join(name),
-                    scan: scan_extensions_dir,
-                })
-                .into_iter()
-                .collect()
-        };
-        let resolved = resolve(&ResolveInput {
-            project_entries: &options.project_entries,
-            project_base: &project_base,
-            user_entries: &options.user_entries,
-            user_base: &options.agent_dir,
-            scan_entry_dir: scan_extensions_dir,
-            project_auto: auto(&project_base),
-            user_auto: auto(&options.agent_dir),
-        });
         for (dir, base) in [
             (&project_dir, &project_base),
             (&user_dir, &options.agent_dir),
@@ -245,18 +233,6 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
                 );
             } else {
                 candidates.push((r.path.clone(), r.scope));
-            }
-        }
-        for dir in [
-            project_base.join("extensions"),
-            options.agent_dir.join("extensions"),
-        ] {
-            for module in foreign_modules(&dir) {
-                found.diagnostics.push(ResourceDiagnostic {
-                    kind: DiagnosticKind::Warning,
-                    message: FOREIGN_MODULE.into(),
-                    path: module,
-                });
             }
         }
     }
