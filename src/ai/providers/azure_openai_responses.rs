@@ -12,11 +12,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::openai_responses::{convert_messages_with, tools_json};
+use super::StreamOptions;
+use super::openai_responses::{convert_messages_with, insert_generation_options};
 use super::wire::HttpRequest;
-use super::{StreamOptions, clamp_thinking_level, mapped_level};
 use crate::ai::message::Context;
-use crate::ai::model::{Model, ThinkingLevel};
+use crate::ai::model::Model;
 
 /// Providers whose `call|item` tool-call ids are replayed as they are.
 const AZURE_TOOL_CALL_PROVIDERS: &[&str] = &[
@@ -156,37 +156,7 @@ pub fn build_body(
     if let Some(session) = &options.session_id {
         p.insert("prompt_cache_key".into(), json!(session));
     }
-    let max_tokens = options.effective_max_tokens(model);
-    if max_tokens > 0 {
-        p.insert("max_output_tokens".into(), json!(max_tokens));
-    }
-    if let Some(t) = options.temperature {
-        p.insert("temperature".into(), json!(t));
-    }
-    if !context.tools.is_empty() {
-        p.insert("tools".into(), tools_json(context, &json!(false)));
-    }
-    if model.reasoning {
-        let level = clamp_thinking_level(model, options.thinking);
-        if level != ThinkingLevel::Off {
-            let effort = mapped_level(model, level).unwrap_or_else(|| level.as_str().to_string());
-            p.insert(
-                "reasoning".into(),
-                json!({"effort": effort, "summary": "auto"}),
-            );
-            p.insert("include".into(), json!(["reasoning.encrypted_content"]));
-        } else {
-            match model.thinking_level_map.as_ref().and_then(|m| m.get("off")) {
-                Some(None) => {}
-                Some(Some(v)) => {
-                    p.insert("reasoning".into(), json!({"effort": v}));
-                }
-                None => {
-                    p.insert("reasoning".into(), json!({"effort": "none"}));
-                }
-            }
-        }
-    }
+    insert_generation_options(&mut p, model, context, options, true);
     Value::Object(p)
 }
 

@@ -71,6 +71,26 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
         p.insert("prompt_cache_retention".into(), json!("24h"));
     }
     p.insert("store".into(), json!(false));
+    insert_generation_options(
+        &mut p,
+        model,
+        context,
+        options,
+        model.provider != "github-copilot",
+    );
+    Value::Object(p)
+}
+
+/// The output limit, temperature, tools and reasoning of a Responses API body (shared with
+/// Azure). `reasoning_when_off`: whether "thinking off" is sent as the model's off effort
+/// (`none` unless its thinking map says otherwise); pi leaves it out for Copilot.
+pub(crate) fn insert_generation_options(
+    p: &mut Map<String, Value>,
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    reasoning_when_off: bool,
+) {
     let max_tokens = options.effective_max_tokens(model);
     if max_tokens > 0 {
         p.insert("max_output_tokens".into(), json!(max_tokens));
@@ -90,7 +110,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
                 json!({"effort": effort, "summary": "auto"}),
             );
             p.insert("include".into(), json!(["reasoning.encrypted_content"]));
-        } else if model.provider != "github-copilot" {
+        } else if reasoning_when_off {
             match model.thinking_level_map.as_ref().and_then(|m| m.get("off")) {
                 Some(None) => {}
                 Some(Some(v)) => {
@@ -102,7 +122,6 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
             }
         }
     }
-    Value::Object(p)
 }
 
 /// The tools as function definitions, with `strict` as given (`false`, or `null` for
