@@ -84,10 +84,10 @@ impl SessionManager {
         let index = &self.index;
         let id = self
             .ids
-            .entry_id(|candidate| index.by_id.contains_key(candidate));
+            .entry_id(|candidate| index.lookup(candidate).is_some());
         let envelope = Envelope {
             id,
-            parent_id: self.leaf.map(|l| self.index.nodes[l as usize].id.clone()),
+            parent_id: self.leaf.map(|l| self.index.id_of(l)),
             timestamp: now_iso(),
         };
         let (line, entry) = build(&envelope);
@@ -105,7 +105,7 @@ impl SessionManager {
             line,
             entry,
         );
-        self.leaf = Some(idx);
+        self.set_leaf(Some(idx));
         Ok(envelope.id)
     }
 
@@ -315,7 +315,7 @@ impl SessionManager {
         };
         self.check_writable()?;
         let previous_leaf = self.leaf;
-        self.leaf = target;
+        self.set_leaf(target);
         let from_id = from.map_or_else(|| "root".to_string(), |id| id.0.clone());
         let result = self.append_entry(EntryKind::BranchSummary, |env| {
             SessionEntry::BranchSummary(BranchSummaryEntry {
@@ -330,7 +330,7 @@ impl SessionManager {
             })
         });
         if result.is_err() {
-            self.leaf = previous_leaf;
+            self.set_leaf(previous_leaf);
         }
         result
     }

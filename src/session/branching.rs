@@ -126,26 +126,27 @@ impl SessionManager {
         let mut text = Vec::new();
         push_line(&mut text, header_line.as_bytes());
         let mut kept_ids: HashSet<String> = HashSet::new();
-        let mut last_kept: Option<&EntryId> = None;
+        let mut last_kept: Option<EntryId> = None;
         for &idx in &path {
             let node = &self.index.nodes[idx as usize];
             if node.kind == EntryKind::Label {
                 continue;
             }
-            let line = self.store.line(node.line);
+            let line = self.store.line(node.line());
             let line = line.as_ref();
             let parent_dropped = node
                 .parent()
                 .is_some_and(|p| self.index.nodes[p as usize].kind == EntryKind::Label);
             if parent_dropped {
-                push_line(&mut text, &reparent(line, last_kept));
+                push_line(&mut text, &reparent(line, last_kept.as_ref()));
             } else {
                 push_line(&mut text, line);
             }
-            kept_ids.insert(node.id.0.clone());
-            last_kept = Some(&node.id);
+            let id = self.index.id_of(idx);
+            kept_ids.insert(id.0.clone());
+            last_kept = Some(id);
         }
-        let mut parent = last_kept.cloned();
+        let mut parent = last_kept;
         for (target, state) in self.index.labels_in_order() {
             if !kept_ids.contains(target.as_str()) {
                 continue;
@@ -223,7 +224,7 @@ impl SessionManager {
         push_line(&mut text, header_line.as_bytes());
         loaded
             .store
-            .visit(loaded.index.nodes.iter().map(|n| n.line), |line| {
+            .visit(loaded.index.nodes.iter().map(|n| n.line()), |line| {
                 push_line(&mut text, line)
             });
         let file = session_dir.join(session_file_name(

@@ -54,7 +54,8 @@ impl SessionContext {
 pub(crate) trait PathEntries {
     fn len(&self) -> usize;
     fn kind(&self, i: usize) -> EntryKind;
-    fn id(&self, i: usize) -> &str;
+    /// Whether entry `i` has the id `id`.
+    fn has_id(&self, i: usize, id: &str) -> bool;
     fn entry(&self, i: usize) -> &SessionEntry;
 }
 
@@ -92,7 +93,7 @@ pub(crate) fn context_of_path(path: &impl PathEntries) -> SessionContext {
                 }));
             let first_kept = compaction.first_kept.as_deref();
             let start = (0..at)
-                .find(|&i| Some(path.id(i)) == first_kept)
+                .find(|&i| first_kept.is_some_and(|id| path.has_id(i, id)))
                 .unwrap_or(at);
             for i in (start..at).chain(at + 1..n) {
                 push_message_like(&mut context.messages, path.kind(i), path.entry(i));
@@ -152,8 +153,8 @@ impl PathEntries for SlicePath<'_> {
     fn kind(&self, i: usize) -> EntryKind {
         EntryKind::of(&self.entries[self.path[i]])
     }
-    fn id(&self, i: usize) -> &str {
-        self.entries[self.path[i]].id()
+    fn has_id(&self, i: usize, id: &str) -> bool {
+        self.entries[self.path[i]].id() == id
     }
     fn entry(&self, i: usize) -> &SessionEntry {
         &self.entries[self.path[i]]

@@ -354,10 +354,15 @@ mod tests {
         index
             .nodes
             .iter()
-            .map(|n| {
+            .enumerate()
+            .map(|(i, n)| {
                 format!(
                     "{} {} {:?} {} {:?}",
-                    n.id, n.parent, n.kind, n.ts_ms, n.line
+                    index.id_of(i as u32),
+                    n.parent,
+                    n.kind,
+                    n.ts_ms,
+                    n.line()
                 )
             })
             .collect()
@@ -414,7 +419,10 @@ mod tests {
         assert_eq!(streamed.header.id, "s1");
         assert!(!streamed.store.base_ends_with_newline());
         for node in &streamed.index.nodes {
-            assert_eq!(streamed.store.line(node.line), whole.store.line(node.line));
+            assert_eq!(
+                streamed.store.line(node.line()),
+                whole.store.line(node.line())
+            );
         }
     }
 

@@ -14,6 +14,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use once_cell::race::OnceBox;
+
 use crate::session::clock::now_iso;
 use crate::session::context::{PathEntries, SessionContext, context_of_path};
 use crate::session::entry::{EntryId, SessionEntry, SessionHeader};
@@ -33,7 +35,10 @@ pub struct SessionManager {
     pub(crate) header: SessionHeader,
     pub(crate) store: LineStore,
     pub(crate) index: Index,
+    /// Change it with [`SessionManager::set_leaf`], which keeps `leaf_id` in step.
     pub(crate) leaf: Option<u32>,
+    /// The id of `leaf` (the index keeps ids in compact form; this one is asked for often).
+    leaf_id: Option<EntryId>,
     /// `None` for an in-memory session.
     pub(crate) disk: Option<DiskState>,
     pub(crate) read_only: Option<ReadOnlyReason>,
@@ -41,12 +46,13 @@ pub struct SessionManager {
     pub(crate) ids: IdSource,
 }
 
-/// The cheap facts about an entry, known without parsing it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EntryHead<'a> {
-    pub id: &'a EntryId,
+/// The cheap facts about an entry, known without parsing it (the ids are built from the
+/// index's compact form on each call).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryHead {
+    pub id: EntryId,
     /// The resolved parent (`None` for roots and orphans).
-    pub parent: Option<&'a EntryId>,
+    pub parent: Option<EntryId>,
     pub kind: EntryKind,
     /// Epoch ms (`i64::MIN` when unreadable).
     pub timestamp_ms: i64,
@@ -70,6 +76,7 @@ impl SessionManager {
             store: LineStore::default(),
             index: Index::default(),
             leaf: None,
+            leaf_id: None,
             disk: None,
             read_only: None,
             warnings: Vec::new(),
@@ -195,8 +202,8 @@ impl SessionManager {
         self.session_id = SessionId::from(header.id.clone());
         self.header = header;
         self.store = store;
-        self.leaf = index.nodes.len().checked_sub(1).map(|i| i as u32);
         self.index = index;
+        self.set_leaf(self.index.nodes.len().checked_sub(1).map(|i| i as u32));
         self.read_only = None;
     }
 
@@ -287,22 +294,30 @@ impl SessionManager {
 
     pub(crate) fn entry_at(&self, idx: u32) -> &SessionEntry {
         let node = &self.index.nodes[idx as usize];
-        node.parsed
-            .get_or_init(|| Box::new(parse_entry(&self.store.line(node.line), &node.id)))
+        node.parsed.get_or_init(|| {
+            let line = self.store.line(node.line());
+            Box::new(parse_entry(&line, || self.index.id_of(idx)))
+        })
     }
 
-    pub(crate) fn head_at(&self, idx: u32) -> EntryHead<'_> {
+    pub(crate) fn head_at(&self, idx: u32) -> EntryHead {
         let node = &self.index.nodes[idx as usize];
         EntryHead {
-            id: &node.id,
-            parent: node.parent().map(|p| &self.index.nodes[p as usize].id),
+            id: self.index.id_of(idx),
+            parent: node.parent().map(|p| self.index.id_of(p)),
             kind: node.kind,
             timestamp_ms: node.ts_ms,
         }
     }
 
     pub fn leaf_id(&self) -> Option<&EntryId> {
-        self.leaf.map(|l| &self.index.nodes[l as usize].id)
+        self.leaf_id.as_ref()
+    }
+
+    /// Moves the leaf to node `leaf` and keeps its id at hand.
+    pub(crate) fn set_leaf(&mut self, leaf: Option<u32>) {
+        self.leaf = leaf;
+        self.leaf_id = leaf.map(|l| self.index.id_of(l));
     }
 
     pub fn leaf_entry(&self) -> Option<&SessionEntry> {
@@ -314,12 +329,12 @@ impl SessionManager {
     }
 
     /// The cheap facts about an entry, without parsing it.
-    pub fn head(&self, id: &EntryId) -> Option<EntryHead<'_>> {
+    pub fn head(&self, id: &EntryId) -> Option<EntryHead> {
         self.index.lookup(id.as_str()).map(|i| self.head_at(i))
     }
 
     /// Cheap facts about every entry, in file order.
-    pub fn heads(&self) -> impl Iterator<Item = EntryHead<'_>> {
+    pub fn heads(&self) -> impl Iterator<Item = EntryHead> {
         (0..self.index.nodes.len() as u32).map(|i| self.head_at(i))
     }
 
@@ -381,7 +396,7 @@ impl SessionManager {
     pub fn walk_back<B>(
         &self,
         from: Option<&EntryId>,
-        mut visit: impl FnMut(EntryHead<'_>) -> std::ops::ControlFlow<B>,
+        mut visit: impl FnMut(EntryHead) -> std::ops::ControlFlow<B>,
     ) -> Option<B> {
         let mut cur = match from {
             Some(id) => self.index.lookup(id.as_str()),
@@ -419,12 +434,14 @@ impl SessionManager {
         wanted: impl Fn(EntryKind) -> bool,
         mut visit: impl FnMut(SessionEntry),
     ) {
-        let nodes: Vec<&crate::session::tree::Node> =
-            self.index.nodes.iter().filter(|n| wanted(n.kind)).collect();
-        let mut ids = nodes.iter().map(|n| &n.id);
-        self.store.visit(nodes.iter().map(|n| n.line), |line| {
-            if let Some(id) = ids.next() {
-                visit(parse_entry(line, id));
+        let nodes: Vec<u32> = (0..self.index.nodes.len() as u32)
+            .filter(|&i| wanted(self.index.nodes[i as usize].kind))
+            .collect();
+        let mut idxs = nodes.iter().copied();
+        let lines = nodes.iter().map(|&i| self.index.nodes[i as usize].line());
+        self.store.visit(lines, |line| {
+            if let Some(idx) = idxs.next() {
+                visit(parse_entry(line, || self.index.id_of(idx)));
             }
         });
     }
@@ -434,7 +451,7 @@ impl SessionManager {
     /// for a compaction over the whole path) do not stay in memory.
     pub fn forget_parsed(&mut self) {
         for node in &mut self.index.nodes {
-            node.parsed.take();
+            node.parsed = OnceBox::new();
         }
     }
 
@@ -453,7 +470,7 @@ impl SessionManager {
     pub fn path_ids(&self, from: Option<&EntryId>) -> Vec<EntryId> {
         self.path_indexes(from)
             .into_iter()
-            .map(|i| self.index.nodes[i as usize].id.clone())
+            .map(|i| self.index.id_of(i))
             .collect()
     }
 
@@ -468,13 +485,13 @@ impl SessionManager {
             .index
             .lookup(id.as_str())
             .ok_or_else(|| SessionError::EntryNotFound(id.clone()))?;
-        self.leaf = Some(idx);
+        self.set_leaf(Some(idx));
         Ok(())
     }
 
     /// Moves the leaf before the first entry: the next append is a new root.
     pub fn reset_leaf(&mut self) {
-        self.leaf = None;
+        self.set_leaf(None);
     }
 
     /// What to send to the model from the current leaf.
@@ -501,8 +518,8 @@ impl PathEntries for ManagerPath<'_> {
     fn kind(&self, i: usize) -> EntryKind {
         self.manager.index.nodes[self.path[i] as usize].kind
     }
-    fn id(&self, i: usize) -> &str {
-        self.manager.index.nodes[self.path[i] as usize].id.as_str()
+    fn has_id(&self, i: usize, id: &str) -> bool {
+        self.manager.index.id_is(self.path[i], id)
     }
     fn entry(&self, i: usize) -> &SessionEntry {
         self.manager.entry_at(self.path[i])
@@ -511,10 +528,10 @@ impl PathEntries for ManagerPath<'_> {
 
 /// Parses an entry line; a line the index accepted but serde cannot read (rare: invalid
 /// escapes, control characters) becomes an unknown entry holding only its id.
-fn parse_entry(line: &[u8], id: &EntryId) -> SessionEntry {
+fn parse_entry(line: &[u8], id: impl FnOnce() -> EntryId) -> SessionEntry {
     serde_json::from_slice::<SessionEntry>(line)
         .or_else(|_| SessionEntry::from_json_line(&String::from_utf8_lossy(line)))
-        .unwrap_or_else(|_| SessionEntry::Unknown(serde_json::json!({ "id": id.as_str() })))
+        .unwrap_or_else(|_| SessionEntry::Unknown(serde_json::json!({ "id": id().0 })))
 }
 
 /// The newest `.jsonl` in `session_dir` (by modification time) whose first line is a

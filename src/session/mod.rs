@@ -7,6 +7,7 @@ pub(crate) mod clock;
 pub mod context;
 pub mod entry;
 pub mod error;
+mod id_table;
 pub mod ids;
 pub mod listing;
 mod load;

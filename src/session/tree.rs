@@ -1,6 +1,7 @@
-//! The tree index of a session: one small node per entry (id, resolved parent, kind,
-//! time, where its line is), the id lookup table, labels and the session name — built
-//! from a file's bytes with the cheap line scanner, without parsing any message.
+//! The tree index of a session: one small fixed-size node per entry (id, resolved
+//! parent, kind, time, where its line is), the id lookup table, labels and the session
+//! name in side tables — built from a file's bytes with the cheap line scanner, without
+//! parsing any message. Its size follows the number of entries, never their text.
 //!
 //! Everything that walks the tree (paths, children, [`SessionTree`]) works on this index,
 //! so opening and navigating a 40 MB session touches only a few megabytes. Typed entries
@@ -12,10 +13,12 @@
 //! cut at the entry of the cycle that comes first in the file, which becomes a root.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+
+use once_cell::race::OnceBox;
 
 use crate::session::clock::iso_ms;
 use crate::session::entry::{EntryId, SessionEntry};
+use crate::session::id_table::{IdKey, IdTable, hex_value};
 use crate::session::ids::IdHash;
 use crate::session::scan::{LineScan, scan_line};
 use crate::session::store::{LineRef, split_lines};
@@ -113,22 +116,80 @@ impl EntryKind {
     }
 }
 
-/// One entry in the index.
+/// One entry in the index: 40 bytes (a unit test holds it to that), so a 100,000-turn
+/// session's half a million entries cost about 20 MB. The id is an [`IdKey`] (its text,
+/// when it is not pi-shaped, is in the index's [`IdTable`]), the line a file offset and a
+/// 32-bit length.
 #[derive(Debug)]
 pub(crate) struct Node {
-    pub id: EntryId,
+    /// The `IdKey` value (`Hex` or `Other` by [`OTHER_ID`]).
+    key: u32,
     pub parent: u32,
+    line_len: u32,
     pub kind: EntryKind,
+    flags: u8,
+    /// Byte offset of the line in the base text, or the appended line's number.
+    line_start: u64,
     /// Epoch ms of the entry timestamp; `i64::MIN` when unreadable (sorts first).
     pub ts_ms: i64,
-    pub line: LineRef,
     /// The typed entry, parsed the first time someone asks for it.
-    pub parsed: OnceLock<Box<SessionEntry>>,
+    pub parsed: OnceBox<SessionEntry>,
 }
 
+/// [`Node::flags`]: the key is `IdKey::Other`.
+const OTHER_ID: u8 = 1;
+/// [`Node::flags`]: the line was appended in this process.
+const APPENDED: u8 = 2;
+
 impl Node {
+    /// A node without a parent; `None` when its line is longer than 4 GiB (no JSON reader
+    /// of pi's could read such a line either).
+    fn new(key: IdKey, kind: EntryKind, ts_ms: i64, line: LineRef) -> Option<Node> {
+        let (key, mut flags) = match key {
+            IdKey::Hex(v) => (v, 0),
+            IdKey::Other(n) => (n, OTHER_ID),
+        };
+        let (line_start, line_len) = match line {
+            LineRef::Base { start, len } => (start as u64, u32::try_from(len).ok()?),
+            LineRef::Appended(n) => {
+                flags |= APPENDED;
+                (n as u64, 0)
+            }
+        };
+        Some(Node {
+            key,
+            parent: NO_PARENT,
+            line_len,
+            kind,
+            flags,
+            line_start,
+            ts_ms,
+            parsed: OnceBox::new(),
+        })
+    }
+
     pub fn parent(&self) -> Option<u32> {
         (self.parent != NO_PARENT).then_some(self.parent)
+    }
+
+    pub fn key(&self) -> IdKey {
+        if self.flags & OTHER_ID == 0 {
+            IdKey::Hex(self.key)
+        } else {
+            IdKey::Other(self.key)
+        }
+    }
+
+    /// Where the entry's line is.
+    pub fn line(&self) -> LineRef {
+        if self.flags & APPENDED == 0 {
+            LineRef::Base {
+                start: usize::try_from(self.line_start).unwrap_or(usize::MAX),
+                len: self.line_len as usize,
+            }
+        } else {
+            LineRef::Appended(usize::try_from(self.line_start).unwrap_or(usize::MAX))
+        }
     }
 }
 
@@ -159,7 +220,7 @@ pub(crate) struct BuildReport {
 #[derive(Debug, Default)]
 pub(crate) struct Index {
     pub nodes: Vec<Node>,
-    pub by_id: HashMap<EntryId, u32, IdHash>,
+    ids: IdTable,
     labels: HashMap<EntryId, LabelState, IdHash>,
     label_order: u64,
     pub session_name: Option<String>,
@@ -206,7 +267,7 @@ impl Index {
                         let cut = walk[from..].iter().copied().min().unwrap_or(cur);
                         self.nodes[cut as usize].parent = NO_PARENT;
                         count += 1;
-                        example.get_or_insert_with(|| self.nodes[cut as usize].id.clone());
+                        example.get_or_insert_with(|| self.id_of(cut));
                         break;
                     }
                     _ => {}
@@ -237,18 +298,27 @@ impl Index {
     ) -> u32 {
         let idx = self.nodes.len() as u32;
         self.has_assistant |= kind.is_assistant();
-        self.by_id.insert(id.clone(), idx);
-        let cell = OnceLock::new();
-        let _ = cell.set(Box::new(parsed));
-        self.nodes.push(Node {
-            id,
-            parent: parent.unwrap_or(NO_PARENT),
-            kind,
-            ts_ms: iso_ms(ts).unwrap_or(i64::MIN),
-            line,
-            parsed: cell,
-        });
+        let key = self.ids.key_for(id.as_str());
+        self.ids.insert(key, idx);
+        let ts_ms = iso_ms(ts).unwrap_or(i64::MIN);
+        // An appended line's reference always fits a node.
+        let Some(mut node) = Node::new(key, kind, ts_ms, line) else {
+            return idx;
+        };
+        node.parent = parent.unwrap_or(NO_PARENT);
+        let _ = node.parsed.set(Box::new(parsed));
+        self.nodes.push(node);
         idx
+    }
+
+    /// The id of node `idx`.
+    pub fn id_of(&self, idx: u32) -> EntryId {
+        self.ids.entry_id(self.nodes[idx as usize].key())
+    }
+
+    /// Whether node `idx` has the id `id` (no text is built for pi-shaped ids).
+    pub fn id_is(&self, idx: u32, id: &str) -> bool {
+        self.ids.is(self.nodes[idx as usize].key(), id)
     }
 
     /// Sets (non-empty) or clears the label of `target`, like pi's `labelsById`.
@@ -288,7 +358,7 @@ impl Index {
     }
 
     pub fn lookup(&self, id: &str) -> Option<u32> {
-        self.by_id.get(id).copied()
+        self.ids.lookup(id)
     }
 
     /// Node indexes from the root down to `to` (inclusive).
@@ -342,13 +412,14 @@ impl Index {
             .iter()
             .enumerate()
             .map(|(i, node)| {
+                let id = self.ids.entry_id(node.key());
                 let label = if self.labels.is_empty() {
                     None
                 } else {
-                    self.labels.get(node.id.as_str())
+                    self.labels.get(id.as_str())
                 };
                 TreeNode {
-                    id: node.id.clone(),
+                    id,
                     parent: node.parent().map(|p| p as usize),
                     kind: node.kind,
                     timestamp_ms: node.ts_ms,
@@ -377,7 +448,18 @@ pub(crate) struct IndexBuilder {
     index: Index,
     report: BuildReport,
     /// The `parentId` of each node, resolved in [`IndexBuilder::finish`].
-    parent_refs: Vec<Option<Box<str>>>,
+    parent_refs: Vec<ParentRef>,
+    /// The text of `ParentRef::Other` references.
+    other_parents: Vec<Box<str>>,
+}
+
+/// A `parentId` until every id is known: pi-shaped ids by value, others by position in
+/// [`IndexBuilder::other_parents`].
+#[derive(Debug, Clone, Copy)]
+enum ParentRef {
+    None,
+    Hex(u32),
+    Other(u32),
 }
 
 impl IndexBuilder {
@@ -413,9 +495,26 @@ impl IndexBuilder {
             report.note_not_entry(line_no);
             return;
         };
+        let ts_ms = head
+            .timestamp
+            .as_deref()
+            .and_then(iso_ms)
+            .unwrap_or(i64::MIN);
+        let line = LineRef::Base {
+            start: offset,
+            len: bytes.len(),
+        };
         let index = &mut self.index;
         let kind = EntryKind::from_type(kind_str, head.role.as_deref());
-        let id = EntryId(id.into_owned());
+        let key = index.ids.key_for(&id);
+        let Some(node) = Node::new(key, kind, ts_ms, line) else {
+            // Longer than 4 GiB: no JSON reader of pi's reads such a line either.
+            if report.malformed == 0 {
+                report.first_malformed_line = line_no;
+            }
+            report.malformed += 1;
+            return;
+        };
         if kind == EntryKind::Label
             && let Some(target) = head.target_id.as_deref()
         {
@@ -426,22 +525,18 @@ impl IndexBuilder {
             index.session_name = normalize_name(head.name.as_deref());
         }
         index.has_assistant |= kind.is_assistant();
-        index.nodes.push(Node {
-            id,
-            parent: NO_PARENT,
-            kind,
-            ts_ms: head
-                .timestamp
-                .as_deref()
-                .and_then(iso_ms)
-                .unwrap_or(i64::MIN),
-            line: LineRef::Base {
-                start: offset,
-                len: bytes.len(),
+        index.nodes.push(node);
+        let parent = match head.parent_id.as_deref() {
+            None => ParentRef::None,
+            Some(p) => match hex_value(p) {
+                Some(value) => ParentRef::Hex(value),
+                None => {
+                    self.other_parents.push(Box::from(p));
+                    ParentRef::Other(self.other_parents.len() as u32 - 1)
+                }
             },
-            parsed: OnceLock::new(),
-        });
-        self.parent_refs.push(head.parent_id.map(Box::from));
+        };
+        self.parent_refs.push(parent);
     }
 
     /// Resolves parents, cuts cycles and returns the index with what was found.
@@ -450,23 +545,32 @@ impl IndexBuilder {
             mut index,
             mut report,
             parent_refs,
+            other_parents,
         } = self;
         // Built once the count is known: growing it line by line costs several rehashes.
-        index.by_id = HashMap::with_capacity_and_hasher(index.nodes.len(), IdHash);
+        let mut ids = std::mem::take(&mut index.ids).with_hex_capacity(index.nodes.len());
         for (idx, node) in index.nodes.iter().enumerate() {
-            if let Some(previous) = index.by_id.insert(node.id.clone(), idx as u32) {
+            if let Some(previous) = ids.insert(node.key(), idx as u32) {
                 report.duplicate_ids += 1;
                 report
                     .duplicate_example
-                    .get_or_insert_with(|| index.nodes[previous as usize].id.clone());
+                    .get_or_insert_with(|| ids.entry_id(index.nodes[previous as usize].key()));
             }
         }
-        for (i, parent_id) in parent_refs.iter().enumerate() {
-            // pi's getTree: a parentId equal to the entry's own id makes a root.
-            if let Some(parent_id) = parent_id
-                && parent_id.as_ref() != index.nodes[i].id.as_str()
-                && let Some(&p) = index.by_id.get(parent_id.as_ref())
+        index.ids = ids;
+        for (i, parent) in parent_refs.into_iter().enumerate() {
+            let p = match parent {
+                ParentRef::None => None,
+                ParentRef::Hex(value) => index.ids.lookup_key(IdKey::Hex(value)),
+                ParentRef::Other(n) => other_parents
+                    .get(n as usize)
+                    .and_then(|text| index.ids.lookup(text)),
+            };
+            // pi's getTree: a parentId equal to the entry's own id makes a root (the
+            // lookup finds the last entry with that id, which may be this one).
+            if let Some(p) = p
                 && p as usize != i
+                && !same_id(&index, p, i as u32)
             {
                 index.nodes[i].parent = p;
             }
@@ -475,6 +579,16 @@ impl IndexBuilder {
         report.cycles = cycles;
         report.cycle_example = example;
         (index, report)
+    }
+}
+
+/// Whether nodes `a` and `b` carry the same id.
+fn same_id(index: &Index, a: u32, b: u32) -> bool {
+    let (ka, kb) = (index.nodes[a as usize].key(), index.nodes[b as usize].key());
+    match (ka, kb) {
+        (IdKey::Hex(x), IdKey::Hex(y)) => x == y,
+        (IdKey::Other(_), IdKey::Other(_)) => index.ids.text(ka) == index.ids.text(kb),
+        _ => false,
     }
 }
 
@@ -569,9 +683,75 @@ mod tests {
     }
 
     fn ids(index: &Index, path: &[u32]) -> Vec<String> {
-        path.iter()
-            .map(|&i| index.nodes[i as usize].id.0.clone())
-            .collect()
+        path.iter().map(|&i| index.id_of(i).0).collect()
+    }
+
+    #[test]
+    fn a_node_is_forty_bytes_whatever_its_id() {
+        assert!(
+            std::mem::size_of::<Node>() <= 40,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
+    }
+
+    #[test]
+    fn ids_of_any_shape_keep_their_text_and_link_parents() {
+        let (idx, report) = index(concat!(
+            r#"{"type":"x","id":"0000abcd","parentId":null}"#,
+            "\n",
+            r#"{"type":"x","id":"0000ABCD","parentId":"0000abcd"}"#,
+            "\n",
+            r#"{"type":"x","id":"a1b2c3d4-0000-4000-8000-000000000000","parentId":"0000ABCD"}"#,
+            "\n",
+            r#"{"type":"x","id":"7","parentId":"a1b2c3d4-0000-4000-8000-000000000000"}"#,
+            "\n",
+            r#"{"type":"x","id":"0000abce","parentId":"7"}"#,
+            "\n",
+        ));
+        assert_eq!(report.duplicate_ids, 0);
+        assert_eq!(
+            ids(&idx, &idx.path_to(4)),
+            [
+                "0000abcd",
+                "0000ABCD",
+                "a1b2c3d4-0000-4000-8000-000000000000",
+                "7",
+                "0000abce"
+            ]
+        );
+        assert_eq!(idx.lookup("0000ABCD"), Some(1));
+        assert_eq!(idx.lookup("0000abcd"), Some(0));
+        assert_eq!(idx.lookup("0000abcf"), None);
+        assert!(idx.id_is(1, "0000ABCD") && !idx.id_is(1, "0000abcd"));
+        assert_eq!(
+            idx.nodes[3].line(),
+            LineRef::Base {
+                start: 175,
+                len: 71
+            }
+        );
+    }
+
+    #[test]
+    fn a_duplicate_other_id_that_names_itself_as_parent_is_a_root() {
+        let (idx, report) = index(concat!(
+            r#"{"type":"x","id":"root-1","parentId":null}"#,
+            "\n",
+            r#"{"type":"x","id":"same","parentId":"root-1"}"#,
+            "\n",
+            r#"{"type":"x","id":"same","parentId":"same"}"#,
+            "\n",
+        ));
+        assert_eq!(report.duplicate_ids, 1);
+        assert_eq!(
+            report.duplicate_example.as_ref().map(EntryId::as_str),
+            Some("same")
+        );
+        // Entry 1's parent is "root-1"; entry 2 names its own id: a root, like in pi.
+        assert_eq!(idx.path_to(1), [0, 1]);
+        assert_eq!(idx.path_to(2), [2]);
+        assert_eq!(idx.lookup("same"), Some(2));
     }
 
     #[test]

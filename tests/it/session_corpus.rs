@@ -402,7 +402,7 @@ fn match_requests(scenario: &str, sessions: &mut [SessionManager]) -> String {
     for request in &requests {
         let mut found = None;
         'search: for s in sessions.iter_mut() {
-            let ids: Vec<EntryId> = s.heads().map(|h| h.id.clone()).collect();
+            let ids: Vec<EntryId> = s.heads().map(|h| h.id).collect();
             for id in ids {
                 s.branch(&id).unwrap();
                 let context = s.build_session_context();

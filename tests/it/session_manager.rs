@@ -121,7 +121,7 @@ fn branch_with_summary_attaches_to_the_target_and_names_it_or_root() {
     s.append_message(user("second prompt")).unwrap();
     s.append_message(assistant("second reply")).unwrap();
     // /tree → select the first user message → its parent becomes the leaf.
-    let parent = s.head(&first).unwrap().parent.cloned().unwrap();
+    let parent = s.head(&first).unwrap().parent.unwrap();
     s.branch_with_summary(
         Some(&parent),
         "Explored the second prompt",

@@ -81,7 +81,7 @@ impl World {
             }
             Op::ResetLeaf => self.session.reset_leaf(),
             Op::Label(i, set) => {
-                let ids: Vec<EntryId> = self.session.heads().map(|h| h.id.clone()).collect();
+                let ids: Vec<EntryId> = self.session.heads().map(|h| h.id).collect();
                 if !ids.is_empty() {
                     let target = &ids[i % ids.len()];
                     let label = format!("L{}", i % 7);

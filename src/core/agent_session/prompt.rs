@@ -707,7 +707,7 @@ impl AgentSession {
 fn latest_compaction_ms(session: &SessionManager) -> Option<i64> {
     let id = session.walk_back(None, |head| {
         if head.kind == EntryKind::Compaction {
-            ControlFlow::Break(head.id.clone())
+            ControlFlow::Break(head.id)
         } else {
             ControlFlow::Continue(())
         }

@@ -128,7 +128,7 @@ impl State {
             match head.kind {
                 EntryKind::Compaction => return ControlFlow::Break(()),
                 EntryKind::Message(MessageRole::Assistant) if fresh.is_none() => {
-                    if let Some(SessionEntry::Message(m)) = self.session.entry(head.id)
+                    if let Some(SessionEntry::Message(m)) = self.session.entry(&head.id)
                         && let AgentMessage::Assistant(a) = &m.message
                         && !matches!(a.stop_reason, StopReason::Aborted | StopReason::Error)
                     {

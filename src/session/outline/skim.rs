@@ -25,7 +25,7 @@ impl SessionManager {
         let mut out = Vec::with_capacity(self.index.nodes.len());
         let mut kinds = self.index.nodes.iter().map(|node| node.kind);
         self.store
-            .visit(self.index.nodes.iter().map(|node| node.line), |line| {
+            .visit(self.index.nodes.iter().map(|node| node.line()), |line| {
                 out.push(outline_line(kinds.next().unwrap_or(EntryKind::Other), line))
             });
         out
@@ -35,7 +35,7 @@ impl SessionManager {
     pub fn outline(&self, id: &EntryId) -> Option<EntryOutline> {
         let idx = self.index.lookup(id.as_str())?;
         let node = &self.index.nodes[idx as usize];
-        Some(outline_line(node.kind, &self.store.line(node.line)))
+        Some(outline_line(node.kind, &self.store.line(node.line())))
     }
 }
 
