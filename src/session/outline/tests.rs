@@ -211,7 +211,7 @@ fn check_session_file(path: &Path) -> usize {
     let outlines = manager.outlines();
     assert_eq!(outlines.len(), manager.entry_count());
     for (node, outline) in manager.index.nodes.iter().zip(&outlines) {
-        let line = manager.store.line(node.line);
+        let line = manager.store.line(node.line());
         let value: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(
             outline,
