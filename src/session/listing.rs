@@ -23,7 +23,7 @@ use crate::session::error::{IoOp, Result, SessionError};
 use crate::session::ids::SessionId;
 use crate::session::load::header_from_map;
 use crate::session::scan::{Head, LineScan, scan_line};
-use crate::session::store::split_lines;
+use crate::session::store::{LineReader, split_lines};
 use crate::session::tree::normalize_name;
 
 /// One session as a picker shows it.
@@ -122,22 +122,30 @@ fn ms_to_time(ms: i64) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp_millis(ms)
 }
 
+/// How much of a session file [`session_info`] reads at a time.
+const INFO_READ_BUFFER: usize = 256 << 10;
+
 /// The picker row of one session file, or `None` if it is not a session (its first valid
-/// line is not a `session` header) or cannot be read.
+/// line is not a `session` header) or cannot be read. The file is read a buffer at a time
+/// (a line longer than the buffer grows it to that line), never whole: listing a folder
+/// that holds a 400 MB session costs a few hundred KB of memory, not 400 MB.
 pub fn session_info(path: &Path) -> Option<SessionInfo> {
-    let bytes = fs::read(path).ok()?;
-    let mtime: DateTime<Utc> = fs::metadata(path)
-        .and_then(|m| m.modified())
+    let file = fs::File::open(path).ok()?;
+    let meta = file.metadata().ok();
+    let mtime: DateTime<Utc> = meta
+        .as_ref()
+        .and_then(|m| m.modified().ok())
         .unwrap_or(SystemTime::UNIX_EPOCH)
         .into();
-    let mut lines = split_lines(&bytes);
+    let len = meta.map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
+    let mut lines = LineReader::with_capacity(file, len.saturating_add(1).min(INFO_READ_BUFFER));
     let header = loop {
-        let line = lines.next()?;
-        match scan_line(&bytes[line.start..line.end]) {
+        let line = lines.next_line().ok()??;
+        let raw = line.bytes;
+        match scan_line(raw) {
             LineScan::Blank | LineScan::Malformed => continue,
             LineScan::NotObject => return None,
             LineScan::Object(head) if head.kind.as_deref() == Some("session") => {
-                let raw = &bytes[line.start..line.end];
                 let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
                 match serde_json::from_slice::<Value>(raw).ok()? {
                     Value::Object(map) => break header_from_map(&map),
@@ -151,8 +159,12 @@ pub fn session_info(path: &Path) -> Option<SessionInfo> {
     let mut message_count = 0;
     let mut last_activity: Option<i64> = None;
     let mut first_message = String::new();
-    for line in lines {
-        let raw = &bytes[line.start..line.end];
+    loop {
+        let raw = match lines.next_line() {
+            Ok(Some(line)) => line.bytes,
+            Ok(None) => break,
+            Err(_) => return None,
+        };
         let LineScan::Object(head) = scan_line(raw) else {
             continue;
         };

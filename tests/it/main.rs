@@ -55,6 +55,7 @@ mod session_concurrency;
 mod session_corpus;
 mod session_factory;
 mod session_files;
+mod session_ids;
 mod session_listing;
 mod session_manager;
 mod session_properties;
