@@ -105,6 +105,27 @@ fn a_session_without_messages_falls_back_to_the_header_time() {
 }
 
 #[test]
+fn rows_of_a_session_with_lines_longer_than_the_read_buffer_count_everything() {
+    // The row is read a buffer (256 KB) at a time: lines that cross buffer boundaries
+    // or are longer than the buffer must count like the short ones.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = new_session(dir.path());
+    s.append_message(user("first question")).unwrap();
+    let long = "x".repeat(700_000);
+    for i in 0..5 {
+        s.append_message(assistant(&format!("{i} {long}"))).unwrap();
+        s.append_message(user(&format!("follow-up {i}"))).unwrap();
+    }
+    s.append_session_info("after the long lines").unwrap();
+    let infos = list(dir.path()).unwrap();
+    let info = &infos[0];
+    assert!(fs::metadata(&info.path).unwrap().len() > 3_000_000);
+    assert_eq!(info.message_count, 11);
+    assert_eq!(info.first_message, "first question");
+    assert_eq!(info.name.as_deref(), Some("after the long lines"));
+}
+
+#[test]
 fn search_text_holds_every_user_and_assistant_text() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = SessionManager::create("/p", dir.path()).unwrap();
