@@ -258,3 +258,33 @@ async fn user_bash_results_and_operations_replace_running_the_command() {
     assert_eq!(excluded, [false, true, false, false]);
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bang_command_in_the_tui_goes_through_user_bash() {
+    if !crate::support::extensions::have("node") {
+        eprintln!("skipped: node is not installed");
+        return;
+    }
+    let p = Project::new(json!({"sequence": []}));
+    p.write(
+        ".pi/extensions/remote.js",
+        r#"export default function (pi) {
+    pi.on("user_bash", (event) => ({
+        result: { output: `intercepted: ${event.command} excluded=${event.excludeFromContext}`, exitCode: 0, cancelled: false, truncated: false },
+    }));
+}
+"#,
+    );
+    let session = interactive_session(&p).await;
+    let mut ui = pi::modes::interactive::app::Headless::new(session, 100, 30);
+    ui.type_text("!!touch should-not-exist");
+    ui.keys(&["Enter"]);
+    let screen = ui
+        .wait_for(
+            "intercepted: touch should-not-exist excluded=true",
+            std::time::Duration::from_secs(15),
+        )
+        .await;
+    assert!(!p.cwd().join("should-not-exist").exists(), "{screen}");
+    ui.app.session.shutdown().await;
+}
