@@ -36,18 +36,18 @@ use crate::messages::{AgentMessage, CustomMessage};
 use crate::session::entry::{BranchSummaryEntry, CompactionEntry, EntryId, SessionEntry};
 
 /// One extension's answer to an event, failures already reported.
-enum Answer {
+pub(super) enum Answer {
     Value(Value),
     Nothing,
     Failed(String),
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Value {
+pub(super) fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 impl ExtensionHost {
-    fn subscribers(&self, event: EventName) -> impl Iterator<Item = &Connection> {
+    pub(super) fn subscribers(&self, event: EventName) -> impl Iterator<Item = &Connection> {
         self.inner
             .connections
             .iter()
@@ -56,7 +56,7 @@ impl ExtensionHost {
     }
 
     /// Sends one event to one extension and waits for its answer.
-    async fn ask(
+    pub(super) async fn ask(
         &self,
         conn: &Connection,
         event: EventName,

@@ -42,10 +42,14 @@ pub enum EventName {
     ToolExecutionEnd,
     ModelSelect,
     ThinkingLevelSelect,
+    BeforeProviderRequest,
+    AfterProviderResponse,
+    ResourcesDiscover,
+    UserBash,
 }
 
 impl EventName {
-    pub const ALL: [EventName; 25] = [
+    pub const ALL: [EventName; 29] = [
         EventName::SessionStart,
         EventName::SessionShutdown,
         EventName::SessionBeforeSwitch,
@@ -71,6 +75,10 @@ impl EventName {
         EventName::ToolExecutionEnd,
         EventName::ModelSelect,
         EventName::ThinkingLevelSelect,
+        EventName::BeforeProviderRequest,
+        EventName::AfterProviderResponse,
+        EventName::ResourcesDiscover,
+        EventName::UserBash,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -100,6 +108,10 @@ impl EventName {
             EventName::ToolExecutionEnd => "tool_execution_end",
             EventName::ModelSelect => "model_select",
             EventName::ThinkingLevelSelect => "thinking_level_select",
+            EventName::BeforeProviderRequest => "before_provider_request",
+            EventName::AfterProviderResponse => "after_provider_response",
+            EventName::ResourcesDiscover => "resources_discover",
+            EventName::UserBash => "user_bash",
         }
     }
 
@@ -120,7 +132,11 @@ impl EventName {
             | EventName::BeforeAgentStart
             | EventName::Context
             | EventName::ToolCall
-            | EventName::ToolResult => true,
+            | EventName::ToolResult
+            | EventName::BeforeProviderRequest
+            | EventName::AfterProviderResponse
+            | EventName::ResourcesDiscover
+            | EventName::UserBash => true,
             EventName::SessionCompact
             | EventName::SessionTree
             | EventName::AgentStart

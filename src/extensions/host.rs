@@ -255,6 +255,10 @@ impl ExtensionHost {
                 mode: options.mode.as_str(),
                 has_ui: options.has_ui,
                 flags: flags.clone(),
+                builtin_tools: source
+                    .launch
+                    .node_module
+                    .then(|| super::builtin_tools::definitions(&options.cwd)),
             };
             Connection::start(
                 source,

@@ -19,8 +19,10 @@
 //! into `AgentSession` (the coordinator does that).
 
 pub mod actions;
+mod builtin_tools;
 mod connection;
 mod dispatch;
+mod dispatch_more;
 pub mod events;
 mod exec;
 pub mod hooks;
@@ -36,6 +38,9 @@ pub mod typescript;
 pub mod ui;
 
 pub use actions::{ActionKind, DeliverAs, ExtensionAction, ExtensionError};
+pub use dispatch_more::{
+    DiscoverReason, DiscoveredResources, ExtensionResourcePath, UserBashResult,
+};
 pub use events::{
     BeforeAgentStartOutcome, CompactDecision, EventName, ExtensionBranchSummary,
     ExtensionCompaction, ForkPosition, InputOutcome, InputSource, ModelSelectSource,

@@ -4,9 +4,9 @@
 //! authors; this module is the same list in types.
 //!
 //! Host → extension: `hello` (first), `event`, `execute_tool`, `command`, `cancel`, and
-//! `response` (answers to the extension's `ui` dialogs and `exec` requests).
+//! `response` (answers to the extension's `ui` dialogs, `exec` and `run_tool` requests).
 //! Extension → host: `register` (first, exactly once), `response` (to `event` with an
-//! `id`, `execute_tool`, `command`), `tool_update`, `ui`, `exec`, and the actions
+//! `id`, `execute_tool`, `command`), `tool_update`, `ui`, `exec`, `run_tool`, and the actions
 //! `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`,
 //! `shutdown`.
 //!
@@ -50,6 +50,11 @@ pub struct Hello {
     pub has_ui: bool,
     /// Command-line flags pi did not know: name → string value, or `true` for a bare flag.
     pub flags: BTreeMap<String, Value>,
+    /// For pi's TypeScript modules only: the built-in tools as pi's `createReadTool` & co.
+    /// describe them (`name`, `label`, `description`, `parameters`, `promptSnippet`,
+    /// `promptGuidelines`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub builtin_tools: Option<Vec<Value>>,
 }
 
 /// A slash command an extension provides.
@@ -321,6 +326,26 @@ pub enum ExtensionMessage {
         #[serde(default)]
         custom_instructions: Option<String>,
     },
+    /// Runs one of pi-rs's built-in tools for the extension (pi's `createReadTool(cwd)`
+    /// & co. called without custom operations); answered with `{content, details,
+    /// isError}`.
+    RunTool(RunToolRequest),
+}
+
+/// `run_tool`: a built-in tool call made by an extension.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunToolRequest {
+    pub id: Value,
+    /// `read`, `bash`, `edit`, `write`, `grep`, `find` or `ls`.
+    pub name: String,
+    /// The tool's working directory (pi-rs's when absent).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub input: Value,
+    #[serde(default)]
+    pub tool_call_id: Option<String>,
 }
 
 impl ExtensionMessage {
@@ -400,7 +425,7 @@ mod tests {
     fn bad_lines_are_described() {
         assert_eq!(
             ExtensionMessage::parse(br#"{"type":"fly"}"#).unwrap_err(),
-            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`"
+            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`"
         );
         assert_eq!(
             ExtensionMessage::parse(br#"{"id":1}"#).unwrap_err(),

@@ -153,6 +153,7 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::Shutdown => "\"shutdown\"",
         ExtensionMessage::Abort => "\"abort\"",
         ExtensionMessage::Compact { .. } => "\"compact\"",
+        ExtensionMessage::RunTool(_) => "\"run_tool\"",
     }
 }
 
@@ -195,6 +196,22 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
             }
         }
         ExtensionMessage::Ui(call) => handle_ui(inner, *call),
+        ExtensionMessage::RunTool(request) => {
+            inner.busy(1);
+            let inner = inner.clone();
+            tokio::spawn(async move {
+                let cwd = match &request.cwd {
+                    Some(dir) => crate::tools::path::resolve_to_cwd(dir, &inner.out.cwd),
+                    None => inner.out.cwd.clone(),
+                };
+                let result = super::builtin_tools::run(&request, &cwd, &inner.stop).await;
+                match result {
+                    Ok(value) => inner.respond(request.id, value),
+                    Err(error) => inner.respond_error(request.id, &error),
+                }
+                inner.busy(-1);
+            });
+        }
         ExtensionMessage::Exec(request) => {
             inner.busy(1);
             let inner = inner.clone();

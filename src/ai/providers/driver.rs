@@ -301,8 +301,31 @@ async fn run_inner(
     out: &mut Output,
     send: &impl Fn(&mut Output),
 ) -> Result<(), Failure> {
-    let request = build(model, context, options).await?;
-    let Started { mut body, first } = send_with_retry(model, &request, options).await?;
+    let mut request = build(model, context, options).await?;
+    if let Some(hook) = &options.on_payload {
+        let payload = tokio::select! {
+            biased;
+            _ = options.cancel.cancelled() => return Err(Failure::Aborted),
+            payload = hook(request.body.clone()) => payload,
+        };
+        // A Bedrock request is signed over its body: a replaced one would be refused.
+        if model.api != Api::BedrockConverseStream {
+            request.body = payload;
+        }
+    }
+    let Started {
+        mut body,
+        first,
+        status,
+        headers,
+    } = send_with_retry(model, &request, options).await?;
+    if let Some(hook) = &options.on_response {
+        tokio::select! {
+            biased;
+            _ = options.cancel.cancelled() => return Err(Failure::Aborted),
+            () = hook(status, header_map(&headers)) => {}
+        }
+    }
     let mut framing = Framing::for_api(&model.api);
     let mut decoder = decoder_for(model, context, options);
     let idle_limit = Duration::from_millis(options.retry.timeout_ms);
@@ -350,6 +373,24 @@ type Body = BoxStream<'static, reqwest::Result<bytes::Bytes>>;
 struct Started {
     body: Body,
     first: Option<reqwest::Result<bytes::Bytes>>,
+    status: u16,
+    headers: HeaderMap,
+}
+
+/// Response headers as pi's `onResponse` gets them: lower-case names, values as text
+/// (repeated headers joined with ", ").
+fn header_map(headers: &HeaderMap) -> std::collections::BTreeMap<String, String> {
+    let mut map = std::collections::BTreeMap::<String, String>::new();
+    for (name, value) in headers {
+        let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        map.entry(name.as_str().to_string())
+            .and_modify(|v| {
+                v.push_str(", ");
+                v.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    map
 }
 
 /// What one attempt got before its deadline.
@@ -383,9 +424,16 @@ async fn try_once(builder: reqwest::RequestBuilder) -> Attempt {
             text,
         };
     }
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
     let mut body = response.bytes_stream().boxed();
     let first = body.next().await;
-    Attempt::Started(Started { body, first })
+    Attempt::Started(Started {
+        body,
+        first,
+        status,
+        headers,
+    })
 }
 
 async fn send_with_retry(

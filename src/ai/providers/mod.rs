@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::ApiKey;
@@ -89,6 +90,16 @@ impl ThinkingBudgets {
 /// Callback told about every retry before its wait starts.
 pub type RetryCallback = Arc<dyn Fn(RetryNotice) + Send + Sync>;
 
+/// pi's `onPayload`: sees the JSON body of a request just before it is first sent and
+/// returns the body to send (the same one, or a replacement).
+pub type PayloadHook =
+    Arc<dyn Fn(serde_json::Value) -> BoxFuture<'static, serde_json::Value> + Send + Sync>;
+
+/// pi's `onResponse`: told the status and headers of a successful response before its
+/// body is read.
+pub type ResponseHook =
+    Arc<dyn Fn(u16, BTreeMap<String, String>) -> BoxFuture<'static, ()> + Send + Sync>;
+
 /// Everything about one request that is not the model or the conversation.
 #[derive(Clone, Default)]
 pub struct StreamOptions {
@@ -111,6 +122,11 @@ pub struct StreamOptions {
     /// Retries before the response starts, and the timeout for a silent server.
     pub retry: RetryPolicy,
     pub on_retry: Option<RetryCallback>,
+    /// Sees (and may replace) the request body before it is sent. Bedrock requests are
+    /// signed over their body, so there a replacement is not used.
+    pub on_payload: Option<PayloadHook>,
+    /// Told about the response before its body is read.
+    pub on_response: Option<ResponseHook>,
     /// The HTTP client; `None` uses the process-wide [`crate::ai::http::shared_client`].
     pub client: Option<reqwest::Client>,
 }
@@ -133,6 +149,8 @@ impl fmt::Debug for StreamOptions {
             .field("cache_retention", &self.cache_retention)
             .field("retry", &self.retry)
             .field("on_retry", &self.on_retry.is_some())
+            .field("on_payload", &self.on_payload.is_some())
+            .field("on_response", &self.on_response.is_some())
             .finish_non_exhaustive()
     }
 }

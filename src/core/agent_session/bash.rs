@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{AgentSession, lock};
 use crate::ai::message::now_ms;
-use crate::messages::AgentMessage;
+use crate::messages::{AgentMessage, BashExecutionMessage};
 use crate::tools::bash_exec::{ShellOptions, run_shell_command};
 
 /// pi's `BashResult` (RPC `bash` response).
@@ -64,6 +64,59 @@ impl AgentSession {
             truncated: run.truncated,
             full_output_path: run.full_output_path.map(|p| p.display().to_string()),
         };
+        self.record_bash(message)?;
+        Ok(outcome)
+    }
+
+    /// A `!` / `!!` command typed in the interactive UI (pi's `handleBashCommand`): the
+    /// extensions' `user_bash` comes first, and an extension's `result` is recorded in
+    /// place of running the command. RPC's `bash` runs [`AgentSession::execute_bash`]
+    /// directly, as in pi.
+    pub async fn user_bash(
+        &self,
+        command: &str,
+        exclude_from_context: bool,
+        on_chunk: impl FnMut(&str) + Send,
+    ) -> Result<BashOutcome, String> {
+        let host = self
+            .extension_host()
+            .filter(|h| h.has_subscribers(crate::extensions::EventName::UserBash));
+        let Some(host) = host else {
+            return self
+                .execute_bash(command, exclude_from_context, on_chunk)
+                .await;
+        };
+        let replaced = host
+            .user_bash(command, exclude_from_context, &self.inner.cwd)
+            .await;
+        let Some(result) = replaced else {
+            return self
+                .execute_bash(command, exclude_from_context, on_chunk)
+                .await;
+        };
+        let message = BashExecutionMessage {
+            command: command.to_string(),
+            output: result.output.clone(),
+            exit_code: result.exit_code,
+            cancelled: result.cancelled,
+            truncated: result.truncated,
+            full_output_path: result.full_output_path.clone(),
+            timestamp: now_ms(),
+            exclude_from_context: exclude_from_context.then_some(true),
+            ..BashExecutionMessage::default()
+        };
+        self.record_bash(message)?;
+        Ok(BashOutcome {
+            output: result.output,
+            exit_code: result.exit_code,
+            cancelled: result.cancelled,
+            truncated: result.truncated,
+            full_output_path: result.full_output_path,
+        })
+    }
+
+    /// Stores a `bashExecution` record: now, or after the run when the agent streams.
+    fn record_bash(&self, message: BashExecutionMessage) -> Result<(), String> {
         let mut st = self.state();
         if st.streaming {
             st.pending_bash.push(message);
@@ -74,7 +127,7 @@ impl AgentSession {
                 .append_message(message)
                 .map_err(|e| format!("The session file could not be updated: {e}"))?;
         }
-        Ok(outcome)
+        Ok(())
     }
 
     /// Cancels the running `!` command, if any.

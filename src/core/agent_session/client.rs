@@ -12,7 +12,9 @@ use crate::agent::{ModelClient, TurnOptions};
 use crate::ai::message::{AssistantMessage, Context};
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::RequestAuth;
-use crate::ai::providers::{self, CacheRetention, RetryCallback, StreamOptions, ThinkingBudgets};
+use crate::ai::providers::{
+    self, CacheRetention, PayloadHook, ResponseHook, RetryCallback, StreamOptions, ThinkingBudgets,
+};
 use crate::ai::retry::RetryPolicy;
 use crate::ai::stream::{EventStream, StreamEvent};
 use crate::compaction::{CompactionError, SummaryBackend, SummaryRequest};
@@ -29,6 +31,10 @@ pub struct ProviderClient {
     pub cache_retention: CacheRetention,
     pub http: reqwest::Client,
     pub on_retry: Option<RetryCallback>,
+    /// The extensions' `before_provider_request` (conversation turns only, as in pi).
+    pub on_payload: Option<PayloadHook>,
+    /// The extensions' `after_provider_response`.
+    pub on_response: Option<ResponseHook>,
 }
 
 /// The headers pi adds to a conversation's requests to say who is calling (its
@@ -82,6 +88,8 @@ impl ProviderClient {
             cancel,
             retry: self.retry,
             on_retry: self.on_retry.clone(),
+            on_payload: self.on_payload.clone(),
+            on_response: self.on_response.clone(),
             client: Some(self.http.clone()),
             ..StreamOptions::default()
         }

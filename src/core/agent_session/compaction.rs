@@ -63,6 +63,8 @@ impl AgentSession {
             cache_retention: cache_retention_from_env(),
             http: shared_client(),
             on_retry: None,
+            on_payload: None,
+            on_response: None,
             model,
         })
     }

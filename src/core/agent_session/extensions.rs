@@ -21,8 +21,8 @@ use super::{AgentSession, lock};
 use crate::agent::AgentEvent;
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::extensions::{
-    CommandInfo, EventName, ExtensionHost, ForkPosition, HostChannels, ModelSelectSource,
-    SessionStartReason, ShutdownReason, SwitchReason, UiRequest,
+    CommandInfo, DiscoverReason, EventName, ExtensionHost, ForkPosition, HostChannels,
+    ModelSelectSource, SessionStartReason, ShutdownReason, SwitchReason, UiRequest,
 };
 use crate::session::entry::EntryId;
 use crate::tools::Tool;
@@ -110,6 +110,14 @@ impl AgentSession {
             );
         }
         host.session_start(reason, previous).await;
+        let discover = match reason {
+            SessionStartReason::Startup => Some(DiscoverReason::Startup),
+            SessionStartReason::Reload => Some(DiscoverReason::Reload),
+            _ => None,
+        };
+        if let Some(discover) = discover {
+            self.extend_resources_from_extensions(&host, discover).await;
+        }
         // What the handlers did (a `nextTurn` message, an entry) is in place before the
         // first prompt, as it is in pi, where those calls take effect at once.
         self.flush_extension_actions().await;

@@ -538,6 +538,7 @@ impl AgentSession {
                 &model,
                 st.settings.install_telemetry(),
             );
+            let (on_payload, on_response) = provider_hooks(st.extensions.as_ref());
             let inner = Arc::downgrade(&self.inner);
             let client = ProviderClient {
                 model: model.clone(),
@@ -560,6 +561,8 @@ impl AgentSession {
                         );
                     }
                 })),
+                on_payload,
+                on_response,
             };
             let config = AgentConfig {
                 thinking: st.thinking,
@@ -716,4 +719,40 @@ fn latest_compaction_ms(session: &SessionManager) -> Option<i64> {
         SessionEntry::Compaction(c) => Some(crate::messages::iso_to_ms(&c.timestamp)),
         _ => None,
     }
+}
+
+/// The provider hooks that send `before_provider_request` / `after_provider_response` to
+/// the extensions subscribed to them (none without subscribers, so requests are not
+/// delayed for nothing).
+fn provider_hooks(
+    host: Option<&crate::extensions::ExtensionHost>,
+) -> (
+    Option<crate::ai::providers::PayloadHook>,
+    Option<crate::ai::providers::ResponseHook>,
+) {
+    use crate::extensions::EventName;
+    let Some(host) = host else {
+        return (None, None);
+    };
+    let on_payload = host
+        .has_subscribers(EventName::BeforeProviderRequest)
+        .then(|| {
+            let host = host.clone();
+            let hook: crate::ai::providers::PayloadHook = Arc::new(move |payload| {
+                let host = host.clone();
+                Box::pin(async move { host.before_provider_request(payload).await })
+            });
+            hook
+        });
+    let on_response = host
+        .has_subscribers(EventName::AfterProviderResponse)
+        .then(|| {
+            let host = host.clone();
+            let hook: crate::ai::providers::ResponseHook = Arc::new(move |status, headers| {
+                let host = host.clone();
+                Box::pin(async move { host.after_provider_response(status, &headers).await })
+            });
+            hook
+        });
+    (on_payload, on_response)
 }

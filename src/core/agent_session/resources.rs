@@ -96,3 +96,82 @@ impl AgentSession {
         expand_prompt_template(&expanded, &templates).unwrap_or(expanded)
     }
 }
+
+impl AgentSession {
+    /// pi's `extendResourcesFromExtensions`: after `session_start` at startup and on
+    /// reload, the skills and prompt templates the extensions name in
+    /// `resources_discover` join the loaded ones (a name already loaded keeps the
+    /// first; a folder stands for the skills or `.md` templates in it). Theme paths are
+    /// collected by the host but not loaded: pi-rs reads themes from its themes folders
+    /// only.
+    pub(crate) async fn extend_resources_from_extensions(
+        &self,
+        host: &crate::extensions::ExtensionHost,
+        reason: crate::extensions::DiscoverReason,
+    ) {
+        if !host.has_subscribers(crate::extensions::EventName::ResourcesDiscover) {
+            return;
+        }
+        let cwd = self.inner.cwd.clone();
+        let found = host.resources_discover(&cwd, reason).await;
+        if found.is_empty() {
+            return;
+        }
+        let scope = crate::extensions::ResourceScope::Cli;
+        let mut skills = self.skills();
+        let before = skills.len();
+        for entry in &found.skill_paths {
+            let path = cwd.join(&entry.path);
+            let loaded = if path.is_dir() {
+                crate::core::skills::load_skills_from_dir(&path, scope).0
+            } else {
+                crate::core::skills::load_skill_file(&path, scope)
+                    .0
+                    .into_iter()
+                    .collect()
+            };
+            for skill in loaded {
+                if !skills.iter().any(|s| s.name == skill.name) {
+                    skills.push(skill);
+                }
+            }
+        }
+        if skills.len() != before {
+            self.set_skills(skills);
+        }
+        let mut templates = self.prompt_templates();
+        for entry in &found.prompt_paths {
+            let path = cwd.join(&entry.path);
+            let files = if path.is_dir() {
+                markdown_files(&path)
+            } else {
+                vec![path]
+            };
+            for file in files {
+                let Ok(template) = crate::core::prompt_templates::load_template_file(&file, scope)
+                else {
+                    continue;
+                };
+                if !templates.iter().any(|t| t.name == template.name) {
+                    templates.push(template);
+                }
+            }
+        }
+        self.set_prompt_templates(templates);
+    }
+}
+
+/// The `.md` files directly in `dir`, sorted by name.
+fn markdown_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}

@@ -41,9 +41,12 @@
 //   __piHost.send(type, fields)
 //                           sends a one-way protocol message {type, ...fields}.
 //   __piHost.log(...args)   a line on stderr (extensions.log).
+//   __piHost.tools.definition(name), tools.execute(name, cwd, params, signal, onUpdate,
+//                           toolCallId): pi-rs's built-in tools (hello.builtinTools and
+//                           `run_tool` requests; partial updates and the signal are not
+//                           passed on).
 //   Not provided yet (the modules throw a clear error when an extension calls what needs
-//   them): __piHost.ai.getModels / ai.stream (LLM calls), __piHost.tools.definition /
-//   tools.execute (pi's built-in tools), __piHost.highlightCode.
+//   them): __piHost.ai.getModels / ai.stream (LLM calls), __piHost.highlightCode.
 // ---------------------------------------------------------------------------------------
 
 import { createInterface } from "node:readline";
@@ -658,6 +661,42 @@ async function runEvent(event) {
 				? { action: "transform", text, images }
 				: { action: "continue" };
 		}
+		case "before_provider_request": {
+			// pi hands handlers the payload object itself: a handler may return a
+			// replacement or change it in place.
+			let payload = event.payload;
+			const before = JSON.stringify(payload);
+			for (const h of list) {
+				const r = await call(h, { type: "before_provider_request", payload });
+				if (r !== undefined) payload = r;
+			}
+			if (JSON.stringify(payload) === before) {
+				if (firstError) throw firstError;
+				return undefined;
+			}
+			return payload;
+		}
+		case "resources_discover": {
+			const found = { skillPaths: [], promptPaths: [], themePaths: [] };
+			for (const h of list) {
+				const r = await call(h, event);
+				for (const key of Object.keys(found)) {
+					if (Array.isArray(r?.[key])) found[key].push(...r[key]);
+				}
+			}
+			if (firstError && Object.values(found).every((l) => l.length === 0)) throw firstError;
+			return found;
+		}
+		case "user_bash": {
+			for (const h of list) {
+				const r = await call(h, event);
+				if (!r) continue;
+				if (r.result) return { result: r.result };
+				if (r.operations?.exec) return { result: await runBashOperations(r.operations, event) };
+			}
+			if (firstError) throw firstError;
+			return undefined;
+		}
 		default: {
 			if (event.type === "session_start" || event.type === "session_switch") {
 				sessionFile = event.sessionFile ?? sessionFile;
@@ -677,6 +716,26 @@ async function runEvent(event) {
 			return result;
 		}
 	}
+}
+
+// A `!` command run with the BashOperations a user_bash handler returned (pi runs them in
+// its process; here the host does, and pi-rs gets the finished result).
+async function runBashOperations(operations, event) {
+	const chunks = [];
+	let exitCode = null;
+	let cancelled = false;
+	try {
+		const done = await operations.exec(event.command, event.cwd, {
+			onData: (data) => chunks.push(Buffer.isBuffer(data) ? data : Buffer.from(String(data))),
+		});
+		exitCode = done?.exitCode ?? null;
+		cancelled = exitCode === null;
+	} catch (err) {
+		chunks.push(Buffer.from(`${errorText(err)}\n`));
+		exitCode = 1;
+	}
+	const output = Buffer.concat(chunks).toString("utf8").replace(/\r/g, "");
+	return { output, exitCode: exitCode ?? undefined, cancelled, truncated: false };
 }
 
 // ---- tools and commands --------------------------------------------------------------
@@ -802,6 +861,23 @@ const host = {
 	request,
 	send: (type, fields) => send({ ...fields, type }),
 	log: toStderr,
+	// pi's built-in tools (createReadTool & co. without custom operations): definitions
+	// from hello.builtinTools, calls as `run_tool` requests. A failed call throws, as pi's
+	// tools do.
+	tools: {
+		definition: (name) => {
+			const found = hello?.builtinTools?.find((t) => t.name === name);
+			return found ? structuredClone(found) : undefined;
+		},
+		execute: async (name, cwd, params, _signal, _onUpdate, toolCallId) => {
+			const result = await request("run_tool", { name, cwd, input: params, toolCallId });
+			const content = toolContent(result?.content ?? []);
+			if (result?.isError) {
+				throw new Error(content.map((c) => (c.type === "text" ? c.text : "")).join("\n"));
+			}
+			return { content, details: result?.details };
+		},
+	},
 };
 globalThis.__piHost = host;
 

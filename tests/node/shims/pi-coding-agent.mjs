@@ -166,13 +166,49 @@ same("createBashTool execute", await bash.execute("call-1", { command: "ls" }, u
 same("execute reached the host", [calls, updates.length], [[["bash", "/work", { command: "ls" }, "call-1"]], 1]);
 same("coding tools", mine.createCodingTools("/w").map((t) => t.name), ["read", "bash", "edit", "write"]);
 same("read-only tools", mine.createReadOnlyTools("/w").map((t) => t.name), ["read", "grep", "find", "ls"]);
+// With operations and a spawnHook the tool's logic runs here, through them.
+const execs = [];
+const hooked = mine.createBashTool("/w", {
+  commandPrefix: "set -e",
+  spawnHook: ({ command, cwd, env }) => ({ command: `${command}; true`, cwd: `${cwd}/sub`, env: { ...env, HOOKED: "1" } }),
+  operations: {
+    exec: async (command, cwd, { onData, env }) => {
+      execs.push([command, cwd, env.HOOKED]);
+      onData(Buffer.from("line\n"));
+      return { exitCode: 0 };
+    },
+  },
+});
+same("bash through operations", await hooked.execute("c", { command: "ls" }), { content: [{ type: "text", text: "line\n" }], details: undefined });
+same("spawnHook and commandPrefix applied", execs, [["set -e\nls; true", "/w/sub", "1"]]);
+const failing = mine.createBashTool("/w", { operations: { exec: async (_c, _d, { onData }) => (onData(Buffer.from("bad")), { exitCode: 3 }) } });
+let failure = "";
+try {
+  await failing.execute("c", { command: "x" });
+} catch (e) {
+  failure = e.message;
+}
+same("a failed command throws with its status", failure, "bad\n\nCommand exited with code 3");
+const files = new Map([["/w/a.txt", "one\ntwo\n"]]);
+const fileOps = {
+  readFile: async (p) => Buffer.from(files.get(p) ?? ""),
+  access: async (p) => {
+    if (!files.has(p)) throw new Error("ENOENT");
+  },
+  writeFile: async (p, text) => void files.set(p, text),
+  mkdir: async () => {},
+};
+const edited = await mine.createEditTool("/w", { operations: fileOps }).execute("c", { path: "a.txt", edits: [{ oldText: "two", newText: "2" }] });
+same("edit through operations", [edited.content[0].text, files.get("/w/a.txt")], ["Successfully replaced 1 block(s) in a.txt.", "one\n2\n"]);
+const read = await mine.createReadTool("/w", { operations: fileOps }).execute("c", { path: "a.txt", offset: 2, limit: 1 });
+same("read through operations", read.content[0].text, "2\n\n[1 more lines in file. Use offset=3 to continue.]");
 let refused = "";
 try {
-  mine.createBashTool("/w", { spawnHook: () => ({}) });
+  mine.createGrepTool("/w", { operations: {} });
 } catch (e) {
   refused = e.message;
 }
-check("spawnHook is refused, not ignored", /spawnHook/.test(refused), refused);
+check("grep operations are refused, not ignored", /operations/.test(refused), refused);
 delete globalThis.__piHost.tools;
 let missing = "";
 try {

@@ -19,9 +19,10 @@
 // (AgentSession, SessionManager, SettingsManager, ModelRegistry, createAgentSession, main, the
 // interactive-mode components), because an extension reaches them through `pi` and `ctx`.
 
-import { realpathSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { hostMember } from "./host.mjs";
 import { Editor } from "./tui-editor.mjs";
 import { CancellableLoader, Container, getKeybindings, Loader, Spacer, Text } from "./tui-components.mjs";
@@ -698,23 +699,247 @@ export class CustomEditor extends Editor {
 
 /**
  * pi's built-in tool `name` as an extension-usable definition: name, label, description and
- * parameters as pi-rs declares them, `execute` running pi-rs's tool in `cwd`. pi's
- * `operations` / `spawnHook` options (running the tool somewhere else) have no pi-rs
- * counterpart and are refused rather than ignored.
+ * parameters as pi-rs declares them. `execute` runs pi-rs's tool in `cwd`, unless pi's options
+ * ask to run it another way: `operations` (pi's ReadOperations, WriteOperations,
+ * EditOperations, BashOperations: the file or shell access the tool goes through, e.g. over
+ * ssh), or for bash a `spawnHook` or `commandPrefix`. Then the tool's logic runs here and
+ * calls those operations (local ones where the option gives none). grep, find and ls run only
+ * as pi-rs's tools: their `operations` are refused rather than ignored.
  */
 function builtInTool(name, cwd, options) {
-  for (const option of ["operations", "spawnHook", "commandPrefix"]) {
-    if (options?.[option] !== undefined) {
-      throw new Error(`pi-rs cannot run its built-in ${name} tool with a custom "${option}" option`);
-    }
-  }
   const definition = hostMember("tools.definition", `create${name[0].toUpperCase()}${name.slice(1)}Tool`)(name);
   if (!definition) throw new Error(`pi-rs has no built-in tool named ${name}`);
+  const custom = customToolRunner(name, cwd, options ?? {});
+  if (custom) return { ...definition, execute: custom };
   const run = hostMember("tools.execute", `the built-in ${name} tool`);
   return {
     ...definition,
     execute: (toolCallId, params, signal, onUpdate) => run(name, cwd, params, signal, onUpdate, toolCallId),
   };
+}
+
+/** `execute` for a built-in tool with custom operations, or undefined to use pi-rs's tool. */
+function customToolRunner(name, cwd, options) {
+  const ops = options.operations;
+  switch (name) {
+    case "bash":
+      if (!ops && !options.spawnHook && !options.commandPrefix) return undefined;
+      return (_id, params, signal, onUpdate) => runBash(cwd, options, params, signal, onUpdate);
+    case "read":
+      return ops ? (_id, params) => runRead(cwd, ops, params) : undefined;
+    case "write":
+      return ops ? (_id, params) => runWrite(cwd, ops, params) : undefined;
+    case "edit":
+      return ops ? (_id, params) => runEdit(cwd, ops, params) : undefined;
+    default:
+      for (const option of ["operations", "spawnHook", "commandPrefix"]) {
+        if (options[option] !== undefined) {
+          throw new Error(`pi-rs cannot run its built-in ${name} tool with a custom "${option}" option`);
+        }
+      }
+      return undefined;
+  }
+}
+
+/** A tool path as pi resolves it: `~` is the home folder, relative paths start at `cwd`. */
+function toolPath(cwd, path) {
+  const text = String(path ?? "").replace(/^@/, "");
+  if (text === "~") return homedir();
+  if (text.startsWith("~/")) return join(homedir(), text.slice(2));
+  return resolve(cwd, text);
+}
+
+const textResult = (text, details) => ({ content: [{ type: "text", text }], details });
+
+/** pi's local BashOperations: the command in `sh -c` (or $SHELL-independent bash) in its own process group. */
+export function createLocalBashOperations(options = {}) {
+  return {
+    exec: (command, cwd, { onData, signal, timeout, env }) =>
+      new Promise((resolvePromise, reject) => {
+        const shell = options.shellPath ?? (existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh");
+        const child = spawn(shell, ["-c", command], {
+          cwd,
+          env: env ?? process.env,
+          stdio: ["ignore", "pipe", "pipe"],
+          detached: true,
+        });
+        let timedOut = false;
+        const kill = () => {
+          try {
+            process.kill(-child.pid, "SIGKILL");
+          } catch {
+            child.kill("SIGKILL");
+          }
+        };
+        const timer = timeout > 0 ? setTimeout(() => ((timedOut = true), kill()), timeout * 1000) : undefined;
+        const onAbort = () => kill();
+        if (signal?.aborted) onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        child.stdout.on("data", onData);
+        child.stderr.on("data", onData);
+        child.on("error", (err) => {
+          if (timer) clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          reject(err);
+        });
+        child.on("close", (code) => {
+          if (timer) clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          if (signal?.aborted) reject(new Error("aborted"));
+          else if (timedOut) reject(new Error(`timeout:${timeout}`));
+          else resolvePromise({ exitCode: code });
+        });
+      }),
+  };
+}
+
+/** `text`, a blank line and the status; just the status when there is no text. */
+const withStatus = (text, status) => (text ? `${text}\n\n${status}` : status);
+
+/** pi's bash tool over BashOperations, with its spawnHook / commandPrefix options. */
+async function runBash(cwd, options, params, signal, onUpdate) {
+  let command = String(params.command ?? "");
+  if (options.commandPrefix) command = `${options.commandPrefix}\n${command}`;
+  let spawnContext = { command, cwd, env: { ...process.env } };
+  if (options.spawnHook) spawnContext = { ...spawnContext, ...options.spawnHook(spawnContext) };
+  const ops = options.operations ?? createLocalBashOperations();
+  const chunks = [];
+  const current = () => Buffer.concat(chunks).toString("utf-8").replace(/\r/g, "");
+  let outcome;
+  try {
+    const done = await ops.exec(spawnContext.command, spawnContext.cwd, {
+      onData: (data) => {
+        chunks.push(Buffer.isBuffer(data) ? data : Buffer.from(String(data)));
+        onUpdate?.(textResult(truncateTail(current()).content));
+      },
+      signal,
+      timeout: params.timeout,
+      env: spawnContext.env,
+    });
+    outcome = { exitCode: done?.exitCode ?? null };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const text = truncateTail(current()).content;
+    if (message === "aborted" || signal?.aborted) throw new Error(withStatus(text, "Command aborted"));
+    if (message.startsWith("timeout:")) {
+      throw new Error(withStatus(text, `Command timed out after ${message.slice(8)} seconds`));
+    }
+    throw err;
+  }
+  const truncation = truncateTail(current());
+  let text = truncation.content || "(no output)";
+  let details;
+  if (truncation.truncated) {
+    const start = truncation.totalLines - truncation.outputLines + 1;
+    text += `\n\n[Showing lines ${start}-${truncation.totalLines} of ${truncation.totalLines}]`;
+    details = { truncation };
+  }
+  if (outcome.exitCode !== 0 && outcome.exitCode !== null) {
+    throw new Error(withStatus(text, `Command exited with code ${outcome.exitCode}`));
+  }
+  return textResult(text, details);
+}
+
+const IMAGE_TYPES = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp" };
+
+/** pi's read tool over ReadOperations (readFile, access, detectImageMimeType). */
+async function runRead(cwd, ops, params) {
+  const absolute = toolPath(cwd, params.path);
+  await ops.access?.(absolute);
+  const mime = ops.detectImageMimeType
+    ? await ops.detectImageMimeType(absolute)
+    : IMAGE_TYPES[absolute.slice(absolute.lastIndexOf(".")).toLowerCase()];
+  const buffer = await ops.readFile(absolute);
+  if (mime) {
+    return {
+      content: [
+        { type: "text", text: `Read image file [${mime}]` },
+        { type: "image", data: Buffer.from(buffer).toString("base64"), mimeType: mime },
+      ],
+      details: undefined,
+    };
+  }
+  const lines = Buffer.from(buffer).toString("utf-8").split("\n");
+  const start = params.offset ? Math.max(0, params.offset - 1) : 0;
+  if (start >= lines.length) {
+    throw new Error(`Offset ${params.offset} is beyond end of file (${lines.length} lines total)`);
+  }
+  const end = params.limit !== undefined ? Math.min(start + params.limit, lines.length) : lines.length;
+  const truncation = truncateHead(lines.slice(start, end).join("\n"));
+  if (truncation.firstLineExceedsLimit) {
+    return textResult(
+      `[Line ${start + 1} is ${formatSize(byteLength(lines[start]))}, exceeds ${formatSize(DEFAULT_MAX_BYTES)} limit. Use bash: sed -n '${start + 1}p' ${params.path} | head -c ${DEFAULT_MAX_BYTES}]`,
+      { truncation },
+    );
+  }
+  let text = truncation.content;
+  const shownEnd = start + truncation.outputLines;
+  if (truncation.truncated) {
+    text += `\n\n[Showing lines ${start + 1}-${shownEnd} of ${lines.length}. Use offset=${shownEnd + 1} to continue.]`;
+    return textResult(text, { truncation });
+  }
+  if (end < lines.length) {
+    text += `\n\n[${lines.length - end} more lines in file. Use offset=${end + 1} to continue.]`;
+  }
+  return textResult(text, undefined);
+}
+
+/** pi's write tool over WriteOperations (writeFile, mkdir). */
+async function runWrite(cwd, ops, params) {
+  const absolute = toolPath(cwd, params.path);
+  const content = String(params.content ?? "");
+  await withFileMutationQueue(absolute, async () => {
+    await ops.mkdir?.(dirname(absolute));
+    await ops.writeFile(absolute, content);
+  });
+  return textResult(`Successfully wrote ${byteLength(content)} bytes to ${params.path}`, undefined);
+}
+
+/**
+ * pi's edit tool over EditOperations (readFile, writeFile, access): every `oldText` must occur
+ * exactly once in the original file; the replacements are applied together. Differs from
+ * pi-rs's own edit: no fuzzy matching of whitespace or quotes, and no diff in the details.
+ */
+async function runEdit(cwd, ops, params) {
+  const absolute = toolPath(cwd, params.path);
+  const edits = Array.isArray(params.edits)
+    ? params.edits
+    : params.oldText !== undefined
+      ? [{ oldText: params.oldText, newText: params.newText }]
+      : [];
+  if (edits.length === 0) throw new Error("No edits given");
+  return withFileMutationQueue(absolute, async () => {
+    try {
+      await ops.access?.(absolute);
+    } catch {
+      throw new Error(`File not found: ${params.path}`);
+    }
+    const original = Buffer.from(await ops.readFile(absolute)).toString("utf-8");
+    const places = edits.map((edit, index) => {
+      const oldText = String(edit.oldText ?? "");
+      const at = oldText ? original.indexOf(oldText) : -1;
+      if (at < 0) {
+        throw new Error(`Could not find edits[${index}] in ${params.path}. The oldText must match exactly including all whitespace and newlines.`);
+      }
+      if (original.indexOf(oldText, at + 1) >= 0) {
+        throw new Error(`Found multiple occurrences of edits[${index}] in ${params.path}. Each oldText must be unique. Please provide more context to make it unique.`);
+      }
+      return { at, end: at + oldText.length, newText: String(edit.newText ?? "") };
+    });
+    places.sort((a, b) => a.at - b.at);
+    for (let i = 1; i < places.length; i++) {
+      if (places[i].at < places[i - 1].end) throw new Error(`edits overlap in ${params.path}`);
+    }
+    let updated = "";
+    let last = 0;
+    for (const place of places) {
+      updated += original.slice(last, place.at) + place.newText;
+      last = place.end;
+    }
+    updated += original.slice(last);
+    await ops.writeFile(absolute, updated);
+    return textResult(`Successfully replaced ${edits.length} block(s) in ${params.path}.`, undefined);
+  });
 }
 
 export const createReadTool = (cwd, options) => builtInTool("read", cwd, options);

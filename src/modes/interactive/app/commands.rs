@@ -205,7 +205,7 @@ impl App {
         tokio::spawn(async move {
             let chunk_tx = tx.clone();
             let result = session
-                .execute_bash(&command, exclude, move |chunk| {
+                .user_bash(&command, exclude, move |chunk| {
                     let _ = chunk_tx.send(AppMsg::BashChunk(chunk.to_string()));
                 })
                 .await;
