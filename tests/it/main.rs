@@ -35,6 +35,7 @@ mod interop_reference_pi;
 mod js_parity;
 mod load_faults;
 mod model_catalog;
+mod no_model;
 mod node_modules_shims;
 mod oauth_login;
 mod oauth_refresh;
