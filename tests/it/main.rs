@@ -19,6 +19,7 @@ mod agent_loop_properties;
 mod agent_session;
 mod checkpoints;
 mod cli_print;
+mod cloud_credentials;
 mod cloudflare_and_no_model;
 mod compaction_corpus;
 mod compaction_e2e;
