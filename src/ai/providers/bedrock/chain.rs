@@ -31,10 +31,8 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::super::sigv4::Credentials;
+pub use super::credentials::TEST_SERVER_ENV;
 use super::credentials::{AwsAuth, AwsConfig};
-
-/// For tests only: the loopback server standing in for STS, SSO and container hosts.
-pub const TEST_SERVER_ENV: &str = "PI_RS_AWS_TEST_SERVER";
 /// How long the metadata and container servers may take per request.
 pub const METADATA_TIMEOUT: Duration = Duration::from_secs(1);
 /// How long STS and the SSO portal may take.

@@ -55,8 +55,12 @@ const ENV_VARS: &[&str] = &[
     "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
     "AWS_EC2_METADATA_DISABLED",
     "AWS_EC2_METADATA_SERVICE_ENDPOINT",
-    super::chain::TEST_SERVER_ENV,
+    TEST_SERVER_ENV,
 ];
+
+/// For tests only: the loopback server standing in for STS, SSO and container hosts
+/// (see `chain`).
+pub const TEST_SERVER_ENV: &str = "PI_RS_AWS_TEST_SERVER";
 
 impl AwsConfig {
     /// Reads the process environment and the shared files.

@@ -18,7 +18,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 const DEFAULT_TOKEN_URI: &str = "https://oauth2.googleapis.com/token";
-pub(super) const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
+const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 /// A cached token is renewed this long before it expires.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
 
@@ -261,7 +261,7 @@ fn sign_rs256(pem: &str, message: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// `application/x-www-form-urlencoded` encoding of name/value pairs.
-pub(super) fn form_encode(pairs: &[(&str, String)]) -> String {
+fn form_encode(pairs: &[(&str, String)]) -> String {
     let enc = |s: &str| {
         let mut out = String::new();
         for b in s.bytes() {

@@ -9,9 +9,9 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::adc::{SCOPE, form_encode};
-
 const DEFAULT_TOKEN_URL: &str = "https://sts.googleapis.com/v1/token";
+/// The scope asked for, as for the other application-default credentials.
+const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
@@ -59,10 +59,7 @@ pub async fn token(client: &reqwest::Client, creds: &Value) -> Result<(String, u
     ) {
         form.push(("options", json!({"userProject": project}).to_string()));
     }
-    let mut request = client
-        .post(token_url)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form_encode(&form));
+    let mut request = client.post(token_url).form(&form);
     if let Some(basic) = client_auth {
         request = request.header("authorization", format!("Basic {basic}"));
     }
