@@ -204,14 +204,9 @@ impl RpcLaunch {
         let manager = self.factory.open(self.source).await?;
         let built = self.factory.build(manager, ResourceLoading::Full).await?;
         print_warnings(&built.warnings);
+        // Without a model RPC starts as pi does (on its "unknown" stand-in): `get_state`
+        // works and a prompt is answered with pi's missing-key error.
         let session = built.session;
-        if session.model().is_none() {
-            return Err(StartupError(
-                "No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY), \
-add one to ~/.pi/agent/auth.json, or configure ~/.pi/agent/models.json."
-                    .into(),
-            ));
-        }
         // RPC mode sends `session_start` itself, once it can forward the extensions'
         // dialogs.
         Ok(crate::modes::rpc::run_rpc(session).await as u8)

@@ -37,10 +37,23 @@ pub fn no_models_available() -> String {
     format!("No models available. {}", provider_login_help())
 }
 
-/// The error of a prompt without a model.
-pub fn no_model_selected() -> String {
+/// pi's own two lines of help: `/login` and the docs (no hints about variables or
+/// models.json), as pi prints them under "No API key found".
+pub fn pi_login_help() -> String {
+    let docs = docs_dir();
     format!(
-        "No model selected.\n\n{}\n\nThen use /model to select a model.",
-        provider_login_help()
+        "Use /login to log into a provider via OAuth or API key. See:\n  {}\n  {}",
+        docs.join("providers.md").display(),
+        docs.join("models.md").display()
+    )
+}
+
+/// The error of a prompt or compaction while no model is selected. pi never lacks a
+/// model: it runs on an "unknown" stand-in whose key lookup fails, so its words are
+/// those of a missing key "for the selected model".
+pub fn no_api_key_for_selected_model() -> String {
+    format!(
+        "No API key found for the selected model.\n\n{}",
+        pi_login_help()
     )
 }

@@ -6,6 +6,7 @@ pub mod chromium;
 pub mod export_page;
 #[macro_use]
 pub mod extensions;
+pub mod http_stub;
 pub mod mock_llm;
 pub mod pi_project;
 pub mod reference_pi;

@@ -12,14 +12,19 @@
 //! `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (ignored when `AWS_PROFILE` is set), else
 //! the profile (`AWS_PROFILE`, default `default`) of `~/.aws/credentials` and
 //! `~/.aws/config` (or `AWS_SHARED_CREDENTIALS_FILE` / `AWS_CONFIG_FILE`).
-//! `AWS_BEDROCK_SKIP_AUTH=1` signs with dummy keys, for proxies. The region is
-//! `AWS_REGION`, `AWS_DEFAULT_REGION`, the region of a standard Bedrock `baseUrl`, the
-//! profile's region, or `us-east-1`. Container, instance-metadata, SSO, web-identity and
-//! `credential_process` credentials are not supported.
+//! `AWS_BEDROCK_SKIP_AUTH=1` signs with dummy keys, for proxies. Then the rest of the
+//! AWS SDK's default chain (see `chain`): SSO, `credential_process`, web identity,
+//! container and instance-metadata credentials. The region is `AWS_REGION`,
+//! `AWS_DEFAULT_REGION`, the region of a standard Bedrock `baseUrl`, the profile's
+//! region, or `us-east-1`.
+//!
+//! A failed request is named by its `x-amzn-errortype` header, else the body's
+//! `__type`, else its status, as the SDK names its exceptions.
 //!
 //! The answer is an AWS event stream (see `eventstream`); the driver hands each message
 //! to [`Decoder`] as an event named by its `:event-type` (or `exception:<type>`).
 
+pub mod chain;
 pub mod credentials;
 
 use chrono::{DateTime, Utc};
@@ -36,23 +41,27 @@ use crate::ai::sse::SseEvent;
 use crate::ai::transform::{sanitize_tool_call_id, transform_messages};
 use credentials::{AwsAuth, AwsConfig};
 
-/// Builds the signed request pi would send, with credentials and region from the
-/// environment and the AWS config files.
-pub fn build_request(
+/// Builds the signed request pi would send, with region from the environment and the
+/// AWS config files and credentials from the SDK's default chain (which may ask STS, SSO
+/// or a metadata server with `client`).
+pub async fn build_request(
     model: &Model,
     context: &Context,
     options: &StreamOptions,
+    client: &reqwest::Client,
 ) -> Result<HttpRequest, String> {
     let config = AwsConfig::from_process();
-    build_request_with(model, context, options, &config, Utc::now())
+    let auth = chain::resolve(&config, client).await?;
+    build_request_with(model, context, options, &config, &auth, Utc::now())
 }
 
-/// [`build_request`] with explicit settings and clock (for tests).
+/// [`build_request`] with explicit settings, credentials and clock (for tests).
 pub fn build_request_with(
     model: &Model,
     context: &Context,
     options: &StreamOptions,
     config: &AwsConfig,
+    auth: &AwsAuth,
     now: DateTime<Utc>,
 ) -> Result<HttpRequest, String> {
     let target = config.target(&model.base_url)?;
@@ -63,12 +72,12 @@ pub fn build_request_with(
     );
     let body = build_body(model, context, options, options.cache_retention);
     let mut headers = vec![("accept".to_string(), "application/json".to_string())];
-    match config.auth()? {
+    match auth {
         AwsAuth::Bearer(token) => {
             headers.push(("authorization".to_string(), format!("Bearer {token}")));
         }
         AwsAuth::SigV4(creds) => {
-            headers.extend(sign(&url, &body, &target.region, &creds, now)?);
+            headers.extend(sign(&url, &body, &target.region, creds, now)?);
         }
     }
     Ok(HttpRequest { url, headers, body })
@@ -458,7 +467,8 @@ fn exception_for_status(status: u16) -> &'static str {
 }
 
 /// The error text for a failed status: `<kind>: <message>` as pi formats SDK errors.
-pub fn error_message(status: u16, body: &str) -> String {
+/// The kind is the `x-amzn-errortype` header (`error_type`) when the answer has one.
+pub fn error_message(status: u16, error_type: Option<&str>, body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body.trim()).ok();
     let field = |k: &str| {
         parsed
@@ -467,7 +477,12 @@ pub fn error_message(status: u16, body: &str) -> String {
             .and_then(Value::as_str)
             .map(str::to_string)
     };
-    let kind = field("__type")
+    let header = error_type
+        .map(|t| t.split(':').next().unwrap_or(t).trim())
+        .filter(|t| !t.is_empty())
+        .map(str::to_string);
+    let kind = header
+        .or_else(|| field("__type").or_else(|| field("code")))
         .map(|t| t.rsplit('#').next().unwrap_or(&t).to_string())
         .unwrap_or_else(|| exception_for_status(status).to_string());
     let message = field("message")

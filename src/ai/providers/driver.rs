@@ -137,6 +137,14 @@ async fn build(
             .map_err(Failure::Error)?;
             google_vertex::build_request(model, context, options, &auth)
         }
+        Api::BedrockConverseStream => {
+            let client = options.client.clone().unwrap_or_else(shared_client);
+            tokio::select! {
+                biased;
+                _ = options.cancel.cancelled() => return Err(Failure::Aborted),
+                request = bedrock::build_request(model, context, options, &client) => request,
+            }
+        }
         _ => build_sync(model, context, options),
     };
     let mut request = request.map_err(Failure::Error)?;
@@ -170,7 +178,9 @@ fn build_sync(
         Api::MistralConversations => mistral::build_request(model, context, options),
         Api::AzureOpenAiResponses => azure_openai_responses::build_request(model, context, options),
         Api::OpenAiCodexResponses => openai_codex_responses::build_request(model, context, options),
-        Api::BedrockConverseStream => bedrock::build_request(model, context, options),
+        Api::BedrockConverseStream => {
+            Err("Bedrock requests are built with their credentials".into())
+        }
         Api::Other(name) => Err(format!(
             "The \"{name}\" API is not supported by pi-rs (model {}). Supported: {}.",
             model.full_id(),
@@ -223,12 +233,22 @@ fn decoder_for(model: &Model, context: &Context, options: &StreamOptions) -> Box
     }
 }
 
-fn error_message(api: &Api, status: u16, body: &str) -> String {
+fn error_message(
+    api: &Api,
+    status: u16,
+    headers: &reqwest::header::HeaderMap,
+    body: &str,
+) -> String {
     match api {
         Api::AnthropicMessages => anthropic::error_message(status, body),
         Api::GoogleGenerativeAi => google::error_message(status, body),
         Api::GoogleVertex => google_vertex::error_message(status, body),
-        Api::BedrockConverseStream => bedrock::error_message(status, body),
+        Api::BedrockConverseStream => {
+            let error_type = headers
+                .get("x-amzn-errortype")
+                .and_then(|v| v.to_str().ok());
+            bedrock::error_message(status, error_type, body)
+        }
         Api::MistralConversations => mistral::error_message(status, body),
         Api::OpenAiCodexResponses => openai_codex_responses::error_message(status, body, now_ms()),
         Api::OpenAiCompletions
@@ -482,7 +502,7 @@ async fn send_with_retry(
                     _ => is_retryable_status(status),
                 };
                 (
-                    error_message(&model.api, status, &text),
+                    error_message(&model.api, status, &headers, &text),
                     should_retry,
                     server_requested_delay(&headers, &text),
                 )

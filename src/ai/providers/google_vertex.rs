@@ -13,6 +13,8 @@
 //!   names a version) and drops the project prefix.
 
 pub mod adc;
+pub mod external;
+pub mod metadata;
 
 use serde_json::Value;
 

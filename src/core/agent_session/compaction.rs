@@ -50,7 +50,7 @@ impl AgentSession {
         let model = st
             .model
             .clone()
-            .ok_or_else(|| "No model selected".to_string())?;
+            .ok_or_else(crate::core::auth_guidance::no_api_key_for_selected_model)?;
         if !st.registry.has_configured_auth(&model) {
             return Err(missing_key_message(&model.provider));
         }

@@ -231,8 +231,9 @@ impl AgentSession {
         {
             return Err(crate::session::refusal::read_only_refusal(file, reason));
         }
+        // pi runs on an "unknown" stand-in model whose key lookup fails.
         let Some(model) = &st.model else {
-            return Err(crate::core::auth_guidance::no_model_selected());
+            return Err(crate::core::auth_guidance::no_api_key_for_selected_model());
         };
         if !st.registry.has_configured_auth(model) {
             return Err(missing_key_message(&model.provider));

@@ -20,14 +20,15 @@ use crate::session::tree::{EntryKind, MessageRole};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStatus {
-    // pi leaves out what is undefined (no model; an in-memory session has no file).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Without a model pi shows its "unknown" stand-in (see [`unknown_model_json`]).
+    #[serde(serialize_with = "model_or_stand_in")]
     pub model: Option<Model>,
     pub thinking_level: ThinkingLevel,
     pub is_streaming: bool,
     pub is_compacting: bool,
     pub steering_mode: &'static str,
     pub follow_up_mode: &'static str,
+    // pi leaves out what is undefined (an in-memory session has no file).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_file: Option<String>,
     pub session_id: String,
@@ -36,6 +37,33 @@ pub struct SessionStatus {
     pub auto_compaction_enabled: bool,
     pub message_count: usize,
     pub pending_message_count: usize,
+}
+
+/// pi's stand-in for "no model" (pi-agent-core's initial agent state), as RPC clients
+/// see it: every string "unknown" or empty, every number an integer zero.
+pub fn unknown_model_json() -> serde_json::Value {
+    serde_json::json!({
+        "id": "unknown",
+        "name": "unknown",
+        "api": "unknown",
+        "provider": "unknown",
+        "baseUrl": "",
+        "reasoning": false,
+        "input": [],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 0,
+        "maxTokens": 0,
+    })
+}
+
+fn model_or_stand_in<S: serde::Serializer>(
+    model: &Option<Model>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match model {
+        Some(model) => model.serialize(serializer),
+        None => unknown_model_json().serialize(serializer),
+    }
 }
 
 /// Token totals (RPC `get_session_stats`).

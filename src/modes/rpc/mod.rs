@@ -292,7 +292,7 @@ mod tests {
             .replace(env!("CARGO_MANIFEST_DIR"), "<pi-rs>");
         insta::assert_snapshot!(text, @r#"
         {"id":1,"type":"response","command":"get_last_assistant_text","success":true,"data":{"text":null}}
-        {"id":2,"type":"response","command":"prompt","success":false,"error":"No model selected.\n\nUse /login to log into a provider via OAuth or API key, set the provider's API key environment variable (e.g. ANTHROPIC_API_KEY), or add a provider to ~/.pi/agent/models.json. See:\n  <pi-rs>/docs/providers.md\n  <pi-rs>/docs/models.md\n\nThen use /model to select a model."}
+        {"id":2,"type":"response","command":"prompt","success":false,"error":"No API key found for the selected model.\n\nUse /login to log into a provider via OAuth or API key. See:\n  <pi-rs>/docs/providers.md\n  <pi-rs>/docs/models.md"}
         {"type":"session_info_changed","name":"n"}
         {"id":3,"type":"response","command":"set_session_name","success":true}
         {"id":4,"type":"response","command":"get_fork_messages","success":true,"data":{"messages":[]}}

@@ -16,6 +16,8 @@ pub struct AwsConfig {
     pub credentials_file: Option<String>,
     /// `~/.aws/config` (or `AWS_CONFIG_FILE`) contents, if readable.
     pub config_file: Option<String>,
+    /// The home folder (`~/.aws/sso/cache` is under it).
+    pub home: PathBuf,
 }
 
 /// How to authorise.
@@ -44,7 +46,21 @@ const ENV_VARS: &[&str] = &[
     "AWS_BEDROCK_SKIP_AUTH",
     "AWS_SHARED_CREDENTIALS_FILE",
     "AWS_CONFIG_FILE",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_ROLE_ARN",
+    "AWS_ROLE_SESSION_NAME",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+    "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+    "AWS_EC2_METADATA_DISABLED",
+    "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+    TEST_SERVER_ENV,
 ];
+
+/// For tests only: the loopback server standing in for STS, SSO and container hosts
+/// (see `chain`).
+pub const TEST_SERVER_ENV: &str = "PI_RS_AWS_TEST_SERVER";
 
 impl AwsConfig {
     /// Reads the process environment and the shared files.
@@ -68,34 +84,44 @@ impl AwsConfig {
             credentials_file: file("AWS_SHARED_CREDENTIALS_FILE", "credentials"),
             config_file: file("AWS_CONFIG_FILE", "config"),
             env,
+            home,
         }
     }
 
-    fn var(&self, name: &str) -> Option<&str> {
+    pub(super) fn var(&self, name: &str) -> Option<&str> {
         self.env.get(name).map(String::as_str)
     }
 
-    fn profile_name(&self) -> &str {
+    pub(super) fn profile_name(&self) -> &str {
         self.var("AWS_PROFILE").unwrap_or("default")
     }
 
     /// A key of the profile: the credentials file first, then the config file.
-    fn profile_value(&self, key: &str) -> Option<String> {
+    pub(super) fn profile_value(&self, key: &str) -> Option<String> {
         let name = self.profile_name();
         let from_credentials = self
             .credentials_file
             .as_deref()
             .and_then(|text| ini_value(text, name, key));
-        from_credentials.or_else(|| {
-            let section = if name == "default" {
-                "default".to_string()
-            } else {
-                format!("profile {name}")
-            };
-            self.config_file
-                .as_deref()
-                .and_then(|text| ini_value(text, &section, key))
-        })
+        from_credentials.or_else(|| self.config_value(key))
+    }
+
+    /// A key of the profile's section of the config file.
+    pub(super) fn config_value(&self, key: &str) -> Option<String> {
+        let name = self.profile_name();
+        let section = if name == "default" {
+            "default".to_string()
+        } else {
+            format!("profile {name}")
+        };
+        self.section_value(&section, key)
+    }
+
+    /// A key of a named section of the config file (`sso-session NAME`).
+    pub(super) fn section_value(&self, section: &str, key: &str) -> Option<String> {
+        self.config_file
+            .as_deref()
+            .and_then(|text| ini_value(text, section, key))
     }
 
     /// The endpoint and region for a model whose `baseUrl` is `base_url`.
@@ -134,18 +160,26 @@ impl AwsConfig {
         Ok(Target { endpoint, region })
     }
 
-    /// The credentials to use, or why there are none.
+    /// The credentials of the sources that need nothing fetched (dummy keys for
+    /// `AWS_BEDROCK_SKIP_AUTH=1`, the bearer token, the environment keys, the profile's
+    /// keys), or why there are none. [`super::chain::resolve`] goes on from here.
     pub fn auth(&self) -> Result<AwsAuth, String> {
+        self.static_auth()
+            .ok_or_else(|| self.no_credentials_message())
+    }
+
+    /// [`Self::auth`] without the error.
+    pub(super) fn static_auth(&self) -> Option<AwsAuth> {
         let skip = self.var("AWS_BEDROCK_SKIP_AUTH") == Some("1");
         if skip {
-            return Ok(AwsAuth::SigV4(Credentials {
+            return Some(AwsAuth::SigV4(Credentials {
                 access_key_id: "dummy-access-key".into(),
                 secret_access_key: "dummy-secret-key".into(),
                 session_token: None,
             }));
         }
         if let Some(token) = self.var("AWS_BEARER_TOKEN_BEDROCK") {
-            return Ok(AwsAuth::Bearer(token.to_string()));
+            return Some(AwsAuth::Bearer(token.to_string()));
         }
         if self.var("AWS_PROFILE").is_none()
             && let (Some(id), Some(secret)) = (
@@ -153,26 +187,39 @@ impl AwsConfig {
                 self.var("AWS_SECRET_ACCESS_KEY"),
             )
         {
-            return Ok(AwsAuth::SigV4(Credentials {
+            return Some(AwsAuth::SigV4(Credentials {
                 access_key_id: id.to_string(),
                 secret_access_key: secret.to_string(),
                 session_token: self.var("AWS_SESSION_TOKEN").map(str::to_string),
             }));
         }
+        // An SSO profile's login comes before its keys in the SDK's chain.
+        let sso = self.config_value("sso_start_url").is_some()
+            || self.config_value("sso_session").is_some();
         match (
             self.profile_value("aws_access_key_id"),
             self.profile_value("aws_secret_access_key"),
         ) {
-            (Some(id), Some(secret)) => Ok(AwsAuth::SigV4(Credentials {
+            (Some(id), Some(secret)) if !sso => Some(AwsAuth::SigV4(Credentials {
                 access_key_id: id,
                 secret_access_key: secret,
                 session_token: self.profile_value("aws_session_token"),
             })),
-            _ => Err(format!(
-                "Could not load credentials from any providers: set AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or keys for profile {} in ~/.aws/credentials",
-                self.profile_name()
-            )),
+            _ => None,
         }
+    }
+
+    /// The SDK's words when no source has credentials.
+    pub(super) fn no_credentials_message(&self) -> String {
+        self.no_credentials_message_with("no source of the chain has them")
+    }
+
+    /// [`Self::no_credentials_message`] with why the last source failed.
+    pub(super) fn no_credentials_message_with(&self, why: &str) -> String {
+        format!(
+            "Could not load credentials from any providers ({why}): set AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or credentials for profile {} in ~/.aws",
+            self.profile_name()
+        )
     }
 }
 

@@ -153,8 +153,16 @@ fn requests_are_signed_for_the_region() {
         .unwrap()
         .with_timezone(&Utc);
     let m = model("us.anthropic.claude-sonnet-4-5-20250929-v1:0");
-    let r =
-        build_request_with(&m, &conversation(), &StreamOptions::default(), &config, now).unwrap();
+    let auth = config.auth().unwrap();
+    let r = build_request_with(
+        &m,
+        &conversation(),
+        &StreamOptions::default(),
+        &config,
+        &auth,
+        now,
+    )
+    .unwrap();
     assert_eq!(
         r.url,
         "https://bedrock-runtime.eu-central-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
@@ -171,18 +179,36 @@ fn requests_are_signed_for_the_region() {
 #[test]
 fn http_errors_are_named_like_the_sdk_exceptions() {
     assert_eq!(
-        error_message(429, r#"{"message":"Too many requests, please wait"}"#),
+        error_message(429, None, r#"{"message":"Too many requests, please wait"}"#),
         "Throttling error: Too many requests, please wait"
     );
     assert_eq!(
         error_message(
             400,
+            None,
             r#"{"__type":"com.amazon#ValidationException","message":"bad"}"#
         ),
         "Validation error: bad"
     );
     assert_eq!(
-        error_message(403, r#"{"Message":"denied"}"#),
+        error_message(403, None, r#"{"Message":"denied"}"#),
         "AccessDeniedException: denied"
+    );
+    // The SDK reads the exception from `x-amzn-errortype` first.
+    assert_eq!(
+        error_message(
+            400,
+            Some("ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"),
+            r#"{"message":"The model is not supported"}"#
+        ),
+        "Validation error: The model is not supported"
+    );
+    assert_eq!(
+        error_message(
+            500,
+            Some("ServiceQuotaExceededException"),
+            r#"{"__type":"ThrottlingException","message":"quota"}"#
+        ),
+        "ServiceQuotaExceededException: quota"
     );
 }

@@ -5,9 +5,10 @@
 //! A `service_account` file signs an RS256 JWT with its private key and exchanges it at
 //! its `token_uri` (`urn:ietf:params:oauth:grant-type:jwt-bearer`); an `authorized_user`
 //! file (what `gcloud auth application-default login` writes) trades its refresh token.
-//! Tokens are kept in memory and reused until a minute before they expire. The metadata
-//! server of Google Cloud VMs and external-account (workload identity) files are not
-//! supported.
+//! An `external_account` file (workload identity federation) trades a subject token at
+//! Google STS (see `external`). Without any file, the metadata server of Google Cloud
+//! VMs gives the token (see `metadata`). Tokens are kept in memory and reused until a
+//! minute before they expire.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -66,9 +67,16 @@ pub fn has_credentials() -> bool {
     }
 }
 
+/// The cache key of tokens from the metadata server.
+const METADATA_KEY: &str = "<metadata server>";
+
 /// An access token from the application-default credentials.
 pub async fn access_token(client: &reqwest::Client) -> Result<AccessToken, String> {
-    let file = credentials_file()?;
+    let source = credentials_file();
+    let file = match &source {
+        Ok(file) => file.clone(),
+        Err(_) => PathBuf::from(METADATA_KEY),
+    };
     if let Ok(cache) = CACHE.lock()
         && let Some(c) = cache.as_ref()
         && c.file == file
@@ -76,20 +84,22 @@ pub async fn access_token(client: &reqwest::Client) -> Result<AccessToken, Strin
     {
         return Ok(c.token.clone());
     }
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| format!("Could not read Google credentials {}: {e}", file.display()))?;
-    let creds: Value = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "Google credentials {} are not valid JSON: {e}",
-            file.display()
-        )
-    })?;
-    let (token, expires_in) = fetch(client, &creds, now_secs()).await?;
-    let quota_project = str_field(&creds, "quota_project_id").map(str::to_string);
-    let token = AccessToken {
-        access_token: token,
-        quota_project,
+    let token = match source {
+        Ok(file) => from_file(client, &file).await?,
+        Err(no_file) => {
+            let (token, expires_in) = super::metadata::token(client)
+                .await
+                .map_err(|e| format!("{no_file} (No credentials file, and {e}.)"))?;
+            (
+                AccessToken {
+                    access_token: token,
+                    quota_project: None,
+                },
+                expires_in,
+            )
+        }
     };
+    let (token, expires_in) = token;
     if let Ok(mut cache) = CACHE.lock() {
         *cache = Some(Cached {
             file,
@@ -98,6 +108,32 @@ pub async fn access_token(client: &reqwest::Client) -> Result<AccessToken, Strin
         });
     }
     Ok(token)
+}
+
+/// A token from the credentials file `file`, and its lifetime in seconds.
+async fn from_file(
+    client: &reqwest::Client,
+    file: &std::path::Path,
+) -> Result<(AccessToken, u64), String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("Could not read Google credentials {}: {e}", file.display()))?;
+    let creds: Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "Google credentials {} are not valid JSON: {e}",
+            file.display()
+        )
+    })?;
+    let (token, expires_in) = if str_field(&creds, "type") == Some("external_account") {
+        super::external::token(client, &creds).await?
+    } else {
+        fetch(client, &creds, now_secs()).await?
+    };
+    let quota_project = str_field(&creds, "quota_project_id").map(str::to_string);
+    let token = AccessToken {
+        access_token: token,
+        quota_project,
+    };
+    Ok((token, expires_in))
 }
 
 fn now_secs() -> u64 {
@@ -140,7 +176,7 @@ async fn fetch(client: &reqwest::Client, creds: &Value, now: u64) -> Result<(Str
         }
         other => {
             return Err(format!(
-                "Unsupported Google credentials type {}: use a service account key, `gcloud auth application-default login`, or GOOGLE_CLOUD_API_KEY",
+                "Unsupported Google credentials type {}: use a service account key, `gcloud auth application-default login`, an external_account file, or GOOGLE_CLOUD_API_KEY",
                 other.unwrap_or("(none)")
             ));
         }
