@@ -16,6 +16,7 @@ pub mod diff;
 pub mod editor;
 pub mod fuzzy;
 pub mod highlight;
+pub mod input;
 pub mod keys;
 pub mod markdown;
 pub mod renderer;
