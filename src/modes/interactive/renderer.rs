@@ -283,11 +283,10 @@ impl InlineRenderer {
                 && (old_skipped == 0 || self.skipped_in_scrollback);
             let from = if scroll { old_skipped } else { skipped };
             let row = self.draw_changes(&mut out, &encoded[from..]);
-            if scroll {
-                self.skipped_in_scrollback = true;
-            } else if skipped > 0 {
-                self.skipped_in_scrollback = false;
-            }
+            // Rows above the screen stay what the scrollback holds when they were
+            // scrolled there now, or were there and did not change.
+            let kept = skipped == old_skipped && first_diff >= old_skipped;
+            self.skipped_in_scrollback = scroll || (kept && self.skipped_in_scrollback);
             row - (from.max(skipped) - from)
         } else {
             self.move_to_live_top(&mut out);
@@ -777,12 +776,7 @@ mod tests {
     /// without being printed again (no duplicates in the scrollback).
     #[test]
     fn an_answer_taller_than_the_screen_scrolls_instead_of_being_rewritten() {
-        let mut s = Screen::new(20, 6);
-        s.draw(&["header"], &["> ", "footer"], None);
-        let mut answer: Vec<String> = Vec::new();
-        let mut max_frame = 0;
-        for i in 0..20 {
-            answer.push(format!("answer row {i}"));
+        fn draw_answer(s: &mut Screen, answer: &[String]) -> Vec<u8> {
             let mut live: Vec<&str> = answer.iter().map(String::as_str).collect();
             live.extend(["> ", "footer"]);
             let lines: Vec<Line<'static>> =
@@ -802,13 +796,29 @@ mod tests {
                 .unwrap();
             assert_eq!(drawn, Drawn::Done);
             s.parser.process(&bytes);
+            bytes
+        }
+        let mut s = Screen::new(20, 6);
+        s.draw(&["header"], &["> ", "footer"], None);
+        let mut answer: Vec<String> = Vec::new();
+        let mut max_frame = 0;
+        for i in 0..20 {
+            // A new row appears, then grows in place (the same height).
+            answer.push("answer".into());
+            let new_row = draw_answer(&mut s, &answer);
+            if let Some(last) = answer.last_mut() {
+                *last = format!("answer row {i}");
+            }
+            let grown = draw_answer(&mut s, &answer);
             if i > 6 {
-                max_frame = max_frame.max(bytes.len());
-                let text = String::from_utf8_lossy(&bytes);
-                assert!(
-                    !text.contains(&format!("answer row {}", i - 1)),
-                    "rows above the new one are not rewritten: {text:?}"
-                );
+                for bytes in [new_row, grown] {
+                    max_frame = max_frame.max(bytes.len());
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    assert!(
+                        !text.contains(&format!("answer row {}", i - 1)),
+                        "rows above the new one are not rewritten: {text:?}"
+                    );
+                }
             }
         }
         // One new row plus the editor and footer, not the six rows of the screen.

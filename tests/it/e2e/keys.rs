@@ -82,6 +82,7 @@ fn shift_enter_under_tmux_with_extended_keys_inserts_a_new_line() {
     t.keys(&["M-b"]);
     t.type_text("+");
     t.keys(&["Escape"]);
+    // The paste goes where the cursor is: after the `+`.
     t.paste("\npasted line");
     t.wait_for("pasted line", WAIT);
     t.keys(&["Enter"]);
@@ -92,7 +93,7 @@ fn shift_enter_under_tmux_with_extended_keys_inserts_a_new_line() {
         user_texts(&env),
         vec![
             "line one\nline two".to_string(),
-            "start mid end +tail\npasted line".to_string()
+            "start mid end +\npasted linetail".to_string()
         ]
     );
     t.keys(&["C-d"]);
