@@ -26,6 +26,18 @@ impl Tmux {
     /// Starts `command` (run by `sh -c`) in a `width`×`height` pane with the given working
     /// directory and environment.
     pub fn start(command: &str, cwd: &Path, env: &[(&str, &str)], width: u16, height: u16) -> Tmux {
+        Tmux::start_configured(command, cwd, env, (width, height), "/dev/null")
+    }
+
+    /// [`Tmux::start`] with a tmux configuration file (e.g. `set -g extended-keys on`),
+    /// read before the command starts.
+    pub fn start_configured(
+        command: &str,
+        cwd: &Path,
+        env: &[(&str, &str)],
+        (width, height): (u16, u16),
+        config: &str,
+    ) -> Tmux {
         static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let socket = format!("pi-rs-test-{}-{n}", std::process::id());
@@ -36,7 +48,7 @@ impl Tmux {
         }
         let full = format!("{exports}exec {command}");
         let status = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-L", &socket, "-f", config, "new-session", "-d"])
             .args([
                 "-s",
                 &session,
@@ -85,6 +97,21 @@ impl Tmux {
         let mut args = vec!["send-keys", "-t", &self.session];
         args.extend_from_slice(keys);
         self.tmux(&args);
+    }
+
+    /// Pastes `text` as the terminal would: in bracketed-paste markers when the program
+    /// asked for them.
+    pub fn paste(&self, text: &str) {
+        self.tmux(&["set-buffer", "-b", "pi-test", text]);
+        self.tmux(&[
+            "paste-buffer",
+            "-p",
+            "-d",
+            "-b",
+            "pi-test",
+            "-t",
+            &self.session,
+        ]);
     }
 
     /// The visible screen, trailing blank lines removed.

@@ -12,7 +12,7 @@ use crossterm::event::{Event, read};
 use super::components::Ui;
 use super::components::config_selector::{ConfigOutcome, ConfigSelector};
 use super::keys::Keybindings;
-use super::renderer::{Frame, InlineRenderer};
+use super::renderer::{Drawn, Frame, InlineRenderer};
 use super::terminal::TerminalGuard;
 use super::theme::{ColorMode, Theme, ThemeCatalog, default_theme_name};
 use crate::core::packages::config::{ConfigResource, theme_files};
@@ -105,7 +105,7 @@ fn draw(
     history: &[ratatui::text::Line<'static>],
     live: &[ratatui::text::Line<'static>],
 ) -> io::Result<()> {
-    renderer.draw(
+    let drawn = renderer.draw(
         out,
         &Frame {
             new_history: history,
@@ -114,5 +114,8 @@ fn draw(
             show_cursor: false,
         },
     )?;
+    if drawn == Drawn::NeedsFullRedraw {
+        renderer.redraw_all(out, history, live, None, false)?;
+    }
     out.flush()
 }

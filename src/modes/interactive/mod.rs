@@ -5,7 +5,8 @@
 //! width-safe text, markdown, syntax highlighting, edit diffs, the prompt editor,
 //! autocomplete, keybindings and the chat components. `terminal` (modes, restore) and
 //! `renderer` (inline frames: history into scrollback, a redrawn live region) are the only
-//! parts that write to the terminal; the app ties them to an `AgentSession`.
+//! parts that write to the terminal, `input` (our own decoder of the terminal's bytes) the
+//! only one that reads it; the app ties them to an `AgentSession`.
 
 pub mod ansi;
 pub mod app;
@@ -16,6 +17,7 @@ pub mod diff;
 pub mod editor;
 pub mod fuzzy;
 pub mod highlight;
+pub mod input;
 pub mod keys;
 pub mod markdown;
 pub mod renderer;

@@ -58,14 +58,26 @@ fn write_rows(out: &mut String, rows: &[String]) {
     out.push_str(CLEAR_BELOW);
 }
 
+/// What [`InlineRenderer::draw`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum Drawn {
+    /// The frame is on the screen (or nothing had changed).
+    Done,
+    /// Nothing was written: the frame would leave blank rows or stale copies in the
+    /// scrollback; the caller draws everything with [`InlineRenderer::redraw_all`].
+    NeedsFullRedraw,
+}
+
 /// Tracks what is on screen between frames.
 #[derive(Debug)]
 pub struct InlineRenderer {
     width: u16,
     height: u16,
-    /// Encoded lines of the live region as last drawn.
+    /// Encoded lines of the live region as last drawn, all of them (also the rows above
+    /// the screen when it is taller than the screen).
     live: Vec<String>,
-    /// Row of the cursor within the live region after the last frame.
+    /// Row of the cursor within the visible part of the live region after the last frame.
     cursor_row: usize,
     /// Nothing drawn yet: the cursor is where the shell left it.
     pristine: bool,
@@ -79,6 +91,10 @@ pub struct InlineRenderer {
     live_filled: bool,
     /// Rows at the top of the last live region that did not fit on the screen.
     live_skipped: usize,
+    /// Those rows are in the scrollback, in order, right above the screen: a live region
+    /// that grew past the screen scrolled them there (as pi appends rows), so they can
+    /// become history without being printed again.
+    skipped_in_scrollback: bool,
     /// The terminal's progress indicator (`terminal.showTerminalProgress`).
     progress: Progress,
 }
@@ -104,6 +120,7 @@ impl InlineRenderer {
             resized: false,
             live_filled: false,
             live_skipped: 0,
+            skipped_in_scrollback: true,
             progress: Progress::default(),
         }
     }
@@ -153,7 +170,7 @@ impl InlineRenderer {
     /// (partly) blank: the last one filled the whole screen, pushing the history above it
     /// off, and the new one is shorter than the screen (a tall dialog was closed). Then
     /// everything must be drawn again, as pi does when a change starts above its viewport.
-    pub fn shrink_needs_redraw(&self, live_rows: usize) -> bool {
+    fn shrink_needs_redraw(&self, live_rows: usize) -> bool {
         !self.pristine && self.live_filled && live_rows < self.height as usize
     }
 
@@ -171,17 +188,6 @@ impl InlineRenderer {
         self.height = height;
     }
 
-    /// The live region keeps its bottom part when it is taller than the screen (the
-    /// editor and footer must stay visible).
-    fn clamp_live<'a>(&self, live: &'a [Line<'static>]) -> &'a [Line<'static>] {
-        let max = self.height as usize;
-        if live.len() > max {
-            &live[live.len() - max..]
-        } else {
-            live
-        }
-    }
-
     fn move_to_live_top(&self, out: &mut String) {
         out.push('\r');
         if !self.pristine && self.cursor_row > 0 {
@@ -189,125 +195,171 @@ impl InlineRenderer {
         }
     }
 
-    /// New history lines that are already on the screen as the first rows of the live
-    /// region (a streamed paragraph that is now final) need not be drawn again: those
-    /// rows just stop belonging to the live region. Returns the history still to print.
+    /// New history lines that are already drawn as the first rows of the live region (a
+    /// streamed paragraph that is now final) need not be drawn again: those rows just stop
+    /// belonging to the live region, whether they are on the screen or were scrolled into
+    /// the scrollback above it. Returns the history still to print.
     fn adopt_history<'a>(&mut self, history: &'a [Line<'static>]) -> &'a [Line<'static>] {
-        let k = history.len();
-        if k == 0
-            || self.pristine
-            || self.live_skipped > 0
-            || k > self.live.len()
-            || self.cursor_row < k
-        {
+        if history.is_empty() || self.pristine {
             return history;
         }
-        let on_screen = history
+        if self.live_skipped > 0 && !self.skipped_in_scrollback {
+            return history;
+        }
+        let adopted = history
             .iter()
             .zip(&self.live)
-            .all(|(line, drawn)| encode_line(line, self.width) == *drawn);
-        if !on_screen {
+            .take_while(|(line, drawn)| encode_line(line, self.width) == **drawn)
+            .count();
+        // Rows above the screen can only become history all together, and the cursor
+        // must stay in what is left of the live region.
+        let visible = adopted.saturating_sub(self.live_skipped);
+        if adopted == 0 || adopted < self.live_skipped || visible > self.cursor_row {
             return history;
         }
-        self.live.drain(..k);
-        self.cursor_row -= k;
-        self.history_rows += k;
-        &[]
+        self.live.drain(..adopted);
+        self.live_skipped -= adopted - visible;
+        self.cursor_row -= visible;
+        self.history_rows += adopted;
+        if visible > 0 {
+            // History is on the screen again above what is left of the live region.
+            self.live_filled = false;
+        }
+        &history[adopted..]
     }
 
-    /// Draws a frame. Writes nothing when nothing changed.
-    pub fn draw(&mut self, w: &mut impl Write, frame: &Frame<'_>) -> io::Result<()> {
+    /// Draws a frame. Writes nothing when nothing changed, and nothing when the frame
+    /// cannot be drawn on what is there ([`Drawn::NeedsFullRedraw`]).
+    pub fn draw(&mut self, w: &mut impl Write, frame: &Frame<'_>) -> io::Result<Drawn> {
         let new_history = self.adopt_history(frame.new_history);
-        let frame = &Frame {
-            new_history,
-            live: frame.live,
-            cursor: frame.cursor,
-            show_cursor: frame.show_cursor,
-        };
-        let skipped = frame.live.len().saturating_sub(self.height as usize);
-        let live = self.clamp_live(frame.live);
-        let encoded: Vec<String> = live.iter().map(|l| encode_line(l, self.width)).collect();
+        let encoded: Vec<String> = frame
+            .live
+            .iter()
+            .map(|l| encode_line(l, self.width))
+            .collect();
+        let height = self.height as usize;
+        let skipped = encoded.len().saturating_sub(height);
         let cursor = frame
             .cursor
             .and_then(|(r, c)| r.checked_sub(skipped).map(|r| (r, c)));
+        let visible_len = encoded.len() - skipped;
         let target_row = cursor
             .map(|(r, _)| r)
-            .unwrap_or(encoded.len().saturating_sub(1));
-        if frame.new_history.is_empty()
+            .unwrap_or(visible_len.saturating_sub(1));
+        if new_history.is_empty()
             && encoded == self.live
             && !self.pristine
             && target_row == self.cursor_row
         {
-            return Ok(());
+            return Ok(Drawn::Done);
+        }
+        // Rows of the live region already in the scrollback that this frame would change
+        // or show again: only drawing everything anew gets them right (pi does the same
+        // when a change starts above its viewport).
+        let old_skipped = self.live_skipped;
+        let first_diff = encoded
+            .iter()
+            .zip(&self.live)
+            .position(|(a, b)| a != b)
+            .unwrap_or(encoded.len().min(self.live.len()));
+        let scrollback_stale = !self.pristine
+            && old_skipped > 0
+            && self.skipped_in_scrollback
+            && (!new_history.is_empty() || first_diff < old_skipped || skipped < old_skipped);
+        if scrollback_stale || self.shrink_needs_redraw(visible_len) {
+            return Ok(Drawn::NeedsFullRedraw);
         }
 
         let mut out = String::with_capacity(4096);
         out.push_str(SYNC_BEGIN);
         out.push_str(HIDE_CURSOR);
-        // Row (within the live region) the terminal cursor is on after writing.
-        let current_row = if frame.new_history.is_empty() && !self.pristine {
-            // Only the live region changed: rewrite from the first differing row.
-            let first_diff = encoded
-                .iter()
-                .zip(&self.live)
-                .position(|(a, b)| a != b)
-                .unwrap_or(encoded.len().min(self.live.len()));
-            out.push('\r');
-            // Rows up to the old last row exist on screen, so relative moves are safe;
-            // one row past it is reached with a newline (which may scroll).
-            let old_last = self.live.len().saturating_sub(1);
-            let reachable = first_diff.min(old_last);
-            if reachable < self.cursor_row {
-                out.push_str(&format!("\x1b[{}A", self.cursor_row - reachable));
-            } else if reachable > self.cursor_row {
-                out.push_str(&format!("\x1b[{}B", reachable - self.cursor_row));
-            }
-            if first_diff > old_last && !self.live.is_empty() {
-                out.push_str("\r\n");
-            }
-            // Same height: only the rows from the first to the last changed one (a
-            // streamed line growing leaves the editor and footer below it alone).
-            let last_diff = (encoded.len() == self.live.len())
-                .then(|| {
-                    (first_diff..encoded.len())
-                        .rev()
-                        .find(|&i| encoded[i] != self.live[i])
-                })
-                .flatten();
-            if let Some(last_diff) = last_diff {
-                for (i, row) in encoded[first_diff..=last_diff].iter().enumerate() {
-                    if i > 0 {
-                        out.push_str("\r\n");
-                    }
-                    out.push_str(CLEAR_LINE);
-                    out.push_str(row);
-                }
-                last_diff
-            } else {
-                let rows = &encoded[first_diff.min(encoded.len())..];
-                write_rows(&mut out, rows);
-                if rows.is_empty() {
-                    first_diff
-                } else {
-                    encoded.len() - 1
-                }
-            }
+        // Row (within the visible live region) the terminal cursor is on after writing.
+        let current_row = if new_history.is_empty() && !self.pristine {
+            // A live region growing past the screen: write its new rows below the old
+            // ones and let the terminal scroll the top ones into the scrollback, as pi
+            // does, instead of rewriting every row of the screen shifted by one.
+            let scroll = skipped > old_skipped
+                && first_diff >= old_skipped
+                && (old_skipped == 0 || self.skipped_in_scrollback);
+            let from = if scroll { old_skipped } else { skipped };
+            let row = self.draw_changes(&mut out, &encoded[from..]);
+            // Rows above the screen stay what the scrollback holds when they were
+            // scrolled there now, or were there and did not change.
+            let kept = skipped == old_skipped && first_diff >= old_skipped;
+            self.skipped_in_scrollback = scroll || (kept && self.skipped_in_scrollback);
+            row - (from.max(skipped) - from)
         } else {
             self.move_to_live_top(&mut out);
-            self.history_rows += frame.new_history.len();
-            for line in frame.new_history {
+            self.history_rows += new_history.len();
+            for line in new_history {
                 out.push_str(CLEAR_LINE);
                 out.push_str(&encode_line(line, self.width));
                 out.push_str("\r\n");
             }
-            write_rows(&mut out, &encoded);
-            encoded.len().saturating_sub(1)
+            write_rows(&mut out, &encoded[skipped..]);
+            self.skipped_in_scrollback = skipped == 0;
+            visible_len.saturating_sub(1)
         };
-        self.live_filled = frame.live.len() >= self.height as usize;
+        if skipped == 0 {
+            self.skipped_in_scrollback = true;
+        }
+        self.live_filled = encoded.len() >= height;
         self.live_skipped = skipped;
         self.finish(&mut out, encoded, current_row, cursor, frame.show_cursor);
         w.write_all(out.as_bytes())?;
-        w.flush()
+        w.flush()?;
+        Ok(Drawn::Done)
+    }
+
+    /// Rewrites the rows of the visible live region that differ from the last frame, with
+    /// `rows` counted from the top of the last visible region. Rows past the bottom of the
+    /// screen scroll it. Returns the row (counted the same way) the cursor ends on.
+    fn draw_changes(&self, out: &mut String, rows: &[String]) -> usize {
+        let old = &self.live[self.live_skipped..];
+        let first_diff = rows
+            .iter()
+            .zip(old)
+            .position(|(a, b)| a != b)
+            .unwrap_or(rows.len().min(old.len()));
+        if first_diff == rows.len() && rows.len() == old.len() {
+            // Nothing changed but where the cursor goes.
+            return self.cursor_row;
+        }
+        out.push('\r');
+        // Rows up to the old last row exist on screen, so relative moves are safe;
+        // one row past it is reached with a newline (which may scroll).
+        let old_last = old.len().saturating_sub(1);
+        let reachable = first_diff.min(old_last);
+        if reachable < self.cursor_row {
+            out.push_str(&format!("\x1b[{}A", self.cursor_row - reachable));
+        } else if reachable > self.cursor_row {
+            out.push_str(&format!("\x1b[{}B", reachable - self.cursor_row));
+        }
+        if first_diff > old_last && !old.is_empty() {
+            out.push_str("\r\n");
+        }
+        // Same height: only the rows from the first to the last changed one (a
+        // streamed line growing leaves the editor and footer below it alone).
+        let last_diff = (rows.len() == old.len())
+            .then(|| (first_diff..rows.len()).rev().find(|&i| rows[i] != old[i]))
+            .flatten();
+        if let Some(last_diff) = last_diff {
+            for (i, row) in rows[first_diff..=last_diff].iter().enumerate() {
+                if i > 0 {
+                    out.push_str("\r\n");
+                }
+                out.push_str(CLEAR_LINE);
+                out.push_str(row);
+            }
+            return last_diff;
+        }
+        let changed = &rows[first_diff.min(rows.len())..];
+        write_rows(out, changed);
+        if changed.is_empty() {
+            first_diff
+        } else {
+            rows.len() - 1
+        }
     }
 
     fn finish(
@@ -318,7 +370,9 @@ impl InlineRenderer {
         cursor: Option<(usize, usize)>,
         show: bool,
     ) {
-        let last = encoded.len().saturating_sub(1);
+        // The cursor goes to a row of the visible part (the rows above the screen
+        // cannot be reached).
+        let last = encoded.len().min(self.height as usize).saturating_sub(1);
         let (row, col) = cursor.unwrap_or((last, 0));
         let row = row.min(last);
         if current_row > row {
@@ -372,13 +426,17 @@ impl InlineRenderer {
         self.pristine = true;
         self.live.clear();
         self.cursor_row = 0;
+        self.live_skipped = 0;
+        self.skipped_in_scrollback = true;
+        self.live_filled = false;
         let frame = Frame {
             new_history: history,
             live,
             cursor,
             show_cursor,
         };
-        self.draw(w, &frame)
+        // From a pristine state every frame can be drawn.
+        self.draw(w, &frame).map(|_| ())
     }
 
     /// Leaves the terminal tidy: the live region is erased and the cursor sits at the
@@ -396,6 +454,9 @@ impl InlineRenderer {
         out.push_str(SYNC_END);
         self.live.clear();
         self.cursor_row = 0;
+        self.live_skipped = 0;
+        self.skipped_in_scrollback = true;
+        self.live_filled = false;
         self.pristine = true;
         w.write_all(out.as_bytes())?;
         w.flush()
@@ -429,7 +490,8 @@ mod tests {
                 history.iter().map(|s| Line::from(s.to_string())).collect();
             let live: Vec<Line<'static>> = live.iter().map(|s| Line::from(s.to_string())).collect();
             let mut bytes = Vec::new();
-            self.renderer
+            let drawn = self
+                .renderer
                 .draw(
                     &mut bytes,
                     &Frame {
@@ -440,7 +502,33 @@ mod tests {
                     },
                 )
                 .unwrap();
+            assert_eq!(drawn, Drawn::Done, "{history:?} {live:?}");
             self.parser.process(&bytes);
+        }
+
+        /// Draws like the app: everything again when the renderer asks for it.
+        fn draw_or_redraw(&mut self, all_history: &[&str], history: &[&str], live: &[&str]) {
+            let new: Vec<Line<'static>> =
+                history.iter().map(|s| Line::from(s.to_string())).collect();
+            let lines: Vec<Line<'static>> =
+                live.iter().map(|s| Line::from(s.to_string())).collect();
+            let mut bytes = Vec::new();
+            let drawn = self
+                .renderer
+                .draw(
+                    &mut bytes,
+                    &Frame {
+                        new_history: &new,
+                        live: &lines,
+                        cursor: None,
+                        show_cursor: true,
+                    },
+                )
+                .unwrap();
+            self.parser.process(&bytes);
+            if drawn == Drawn::NeedsFullRedraw {
+                self.redraw_all(all_history, live);
+            }
         }
 
         fn redraw_all(&mut self, history: &[&str], live: &[&str]) {
@@ -632,9 +720,9 @@ mod tests {
             show_cursor: false,
         };
         let mut first = Vec::new();
-        r.draw(&mut first, &frame).unwrap();
+        assert_eq!(r.draw(&mut first, &frame).unwrap(), Drawn::Done);
         let mut second = Vec::new();
-        r.draw(&mut second, &frame).unwrap();
+        assert_eq!(r.draw(&mut second, &frame).unwrap(), Drawn::Done);
         assert!(!first.is_empty());
         assert!(second.is_empty());
     }
@@ -659,19 +747,114 @@ mod tests {
         s.draw(&[], &["d1", "d2", "d3", "d4", "d5", "footer"], None);
         assert!(s.renderer.shrink_needs_redraw(2));
         assert!(!s.renderer.shrink_needs_redraw(4), "a full screen again");
-        // Drawn in place, the editor would sit on the first row over blank rows.
-        s.draw(&[], &["> ", "footer"], None);
-        let screen = s.parser.screen().contents();
-        assert!(screen.starts_with('>'), "{screen:?}");
-        assert!(!s.renderer.shrink_needs_redraw(2), "once only");
-        // Which is what the full redraw the app does instead avoids.
-        s.draw(&[], &["d1", "d2", "d3", "d4", "d5", "footer"], None);
+        // Drawn in place, the editor would sit on the first row over blank rows: the
+        // renderer writes nothing and asks for everything instead.
+        let live = vec![Line::from("> "), Line::from("footer")];
+        let frame = Frame {
+            new_history: &[],
+            live: &live,
+            cursor: None,
+            show_cursor: true,
+        };
+        let mut bytes = Vec::new();
+        let drawn = s.renderer.draw(&mut bytes, &frame).unwrap();
+        assert_eq!((drawn, bytes.len()), (Drawn::NeedsFullRedraw, 0));
         s.redraw_all(&["one", "two", "three"], &["> ", "footer"]);
         let screen = s.parser.screen().contents();
         let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
         insta::assert_snapshot!(rows.join("\n"), @r"
         two
         three
+        >
+        footer
+        ");
+        assert!(!s.renderer.shrink_needs_redraw(2), "once only");
+    }
+
+    /// A streamed answer growing past the bottom of the screen: each frame writes the
+    /// changed and new rows and lets the terminal scroll, and the answer becomes history
+    /// without being printed again (no duplicates in the scrollback).
+    #[test]
+    fn an_answer_taller_than_the_screen_scrolls_instead_of_being_rewritten() {
+        fn draw_answer(s: &mut Screen, answer: &[String]) -> Vec<u8> {
+            let mut live: Vec<&str> = answer.iter().map(String::as_str).collect();
+            live.extend(["> ", "footer"]);
+            let lines: Vec<Line<'static>> =
+                live.iter().map(|t| Line::from(t.to_string())).collect();
+            let mut bytes = Vec::new();
+            let drawn = s
+                .renderer
+                .draw(
+                    &mut bytes,
+                    &Frame {
+                        new_history: &[],
+                        live: &lines,
+                        cursor: None,
+                        show_cursor: true,
+                    },
+                )
+                .unwrap();
+            assert_eq!(drawn, Drawn::Done);
+            s.parser.process(&bytes);
+            bytes
+        }
+        let mut s = Screen::new(20, 6);
+        s.draw(&["header"], &["> ", "footer"], None);
+        let mut answer: Vec<String> = Vec::new();
+        let mut max_frame = 0;
+        for i in 0..20 {
+            // A new row appears, then grows in place (the same height).
+            answer.push("answer".into());
+            let new_row = draw_answer(&mut s, &answer);
+            if let Some(last) = answer.last_mut() {
+                *last = format!("answer row {i}");
+            }
+            let grown = draw_answer(&mut s, &answer);
+            if i > 6 {
+                for bytes in [new_row, grown] {
+                    max_frame = max_frame.max(bytes.len());
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    assert!(
+                        !text.contains(&format!("answer row {}", i - 1)),
+                        "rows above the new one are not rewritten: {text:?}"
+                    );
+                }
+            }
+        }
+        // One new row plus the editor and footer, not the six rows of the screen.
+        assert!(max_frame < 120, "{max_frame} bytes for a frame");
+        let rows: Vec<&str> = answer.iter().map(String::as_str).collect();
+        s.draw(&rows, &["> ", "footer"], Some((0, 2)));
+        let mut want = vec!["header".to_string()];
+        want.extend(answer.iter().cloned());
+        want.extend([">".to_string(), "footer".to_string()]);
+        assert_eq!(s.all_rows(), want.join("\n"));
+    }
+
+    /// When rows already scrolled into the scrollback change (a table re-laid out), the
+    /// renderer asks for everything again instead of leaving stale copies there.
+    #[test]
+    fn a_change_above_the_screen_redraws_everything_without_duplicates() {
+        let mut s = Screen::new(20, 5);
+        s.draw(&["header"], &["> ", "footer"], None);
+        let long: Vec<String> = (0..8).map(|i| format!("row {i}")).collect();
+        let mut live: Vec<&str> = long.iter().map(String::as_str).collect();
+        live.extend(["> ", "footer"]);
+        s.draw_or_redraw(&["header"], &[], &live);
+        live[0] = "ROW 0";
+        s.draw_or_redraw(&["header"], &[], &live);
+        let answer = &live[..8];
+        s.draw_or_redraw(&[&["header"], answer].concat(), answer, &["> ", "footer"]);
+        insta::assert_snapshot!(s.all_rows(), @r"
+        header
+        ROW 0
+        row 1
+        row 2
+        row 3
+        row 4
+        row 5
+        row 6
+        row 7
         >
         footer
         ");
@@ -683,7 +866,8 @@ mod tests {
             history.iter().map(|t| Line::from(t.to_string())).collect();
         let live: Vec<Line<'static>> = live.iter().map(|t| Line::from(t.to_string())).collect();
         let mut bytes = Vec::new();
-        s.renderer
+        let drawn = s
+            .renderer
             .draw(
                 &mut bytes,
                 &Frame {
@@ -694,6 +878,7 @@ mod tests {
                 },
             )
             .unwrap();
+        assert_eq!(drawn, Drawn::Done);
         s.parser.process(&bytes);
         String::from_utf8(bytes).unwrap()
     }

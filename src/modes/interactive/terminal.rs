@@ -1,6 +1,7 @@
-//! Terminal modes for the interactive UI: raw mode, bracketed paste and (where the
-//! terminal supports it) the kitty keyboard protocol so Shift+Enter is distinguishable;
-//! and restoring all of it on exit, on panic, and around Ctrl+Z.
+//! Terminal modes for the interactive UI: raw mode, bracketed paste and, so Shift+Enter
+//! is distinguishable, the kitty keyboard protocol where the terminal supports it and
+//! xterm modifyOtherKeys (`CSI > 4;2 m`, what tmux and xterm understand) where it does
+//! not, as pi does; and restoring all of it on exit, on panic, and around Ctrl+Z.
 //!
 //! Probes that need a terminal round trip (keyboard-protocol support) run here, once,
 //! before the event reader starts, so they never race with key input.
@@ -19,6 +20,18 @@ use crossterm::{execute, terminal};
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Whether we pushed keyboard enhancement flags (so we pop them again).
 static ENHANCED: AtomicBool = AtomicBool::new(false);
+/// Whether we turned on modifyOtherKeys (so we turn it off again).
+static MODIFY_OTHER_KEYS: AtomicBool = AtomicBool::new(false);
+
+/// Turns xterm modifyOtherKeys mode 2 on / off.
+const MODIFY_OTHER_KEYS_ON: &[u8] = b"\x1b[>4;2m";
+const MODIFY_OTHER_KEYS_OFF: &[u8] = b"\x1b[>4;0m";
+
+/// Whether the kitty keyboard protocol is on (the input decoder reads a few legacy
+/// sequences differently then).
+pub fn kitty_active() -> bool {
+    ENHANCED.load(Ordering::SeqCst)
+}
 
 /// Puts the terminal into the UI's modes; restores it when dropped.
 pub struct TerminalGuard {
@@ -26,8 +39,8 @@ pub struct TerminalGuard {
 }
 
 impl TerminalGuard {
-    /// Enters raw mode, enables bracketed paste and, if supported, the kitty keyboard
-    /// protocol. Installs a panic hook that restores the terminal before the panic
+    /// Enters raw mode, enables bracketed paste and the kitty keyboard protocol if
+    /// supported, else modifyOtherKeys. Installs a panic hook that restores the terminal before the panic
     /// message is printed.
     pub fn enter() -> io::Result<TerminalGuard> {
         install_panic_hook();
@@ -61,7 +74,11 @@ fn enable_modes() -> io::Result<()> {
                     | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS
             )
         )?;
+    } else {
+        out.write_all(MODIFY_OTHER_KEYS_ON)?;
+        out.flush()?;
     }
+    MODIFY_OTHER_KEYS.store(!enhanced, Ordering::SeqCst);
     ENHANCED.store(enhanced, Ordering::SeqCst);
     ACTIVE.store(true, Ordering::SeqCst);
     Ok(())
@@ -76,6 +93,9 @@ pub fn restore() {
     let mut out = io::stdout();
     if ENHANCED.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    if MODIFY_OTHER_KEYS.swap(false, Ordering::SeqCst) {
+        let _ = out.write_all(MODIFY_OTHER_KEYS_OFF);
     }
     let _ = execute!(out, DisableBracketedPaste);
     let _ = out.write_all(b"\x1b[?2026l\x1b[?25h\x1b[0m");

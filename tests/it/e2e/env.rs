@@ -65,6 +65,29 @@ impl Env {
         Tmux::start(&cmd, &self.cwd(), &env, width, height)
     }
 
+    /// [`Env::start`] on a tmux server configured with `tmux_conf` (lines of a tmux
+    /// configuration file).
+    pub fn start_in_tmux_with(&self, tmux_conf: &str, width: u16, height: u16) -> Tmux {
+        let conf = self.dir.path().join("tmux.conf");
+        std::fs::write(&conf, tmux_conf).unwrap();
+        let home = self.home();
+        let cmd = format!(
+            "{} --provider mock --model mock-model",
+            env!("CARGO_BIN_EXE_pi")
+        );
+        let env = [
+            ("HOME", home.to_str().unwrap()),
+            ("PI_CODING_AGENT_DIR", ""),
+        ];
+        Tmux::start_configured(
+            &cmd,
+            &self.cwd(),
+            &env,
+            (width, height),
+            conf.to_str().unwrap(),
+        )
+    }
+
     pub fn session_files(&self) -> Vec<PathBuf> {
         let root = self.home().join(".pi/agent/sessions");
         let mut files = Vec::new();

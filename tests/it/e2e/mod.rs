@@ -6,12 +6,15 @@
 //!   extension dialogs.
 //! - `abort`: Escape during a retry wait and an overflow compaction.
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
+//! - `keys`: Shift+Enter and the editor keys through tmux's extended keys; the warning
+//!   when they are off.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
 mod abort;
 mod env;
 mod footer;
+mod keys;
 mod tree;
 mod ts_extensions;
 mod ts_extensions_ui;

@@ -188,6 +188,7 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::Reloaded(result) => app.finish_reload(result),
         AppMsg::Login(msg) => app.on_login_msg(msg),
         AppMsg::Info(text) => app.notice(text),
+        AppMsg::Warning(text) => app.pin_warning(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}
         AppMsg::GitBranch(branch) => {

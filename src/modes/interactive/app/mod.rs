@@ -24,8 +24,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream};
-use futures::StreamExt;
+use crossterm::event::Event;
 use tokio::sync::mpsc;
 
 use crate::core::agent_session::{AgentSession, PromptOptions};
@@ -35,6 +34,7 @@ use crate::modes::interactive::components::header::{LoadedResources, StartupHead
 use crate::modes::interactive::components::status::PendingMessages;
 use crate::modes::interactive::components::transcript::Transcript;
 use crate::modes::interactive::editor::Editor;
+use crate::modes::interactive::input::TerminalInput;
 use crate::modes::interactive::renderer::InlineRenderer;
 use crate::modes::interactive::terminal::{self, TerminalGuard};
 
@@ -130,8 +130,17 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         }
     });
 
+    let mut term = match TerminalInput::start(terminal::kitty_active()) {
+        Ok(input) => input,
+        Err(e) => {
+            drop(guard);
+            eprintln!("Error: cannot read the terminal: {e}");
+            return 1;
+        }
+    };
+    check_tmux_keys(tx.clone());
+
     let mut prompts = options.initial_prompts.into_iter();
-    let mut term = EventStream::new();
     let mut session_rx = app.session.subscribe();
     let mut stdout = std::io::stdout();
     let mut last_frame = Instant::now() - FRAME_INTERVAL;
@@ -157,11 +166,11 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         let event = tokio::select! {
             biased;
             event = term.next() => match event {
-                Some(Ok(Event::Key(key))) => UiEvent::Key(key),
-                Some(Ok(Event::Paste(text))) => UiEvent::Paste(text),
-                Some(Ok(Event::Resize(w, h))) => UiEvent::Resize(w, h),
-                Some(Ok(_)) => continue,
-                Some(Err(_)) | None => UiEvent::InputClosed,
+                Some(Event::Key(key)) => UiEvent::Key(key),
+                Some(Event::Paste(text)) => UiEvent::Paste(text),
+                Some(Event::Resize(w, h)) => UiEvent::Resize(w, h),
+                Some(_) => continue,
+                None => UiEvent::InputClosed,
             },
             Some(event) = session_rx.recv() => UiEvent::Session(event),
             Some(msg) = rx.recv() => UiEvent::Msg(msg),
@@ -175,13 +184,20 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
             Effect::Suspend => {
                 let mut out = std::io::stdout();
                 let _ = app.renderer.finish_session(&mut out);
+                term.pause();
                 let _ = terminal::suspend();
+                term.resume();
                 let (w, h) = TerminalGuard::size();
                 app.renderer.set_size(w, h);
                 app.full_redraw = true;
                 app.dirty = true;
             }
-            Effect::ExternalEditor => external_editor(&mut app),
+            Effect::ExternalEditor => {
+                // The editor reads the terminal now; our reader must not take its keys.
+                term.pause();
+                external_editor(&mut app);
+                term.resume();
+            }
             Effect::Resubscribe => session_rx = app.session.subscribe(),
             Effect::Fail(e) => {
                 // Nothing else can work without the session: say why and stop.
@@ -230,6 +246,55 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     // groups and would outlive us otherwise).
     let _ = tokio::time::timeout(EXTENSION_SHUTDOWN_LIMIT, app.session.shutdown()).await;
     0
+}
+
+/// pi's check of tmux's keyboard setup: without `extended-keys` tmux never passes
+/// Shift+Enter and the other modified keys on, so say how to turn it on (once, at
+/// startup, in the background; nothing when tmux cannot be asked).
+fn check_tmux_keys(tx: mpsc::UnboundedSender<AppMsg>) {
+    if std::env::var_os("TMUX").is_none() {
+        return;
+    }
+    tokio::spawn(async move {
+        let (keys, format) = tokio::join!(
+            tmux_option("extended-keys"),
+            tmux_option("extended-keys-format")
+        );
+        if let Some(warning) = tmux_keys_warning(keys.as_deref(), format.as_deref()) {
+            let _ = tx.send(AppMsg::Warning(warning.to_string()));
+        }
+    });
+}
+
+/// The value of a global tmux option, or `None` when tmux does not answer in 2 s.
+async fn tmux_option(name: &str) -> Option<String> {
+    let run = tokio::process::Command::new("tmux")
+        .args(["show", "-gv", name])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(2), run)
+        .await
+        .ok()?
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// pi's warnings for tmux's `extended-keys` and `extended-keys-format` options.
+fn tmux_keys_warning(extended_keys: Option<&str>, format: Option<&str>) -> Option<&'static str> {
+    let keys = extended_keys?;
+    if keys != "on" && keys != "always" {
+        return Some(
+            "tmux extended-keys is off. Modified Enter keys may not work. Add `set -g extended-keys on` to ~/.tmux.conf and restart tmux.",
+        );
+    }
+    (format == Some("xterm")).then_some(
+        "tmux extended-keys-format is xterm. Pi works best with csi-u. Add `set -g extended-keys-format csi-u` to ~/.tmux.conf and restart tmux.",
+    )
 }
 
 fn send_initial(app: &mut App, text: String, images: Vec<crate::ai::message::ImageContent>) {
@@ -405,4 +470,29 @@ fn new_app(
         app.warn_anthropic_extra_usage();
     }
     app
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tmux_keys_warning;
+
+    #[test]
+    fn tmux_warnings_follow_pi() {
+        assert!(
+            tmux_keys_warning(None, None).is_none(),
+            "tmux did not answer"
+        );
+        let off = tmux_keys_warning(Some("off"), Some("csi-u")).unwrap_or_default();
+        assert!(off.starts_with("tmux extended-keys is off."), "{off}");
+        assert!(
+            tmux_keys_warning(Some("on"), None).is_none(),
+            "tmux 3.3 has no format"
+        );
+        assert!(tmux_keys_warning(Some("always"), Some("csi-u")).is_none());
+        let xterm = tmux_keys_warning(Some("on"), Some("xterm")).unwrap_or_default();
+        assert!(
+            xterm.starts_with("tmux extended-keys-format is xterm."),
+            "{xterm}"
+        );
+    }
 }

@@ -18,6 +18,8 @@ pub enum AppMsg {
     /// The branch summary of a `/tree` move was cancelled: back to the tree on `target`.
     SummaryCancelled(crate::session::entry::EntryId),
     Info(String),
+    /// A warning for the chat (`Warning: …`), kept across transcript rebuilds.
+    Warning(String),
     Error(String),
     Redraw,
     FilesWalked(Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>),

@@ -11,7 +11,7 @@ use super::state::{App, Status};
 use crate::modes::interactive::components::Component;
 use crate::modes::interactive::components::status::StatusLine;
 use crate::modes::interactive::editor::border_style;
-use crate::modes::interactive::renderer::Frame;
+use crate::modes::interactive::renderer::{Drawn, Frame};
 use crate::modes::interactive::text::truncate_line;
 use crate::modes::interactive::theme::ThemeToken;
 
@@ -205,31 +205,28 @@ impl App {
     pub fn draw(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         let show_cursor = self.show_hardware_cursor;
         let mut frame = self.compose();
-        if !frame.full && self.renderer.shrink_needs_redraw(frame.live.len()) {
-            // A dialog that filled the screen closed: the history it pushed off the screen
-            // is drawn again rather than leaving blank rows above the editor (a full
-            // frame prints all history, including what the first compose took).
+        if !frame.full {
+            let drawn = self.renderer.draw(
+                out,
+                &Frame {
+                    new_history: &frame.history,
+                    live: &frame.live,
+                    cursor: frame.cursor,
+                    show_cursor,
+                },
+            )?;
+            if drawn == Drawn::Done {
+                return Ok(());
+            }
+            // A dialog that filled the screen closed, or rows already scrolled into the
+            // scrollback changed: everything is drawn again rather than leaving blank
+            // rows above the editor or stale copies above the screen (a full frame
+            // prints all history, including what the first compose took).
             self.full_redraw = true;
             frame = self.compose();
         }
-        if frame.full {
-            return self.renderer.redraw_all(
-                out,
-                &frame.history,
-                &frame.live,
-                frame.cursor,
-                show_cursor,
-            );
-        }
-        self.renderer.draw(
-            out,
-            &Frame {
-                new_history: &frame.history,
-                live: &frame.live,
-                cursor: frame.cursor,
-                show_cursor,
-            },
-        )
+        self.renderer
+            .redraw_all(out, &frame.history, &frame.live, frame.cursor, show_cursor)
     }
 }
 

@@ -1,0 +1,116 @@
+//! Keys through a real tmux: Shift+Enter with tmux's `extended-keys` (pi-rs asks for
+//! xterm modifyOtherKeys when the kitty protocol is missing and decodes what tmux sends),
+//! the editor keys that must keep working with our own input decoder (Home/End, Alt+b,
+//! a lone Escape, Ctrl+C, bracketed paste), and pi's warning when `extended-keys` is off.
+
+use super::env::{Env, WAIT, editor_ready};
+use crate::support::tmux;
+use serde_json::{Value, json};
+
+macro_rules! require_tmux {
+    () => {
+        if !tmux::available() {
+            eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
+            return;
+        }
+    };
+}
+
+/// The text of every user message in the session files, in order.
+fn user_texts(env: &Env) -> Vec<String> {
+    let mut texts = Vec::new();
+    for file in env.session_files() {
+        let content = std::fs::read_to_string(file).unwrap();
+        for line in content.lines() {
+            let entry: Value = serde_json::from_str(line).unwrap();
+            let message = &entry["message"];
+            if message["role"] != "user" {
+                continue;
+            }
+            let text = match &message["content"] {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(""),
+                _ => String::new(),
+            };
+            texts.push(text);
+        }
+    }
+    texts
+}
+
+const WARNING: &str = "tmux extended-keys is off";
+
+#[test]
+fn shift_enter_under_tmux_with_extended_keys_inserts_a_new_line() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [
+        {"text": "first reply"},
+        {"text": "second reply"}
+    ]}));
+    let t = env.start_in_tmux_with("set -g extended-keys on\n", 100, 30);
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.type_text("line one");
+    t.keys(&["S-Enter"]);
+    t.type_text("line two");
+    let screen = t.wait_for("line two", WAIT);
+    assert!(!screen.contains("S-Enter"), "{screen}");
+    let rows: Vec<&str> = screen.lines().collect();
+    let one = rows.iter().position(|r| r.contains("line one"));
+    let two = rows.iter().position(|r| r.contains("line two"));
+    assert!(
+        matches!((one, two), (Some(a), Some(b)) if b == a + 1),
+        "two editor rows: {screen}"
+    );
+    t.keys(&["Enter"]);
+    t.wait_for("first reply", WAIT);
+
+    // The other keys still arrive as keys: Home/End, Alt+b (word left), a lone Escape
+    // (nothing to abort: the editor keeps its text), Ctrl+C (clears the editor) and a
+    // bracketed paste with a line break.
+    t.type_text("thrown away");
+    t.keys(&["C-c"]);
+    t.wait_until("the editor cleared", WAIT, |s| !s.contains("thrown away"));
+    t.type_text("mid end");
+    t.keys(&["Home"]);
+    t.type_text("start ");
+    t.keys(&["End"]);
+    t.type_text(" tail");
+    t.keys(&["M-b"]);
+    t.type_text("+");
+    t.keys(&["Escape"]);
+    // The paste goes where the cursor is: after the `+`.
+    t.paste("\npasted line");
+    t.wait_for("pasted line", WAIT);
+    t.keys(&["Enter"]);
+    t.wait_for("second reply", WAIT);
+    let screen = t.screen();
+    assert!(!screen.contains(WARNING), "extended-keys is on: {screen}");
+    assert_eq!(
+        user_texts(&env),
+        vec![
+            "line one\nline two".to_string(),
+            "start mid end +\npasted linetail".to_string()
+        ]
+    );
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}
+
+#[test]
+fn tmux_without_extended_keys_gets_pis_warning() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [{"text": "hi"}]}));
+    let t = env.start_in_tmux_with("set -g extended-keys off\n", 120, 30);
+    t.wait_until("the editor", WAIT, editor_ready);
+    let screen = t.wait_for(WARNING, WAIT);
+    assert!(
+        screen.contains("Warning: tmux extended-keys is off. Modified Enter keys may not work."),
+        "{screen}"
+    );
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}
