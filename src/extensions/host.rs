@@ -535,6 +535,25 @@ impl ExtensionHost {
             .await;
     }
 
+    /// Sends pi-rs's terminal UI state (`ui_state`: width, theme colours, footer data) to
+    /// the extensions that run in the node host, which re-render their live footer,
+    /// header and widget components with it. Nothing waits for the answer: the new lines
+    /// arrive as `ui` notices.
+    pub fn send_ui_state(&self, state: &Value) {
+        let mut message = json!({"type": "ui_state"});
+        if let (Value::Object(target), Value::Object(fields)) = (&mut message, state) {
+            for (key, value) in fields {
+                target.insert(key.clone(), value.clone());
+            }
+        }
+        let text = line(&message);
+        for connection in &self.inner.connections {
+            if connection.node_module && connection.is_alive() {
+                connection.send_line(text.clone());
+            }
+        }
+    }
+
     /// Whether [`ExtensionHost::shutdown`] ran.
     pub fn is_shut_down(&self) -> bool {
         self.inner

@@ -223,6 +223,9 @@ pub struct UiCall {
     /// The `custom` dialog a `customRender` / `customClose` notice is about.
     #[serde(default)]
     pub custom_id: Option<String>,
+    /// `setWidget`: the lines come from a component (shown as rendered).
+    #[serde(default)]
+    pub widget_component: Option<bool>,
 }
 
 /// A command the host runs for the extension (pi's `pi.exec`).

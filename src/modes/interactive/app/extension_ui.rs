@@ -12,6 +12,7 @@ use std::io::Write;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
+use serde_json::json;
 
 use super::overlay::{InputPurpose, Overlay, SelectPurpose};
 use super::state::{App, CustomView};
@@ -58,7 +59,13 @@ impl App {
                 key,
                 lines,
                 below_editor,
+                component,
             } => {
+                if component && lines.is_some() {
+                    self.extension_ui.component_widgets.insert(key.clone());
+                } else {
+                    self.extension_ui.component_widgets.remove(&key);
+                }
                 let (this, other) = if below_editor {
                     (
                         &mut self.extension_ui.widgets_below,
@@ -104,6 +111,23 @@ impl App {
                         reply.send(UiResponse::Cancelled);
                     }
                     self.open_waiting_extension_dialog();
+                }
+            }
+            UiMethod::SetFooter { lines } => {
+                self.extension_ui.footer = lines.map(|l| (request.extension_path.clone(), l));
+            }
+            UiMethod::SetHeader { lines } => {
+                let custom: Option<Vec<Line<'static>>> =
+                    lines.map(|l| l.iter().map(|line| ansi_line(line)).collect());
+                if custom != self.header.custom {
+                    self.extension_ui.header_owner =
+                        custom.as_ref().map(|_| request.extension_path.clone());
+                    self.header.custom = custom;
+                    // The header is in the scrollback: print everything again (pi
+                    // redraws the whole screen when lines above the viewport change).
+                    if self.header_written {
+                        self.full_redraw = true;
+                    }
                 }
             }
             UiMethod::Custom { .. }
@@ -236,6 +260,151 @@ impl App {
 }
 
 impl App {
+    /// Whether an extension's component is on screen outside dialogs (footer, header or
+    /// a component widget): those are rendered again when the footer data changes.
+    fn live_extension_components(&self) -> bool {
+        self.extension_ui.footer.is_some()
+            || self.extension_ui.header_owner.is_some()
+            || !self.extension_ui.component_widgets.is_empty()
+    }
+
+    /// The footer data changed (it was computed again): live components render again.
+    pub(super) fn footer_data_changed(&mut self) {
+        if self.live_extension_components() {
+            self.extension_ui.revision += 1;
+        }
+    }
+
+    /// Sends `ui_state` to the extensions when something they render with changed: the
+    /// terminal size, the theme (its colours only when it changed), the git branch,
+    /// the extension statuses, the provider count, or the footer data (`revision`).
+    /// Nothing waits for their new lines.
+    pub(super) fn sync_extension_ui_state(&mut self) {
+        let Some(host) = self.session.extension_host() else {
+            return;
+        };
+        let state = json!({
+            "width": self.width(),
+            "rows": self.height(),
+            "gitBranch": self.git_branch,
+            "statuses": self.extension_ui.statuses,
+            "providerCount": self.provider_count,
+            "revision": self.extension_ui.revision,
+        });
+        let generation = self.theme.generation();
+        let theme_changed = match &self.extension_ui.sent_state {
+            Some((sent, sent_generation)) => {
+                if *sent == state && *sent_generation == generation {
+                    return;
+                }
+                *sent_generation != generation
+            }
+            None => true,
+        };
+        let mut message = state.clone();
+        if theme_changed {
+            message["theme"] = crate::modes::theme::extension_theme_spec(&self.theme);
+        }
+        host.send_ui_state(&message);
+        self.extension_ui.sent_state = Some((state, generation));
+    }
+
+    /// A footer or header whose extension stopped (crashed, or was shut down) gives way
+    /// to the built-in one, with one warning.
+    pub(super) fn drop_stopped_extension_ui(&mut self) {
+        let Some(host) = self.session.extension_host() else {
+            return;
+        };
+        if let Some((path, _)) = &self.extension_ui.footer
+            && !host.is_running(path)
+        {
+            let path = path.clone();
+            self.extension_ui.footer = None;
+            self.notice(format!(
+                "Warning: extension {} stopped; showing the built-in footer",
+                path.display()
+            ));
+        }
+        if let Some(path) = &self.extension_ui.header_owner
+            && !host.is_running(path)
+        {
+            let path = path.clone();
+            self.extension_ui.header_owner = None;
+            self.header.custom = None;
+            self.full_redraw = true;
+            self.notice(format!(
+                "Warning: extension {} stopped; showing the built-in header",
+                path.display()
+            ));
+        }
+    }
+
+    /// Forgets what the extensions of the previous host put on screen (`/reload`, a new
+    /// host): footer, header, widgets and statuses, as pi resets its extension UI.
+    pub(super) fn reset_extension_ui(&mut self) {
+        let ui = &mut self.extension_ui;
+        ui.statuses.clear();
+        ui.widgets_above.clear();
+        ui.widgets_below.clear();
+        ui.component_widgets.clear();
+        ui.footer = None;
+        ui.sent_state = None;
+        if ui.header_owner.take().is_some() {
+            self.header.custom = None;
+            self.full_redraw = true;
+        }
+        self.footer_cache = None;
+    }
+
+    /// The extension footer's lines, when an extension replaced the footer.
+    pub(super) fn extension_footer_lines(&self, width: usize) -> Option<Vec<Line<'static>>> {
+        let (_, lines) = self.extension_ui.footer.as_ref()?;
+        Some(
+            lines
+                .iter()
+                .map(|line| {
+                    crate::modes::interactive::text::truncate_line(
+                        ansi_line(line),
+                        width,
+                        Span::raw(""),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// A widget's lines as pi shows them: a component's lines as rendered; a list of
+    /// strings as pi's `Text` lines (one column of padding, wrapped), colours kept.
+    pub(super) fn extension_widget_lines(
+        &self,
+        key: &str,
+        lines: &[String],
+        width: usize,
+    ) -> Vec<Line<'static>> {
+        if self.extension_ui.component_widgets.contains(key) {
+            return lines
+                .iter()
+                .map(|line| {
+                    crate::modes::interactive::text::truncate_line(
+                        ansi_line(line),
+                        width,
+                        Span::raw(""),
+                    )
+                })
+                .collect();
+        }
+        lines
+            .iter()
+            .flat_map(|line| {
+                crate::modes::interactive::components::text_block(
+                    vec![ansi_line(line).spans],
+                    width,
+                    1,
+                )
+            })
+            .collect()
+    }
+
     /// Whether a custom component takes the keys (it is on screen in place of the editor).
     pub fn custom_component_open(&self) -> bool {
         self.extension_ui.custom.is_some()
