@@ -632,7 +632,7 @@ const pi = {
 		commands.set(name, { name, ...options });
 	},
 	registerShortcut(shortcut, options) {
-		shortcuts.set(shortcut, options);
+		shortcuts.set(String(shortcut).toLowerCase(), options);
 	},
 	registerFlag(name, options) {
 		flags.set(name, { name, ...options });
@@ -885,6 +885,7 @@ function registration() {
 			description: f.description,
 			default: f.default,
 		})),
+		shortcuts: [...shortcuts.entries()].map(([key, s]) => ({ key, description: s?.description })),
 		// pi waits for handlers without a limit; dialogs pause pi-rs's timeout anyway.
 		timeoutMs: 600000,
 	};
@@ -993,6 +994,16 @@ async function handle(message) {
 			return;
 		case "cancel":
 			running.get(message.id)?.abort();
+			return;
+		case "shortcut":
+			try {
+				const shortcut = shortcuts.get(message.key);
+				if (!shortcut?.handler) throw new Error(`unknown shortcut ${message.key}`);
+				await shortcut.handler(makeContext());
+				answer(message.id, null);
+			} catch (err) {
+				answer(message.id, undefined, errorText(err));
+			}
 			return;
 		case "ui_input":
 			customInput(message);

@@ -6,6 +6,8 @@
 //!   extension dialogs.
 //! - `abort`: Escape during a retry wait and an overflow compaction.
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
+//! - `ts_extensions_live_ui`: pi's extension footers, headers, widgets and theme
+//!   colours, side by side with the reference pi.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
@@ -14,5 +16,6 @@ mod env;
 mod footer;
 mod tree;
 mod ts_extensions;
+mod ts_extensions_live_ui;
 mod ts_extensions_ui;
 mod tui;

@@ -18,6 +18,7 @@ use super::overlay::{InputPurpose, Overlay, SelectPurpose};
 use super::state::{App, CustomView};
 use crate::extensions::{NotifyLevel, UiMethod, UiRequest, UiResponse};
 use crate::modes::interactive::autocomplete::CompletionItem;
+use crate::modes::interactive::keys::{Action, KeySpec};
 
 /// The options of a `confirm` dialog, in pi's order.
 const CONFIRM_OPTIONS: [&str; 2] = ["Yes", "No"];
@@ -259,7 +260,74 @@ impl App {
     }
 }
 
+/// pi's editor-global actions an extension shortcut may not take over (a shortcut on one
+/// of their keys is skipped).
+const RESERVED_ACTIONS: &[&str] = &[
+    "app.interrupt",
+    "app.clear",
+    "app.exit",
+    "app.suspend",
+    "app.thinking.cycle",
+    "app.model.cycleForward",
+    "app.model.cycleBackward",
+    "app.model.select",
+    "app.tools.expand",
+    "app.thinking.toggle",
+    "app.editor.external",
+    "app.message.followUp",
+    "tui.input.submit",
+    "tui.select.confirm",
+    "tui.select.cancel",
+    "tui.input.copy",
+    "tui.editor.deleteToLineEnd",
+];
+
 impl App {
+    /// The extensions' keyboard shortcuts that are bound: those on a key of a reserved
+    /// action are left out, as pi skips them.
+    pub fn extension_shortcuts(&self) -> Vec<crate::extensions::ShortcutInfo> {
+        let Some(host) = self.session.extension_host() else {
+            return Vec::new();
+        };
+        host.shortcuts()
+            .into_iter()
+            .filter(|s| {
+                let Ok(spec) = s.key.parse::<KeySpec>() else {
+                    return false;
+                };
+                !RESERVED_ACTIONS.iter().any(|id| {
+                    Action::from_id(id).is_some_and(|a| self.keys.keys(a).contains(&spec))
+                })
+            })
+            .collect()
+    }
+
+    /// Runs the extension shortcut bound to `key`, if any (pi checks them before the
+    /// editor's own keys). The handler runs in the background; its failure is shown.
+    pub(super) fn run_extension_shortcut(&mut self, key: &KeyEvent) -> bool {
+        let Some(shortcut) = self
+            .extension_shortcuts()
+            .into_iter()
+            .find(|s| s.key.parse::<KeySpec>().is_ok_and(|spec| spec.matches(key)))
+        else {
+            return false;
+        };
+        let Some(host) = self.session.extension_host() else {
+            return false;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            if let Err(crate::extensions::CommandError::Failed(e)) =
+                host.run_shortcut(&shortcut.key).await
+            {
+                let _ = tx.send(super::msg::AppMsg::Error(format!(
+                    "Shortcut handler error: {e}"
+                )));
+            }
+        });
+        true
+    }
+
     /// Whether an extension's component is on screen outside dialogs (footer, header or
     /// a component widget): those are rendered again when the footer data changes.
     fn live_extension_components(&self) -> bool {
