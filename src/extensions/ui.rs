@@ -87,6 +87,11 @@ pub enum UiMethod {
     SetHeader {
         lines: Option<Vec<String>>,
     },
+    /// `ctx.ui.setWorkingMessage`: the text next to the spinner while the agent works;
+    /// `None` restores pi's "Working...".
+    SetWorkingMessage {
+        message: Option<String>,
+    },
 }
 
 /// Sends key input to a custom component in the host (`ui_input` messages).
@@ -170,6 +175,7 @@ impl UiMethod {
                 | UiMethod::CustomClose { .. }
                 | UiMethod::SetFooter { .. }
                 | UiMethod::SetHeader { .. }
+                | UiMethod::SetWorkingMessage { .. }
                 | UiMethod::SetWidget {
                     component: true,
                     ..
@@ -254,6 +260,9 @@ impl UiMethod {
             },
             "setHeader" => UiMethod::SetHeader {
                 lines: call.lines.clone(),
+            },
+            "setWorkingMessage" => UiMethod::SetWorkingMessage {
+                message: call.message.clone(),
             },
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
@@ -377,6 +386,9 @@ impl UiRequest {
             UiMethod::CustomClose { .. } => json!({"method": "customClose"}),
             UiMethod::SetFooter { lines } => json!({"method": "setFooter", "lines": lines}),
             UiMethod::SetHeader { lines } => json!({"method": "setHeader", "lines": lines}),
+            UiMethod::SetWorkingMessage { message } => {
+                json!({"method": "setWorkingMessage", "message": message})
+            }
         };
         if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {
             for (key, value) in source {

@@ -355,7 +355,8 @@ function makeUi() {
 			editorText += text;
 			uiNotice("setEditorText", { text: editorText });
 		},
-		setWorkingMessage: () => {},
+		setWorkingMessage: (message) =>
+			uiNotice("setWorkingMessage", message === undefined ? {} : { message: String(message) }),
 		setWorkingVisible: () => {},
 		setWorkingIndicator: () => {},
 		setHiddenThinkingLabel: () => {},

@@ -257,3 +257,38 @@ fn extension_shortcuts_run_and_show_in_hotkeys() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// pi's `working-message-test` example: its message replaces "Working..." while the
+/// agent works, on every turn.
+#[test]
+fn working_message_replaces_working() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let dir = match crate::ts_extensions::examples_dir() {
+        Ok(dir) => dir,
+        Err(why) => {
+            eprintln!("skipped: pi's example extensions are not available: {why}");
+            return;
+        }
+    };
+    let env = Env::new(json!({"sequence": [
+        {"text": "first answer", "delay_ms": 1500},
+        {"text": "second answer", "delay_ms": 1500}
+    ]}));
+    let t = env.start(
+        &format!("-e {}", dir.join("working-message-test.ts").display()),
+        100,
+        30,
+    );
+    t.wait_until("the editor", WAIT, super::env::editor_ready);
+    for (question, answer) in [("one", "first answer"), ("two", "second answer")] {
+        submit(&t, question);
+        let screen = t.wait_for("Working... (custom)", WAIT);
+        assert!(!screen.contains("\x1b"), "{screen}");
+        t.wait_for(answer, WAIT);
+    }
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}

@@ -131,6 +131,11 @@ impl App {
                     }
                 }
             }
+            UiMethod::SetWorkingMessage { message } => {
+                // The status line has its own colours: the text is kept, its escapes not.
+                self.extension_ui.working_message =
+                    message.map(|m| crate::modes::interactive::text::line_text(&ansi_line(&m)));
+            }
             UiMethod::Custom { .. }
             | UiMethod::Select { .. }
             | UiMethod::Confirm { .. }
@@ -416,6 +421,7 @@ impl App {
         ui.widgets_below.clear();
         ui.component_widgets.clear();
         ui.footer = None;
+        ui.working_message = None;
         ui.sent_state = None;
         if ui.header_owner.take().is_some() {
             self.header.custom = None;

@@ -52,6 +52,8 @@ pub struct ExtensionUi {
     /// The last `ui_state` sent to the extensions (without the theme), the theme
     /// generation it carried, and a counter of session changes sent since.
     pub(super) sent_state: Option<(serde_json::Value, u64)>,
+    /// `ctx.ui.setWorkingMessage`: shown instead of "Working..." while the agent works.
+    pub working_message: Option<String>,
     /// Bumped when the footer data changes while live components are shown, so they are
     /// rendered again (pi renders them on every frame).
     pub(super) revision: u64,

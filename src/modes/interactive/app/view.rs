@@ -68,7 +68,10 @@ impl App {
         let status = match (&self.status, &self.flash) {
             (Status::Idle, None) => None,
             (Status::Idle, Some((text, _))) => Some(StatusLine::message(self.spinner, text)),
-            (Status::Working, _) => Some(StatusLine::working(self.spinner)),
+            (Status::Working, _) => Some(match &self.extension_ui.working_message {
+                Some(message) => StatusLine::message(self.spinner, message),
+                None => StatusLine::working(self.spinner),
+            }),
             (
                 Status::Retrying {
                     attempt,
