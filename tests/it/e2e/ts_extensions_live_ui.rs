@@ -11,21 +11,22 @@ use super::env::{Env, WAIT, submit};
 use crate::support::reference_pi;
 use crate::support::tmux::{self, Tmux};
 
-/// A widget component: its width and a bold letter in the theme's accent colour, again
-/// after every resize.
+/// `/live` sets a widget component: its width, a bold letter and a text on a background,
+/// in theme colours, rendered again after every resize. (A command rather than
+/// `session_start`, so it comes after `widget-placement`'s widget in both programs.)
 const LIVE_WIDGET: &str = r#"
 export default function (pi) {
-  pi.on("session_start", (_event, ctx) => {
-    if (!ctx.hasUI) return;
+  pi.registerCommand("live", { handler: async (_args, ctx) => {
     ctx.ui.setWidget("live", (_tui, theme) => ({
       render: (width) => [theme.fg("accent", `width=${width}`) + " " + theme.bold("B") + " " + theme.bg("selectedBg", "sel")],
       invalidate() {},
     }));
-  });
+  }});
 }
 "#;
 
-/// pi-rs's dark theme under another name, so that pi and pi-rs use the same colours.
+/// pi-rs's dark theme under another name, so that pi and pi-rs use the same colours (and
+/// no "What's New" from pi, which would push the header off the screen).
 fn write_theme(env: &Env) {
     let theme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/dark.json"))
@@ -36,7 +37,7 @@ fn write_theme(env: &Env) {
     std::fs::write(themes.join("sametheme.json"), theme).unwrap();
     std::fs::write(
         env.agent_dir().join("settings.json"),
-        r#"{"quietStartup": true, "theme": "sametheme"}"#,
+        r#"{"quietStartup": true, "theme": "sametheme", "lastChangelogVersion": "0.73.1"}"#,
     )
     .unwrap();
 }
@@ -51,11 +52,11 @@ struct Run {
 }
 
 fn run(t: &Tmux) -> Run {
-    let first = t.wait_until("header, widgets and editor", WAIT, |s| {
-        s.contains("shitty coding agent")
-            && s.contains("Below editor widget")
-            && s.contains("width=100")
+    t.wait_until("header and widgets", WAIT, |s| {
+        s.contains("shitty coding agent") && s.contains("Below editor widget")
     });
+    submit(t, "/live");
+    let first = t.wait_for("width=100", WAIT);
     let widget_ansi = t
         .screen_ansi()
         .lines()
@@ -186,14 +187,19 @@ fn header_widgets_footer_and_theme_as_in_pi() {
     let position = |rows: &[String], row: &str| rows.iter().position(|r| r == row);
     let their_above = position(&their_first, " Above editor widget").unwrap();
     let their_below = position(&their_first, " Below editor widget").unwrap();
-    // The header rows, and the rows from the upper to the lower widget (the editor).
+    // The header rows (pi prints notes about fd and ripgrep above them; the version
+    // differs), and the rows from the upper to the lower widget (the editor).
+    let eyes = "     █▌  █▌";
+    let ours_at = position(&first, eyes).unwrap();
+    let their_at = position(&their_first, eyes).unwrap();
     assert_eq!(
-        first[..9],
-        their_first[..9],
+        first[ours_at..ours_at + 7],
+        their_first[their_at..their_at + 7],
         "ours:\n{}\ntheirs:\n{}",
         ours.first,
         theirs.first
     );
+    assert!(their_first[their_at + 7].starts_with("   shitty coding agent v"));
     assert_eq!(
         first[above..=below],
         their_first[their_above..=their_below],
@@ -214,6 +220,7 @@ fn header_widgets_footer_and_theme_as_in_pi() {
 /// one whose handler throws.
 const SHORTCUTS: &str = r#"
 export default function (pi) {
+  pi.on("session_start", (_event, ctx) => ctx.ui.notify("keys ready"));
   pi.registerShortcut("ctrl+x", { description: "Say hi", handler: async (ctx) => ctx.ui.notify("shortcut ran") });
   pi.registerShortcut("ctrl+o", { description: "Reserved", handler: async (ctx) => ctx.ui.notify("reserved ran") });
   pi.registerShortcut("alt+q", { handler: async () => { throw new Error("boom"); } });
@@ -237,7 +244,7 @@ fn extension_shortcuts_run_and_show_in_hotkeys() {
     let file = env.cwd().join("keys.ts");
     std::fs::write(&file, SHORTCUTS).unwrap();
     let t = env.start(&format!("-e {}", file.display()), 100, 40);
-    t.wait_until("the editor", WAIT, super::env::editor_ready);
+    t.wait_for("keys ready", WAIT);
     t.keys(&["C-x"]);
     t.wait_for("shortcut ran", WAIT);
     t.keys(&["M-q"]);

@@ -78,11 +78,11 @@ impl App {
                         &mut self.extension_ui.widgets_below,
                     )
                 };
-                other.remove(&key);
-                match lines {
-                    Some(lines) => this.insert(key, lines),
-                    None => this.remove(&key),
-                };
+                other.retain(|(k, _)| *k != key);
+                this.retain(|(k, _)| *k != key);
+                if let Some(lines) = lines {
+                    this.push((key, lines));
+                }
             }
             UiMethod::SetTitle { title } => {
                 // OSC 0: the terminal window's title; control characters are dropped.

@@ -37,10 +37,11 @@ pub struct ExtensionUi {
     pub(super) open: Option<(String, UiReply)>,
     /// `setStatus` texts by key, shown in the footer.
     pub statuses: BTreeMap<String, String>,
-    /// `setWidget` lines by key, above the editor.
-    pub widgets_above: BTreeMap<String, Vec<String>>,
+    /// `setWidget` lines by key, above the editor, in the order they were set (pi's
+    /// `Map`: setting a key again moves it last).
+    pub widgets_above: Vec<(String, Vec<String>)>,
     /// `setWidget` lines by key, below the editor.
-    pub widgets_below: BTreeMap<String, Vec<String>>,
+    pub widgets_below: Vec<(String, Vec<String>)>,
     /// The `ctx.ui.custom` component on screen in place of the editor.
     pub(super) custom: Option<CustomView>,
     /// Widget keys whose lines a component rendered (shown as they are).
