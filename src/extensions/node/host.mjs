@@ -32,8 +32,9 @@
 //                             { name, fg(token, text), bg(token, text), bold(text),
 //                               italic(text), underline(text), inverse(text),
 //                               strikethrough(text), getFgAnsi(token), getBgAnsi(token) }
-//                           colours come from `hello.theme` ({name, fg:{token: "\x1b[..m"},
-//                           bg:{…}}) when pi-rs sends one; otherwise text stays uncoloured.
+//                           colours come from `ui_state.theme` ({name, mode, fg:{token:
+//                           "\x1b[..m"}, bg:{…}}), sent by the interactive UI (the same
+//                           object changes colours in place); otherwise text stays plain.
 //   __piHost.keybindings()  { definitions, userBindings } ({} parts when pi-rs sends none)
 //   __piHost.request(type, fields) -> Promise<result>
 //                           sends {type, id, ...fields} to pi-rs and resolves with the

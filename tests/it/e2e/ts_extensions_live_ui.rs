@@ -299,3 +299,51 @@ fn working_message_replaces_working() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// A footer and a header whose extension then crashes.
+const CRASHING: &str = r#"
+export default function (pi) {
+  pi.on("session_start", (_event, ctx) => {
+    ctx.ui.setFooter(() => ({ render: () => ["CUSTOM FOOTER"], invalidate() {} }));
+    ctx.ui.setHeader(() => ({ render: () => ["CUSTOM HEADER"], invalidate() {} }));
+  });
+  pi.registerCommand("crash", { handler: async () => process.exit(3) });
+}
+"#;
+
+/// When the extension drawing the footer and header stops, the built-in ones come back,
+/// with one warning each.
+#[test]
+fn a_crashed_extensions_footer_and_header_give_way_to_the_built_in_ones() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    if let Err(why) = crate::ts_extensions::examples_dir() {
+        eprintln!("skipped: node and pi's modules are not available: {why}");
+        return;
+    }
+    let env = Env::new(json!({"sequence": []}));
+    let file = env.cwd().join("crashing.ts");
+    std::fs::write(&file, CRASHING).unwrap();
+    let t = env.start(&format!("-e {}", file.display()), 100, 30);
+    let screen = t.wait_until("the custom footer and header", WAIT, |s| {
+        s.contains("CUSTOM FOOTER") && s.contains("CUSTOM HEADER")
+    });
+    assert!(!screen.contains("0.0%/200k"), "{screen}");
+    submit(&t, "/crash");
+    let screen = t.wait_until("the built-in footer", WAIT, |s| {
+        s.contains("0.0%/200k") && s.contains("showing the built-in header")
+    });
+    assert!(!screen.contains("CUSTOM FOOTER"), "{screen}");
+    assert!(!screen.contains("CUSTOM HEADER"), "{screen}");
+    assert_eq!(
+        screen
+            .matches("stopped; showing the built-in footer")
+            .count(),
+        1,
+        "{screen}"
+    );
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}
