@@ -38,6 +38,9 @@ pub(crate) struct Connection {
     pub name: String,
     pub registration: Registration,
     pub events: BTreeSet<EventName>,
+    /// Runs in the node host (pi's TypeScript/JavaScript extensions), which reads
+    /// `ui_state`.
+    pub node_module: bool,
     default_timeout: Duration,
     inner: Arc<Inner>,
 }
@@ -213,6 +216,7 @@ impl Connection {
                 name: display_name,
                 registration,
                 events,
+                node_module: source.launch.node_module,
                 default_timeout,
                 inner,
             },

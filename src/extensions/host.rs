@@ -121,6 +121,15 @@ pub struct ExtensionInfo {
     pub running: bool,
 }
 
+/// A keyboard shortcut registered by an extension (pi's `registerShortcut`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShortcutInfo {
+    /// pi's key id, lower case (`ctrl+shift+p`).
+    pub key: String,
+    pub description: Option<String>,
+    pub extension_path: PathBuf,
+}
+
 /// A slash command registered by an extension.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandInfo {
@@ -476,6 +485,53 @@ impl ExtensionHost {
         }
     }
 
+    /// The keyboard shortcuts, in load order (pi: when two extensions register the same
+    /// key, the later one is used).
+    pub fn shortcuts(&self) -> Vec<ShortcutInfo> {
+        let mut out: Vec<ShortcutInfo> = Vec::new();
+        for connection in &self.inner.connections {
+            for shortcut in &connection.registration.shortcuts {
+                let key = shortcut.key.to_lowercase();
+                out.retain(|s| s.key != key);
+                out.push(ShortcutInfo {
+                    key,
+                    description: shortcut.description.clone(),
+                    extension_path: connection.path.clone(),
+                });
+            }
+        }
+        out
+    }
+
+    /// Runs the handler of shortcut `key` (as [`ExtensionHost::shortcuts`] lists it).
+    /// No timeout: the handler may wait for the user.
+    pub async fn run_shortcut(&self, key: &str) -> Result<(), CommandError> {
+        let Some(connection) = self.inner.connections.iter().rev().find(|c| {
+            c.registration
+                .shortcuts
+                .iter()
+                .any(|s| s.key.to_lowercase() == key)
+        }) else {
+            return Err(CommandError::Unknown(key.to_string()));
+        };
+        let label = format!("shortcut {key}");
+        let reply = connection
+            .request(&label, None, None, |id| {
+                line(&json!({"type": "shortcut", "id": id, "key": key}))
+            })
+            .await;
+        match reply {
+            Ok(_) => Ok(()),
+            // The front end shows the error (pi: "Shortcut handler error: …").
+            Err(Failure::Handler(error)) | Err(Failure::Gone(error)) => {
+                Err(CommandError::Failed(error))
+            }
+            Err(Failure::NotRunning) | Err(Failure::TimedOut(_)) | Err(Failure::Cancelled) => {
+                Err(CommandError::NotRunning(key.to_string()))
+            }
+        }
+    }
+
     /// Runs `/name args`. Commands have no timeout (they may wait for the user).
     pub async fn run_command(&self, invocation_name: &str, args: &str) -> Result<(), CommandError> {
         let Some(entry) = self
@@ -537,6 +593,25 @@ impl ExtensionHost {
         }
         self.broadcast_awaited(EventName::SessionShutdown, &event.to_string())
             .await;
+    }
+
+    /// Sends pi-rs's terminal UI state (`ui_state`: width, theme colours, footer data) to
+    /// the extensions that run in the node host, which re-render their live footer,
+    /// header and widget components with it. Nothing waits for the answer: the new lines
+    /// arrive as `ui` notices.
+    pub fn send_ui_state(&self, state: &Value) {
+        let mut message = json!({"type": "ui_state"});
+        if let (Value::Object(target), Value::Object(fields)) = (&mut message, state) {
+            for (key, value) in fields {
+                target.insert(key.clone(), value.clone());
+            }
+        }
+        let text = line(&message);
+        for connection in &self.inner.connections {
+            if connection.node_module && connection.is_alive() {
+                connection.send_line(text.clone());
+            }
+        }
     }
 
     /// Whether [`ExtensionHost::shutdown`] ran.

@@ -51,7 +51,7 @@ pub use exec::ExecResult;
 pub use hooks::ExtensionHooks;
 pub use host::{
     CommandError, CommandInfo, ExtensionHost, ExtensionInfo, FlagInfo, HostChannels, HostMode,
-    LoadError, LoadOptions,
+    LoadError, LoadOptions, ShortcutInfo,
 };
 pub use source::{ExtensionSource, Launch, ResourceScope, is_node_module, launch_for};
 pub use tool::ExtensionTool;

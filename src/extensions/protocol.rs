@@ -143,6 +143,19 @@ pub struct Registration {
     /// Per-event overrides of `timeoutMs`.
     #[serde(default)]
     pub event_timeouts_ms: BTreeMap<String, u64>,
+    /// Keyboard shortcuts (pi's `registerShortcut`) for the terminal UI.
+    #[serde(default)]
+    pub shortcuts: Vec<ShortcutRegistration>,
+}
+
+/// A keyboard shortcut an extension provides: pi's key id (`ctrl+shift+p`) and what it
+/// does. Pressing it sends a `shortcut` request.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShortcutRegistration {
+    pub key: String,
+    #[serde(default)]
+    pub description: Option<String>,
 }
 
 /// `send_message` options (pi's `sendMessage(message, options)`).
@@ -228,6 +241,9 @@ pub struct UiCall {
     /// The `custom` dialog a `customRender` / `customClose` notice is about.
     #[serde(default)]
     pub custom_id: Option<String>,
+    /// `setWidget`: the lines come from a component (shown as rendered).
+    #[serde(default)]
+    pub widget_component: Option<bool>,
 }
 
 /// A command the host runs for the extension (pi's `pi.exec`).

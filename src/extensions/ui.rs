@@ -45,11 +45,14 @@ pub enum UiMethod {
         key: String,
         text: Option<String>,
     },
-    /// `lines: None` clears the widget `key`.
+    /// `lines: None` clears the widget `key`. `component`: the lines were rendered by a
+    /// component in the host (shown as they are, at the width pi-rs sent), not a list of
+    /// strings (shown as pi's `Text` lines, with one column of padding).
     SetWidget {
         key: String,
         lines: Option<Vec<String>>,
         below_editor: bool,
+        component: bool,
     },
     SetTitle {
         title: String,
@@ -73,6 +76,21 @@ pub enum UiMethod {
     /// The host closed custom component `custom_id` (its `done` was called).
     CustomClose {
         custom_id: String,
+    },
+    /// `ctx.ui.setFooter`: the lines the extension's footer component rendered (again
+    /// after each of its renders); `None` restores the built-in footer.
+    SetFooter {
+        lines: Option<Vec<String>>,
+    },
+    /// `ctx.ui.setHeader`: the lines of the extension's header component; `None`
+    /// restores the built-in header.
+    SetHeader {
+        lines: Option<Vec<String>>,
+    },
+    /// `ctx.ui.setWorkingMessage`: the text next to the spinner while the agent works;
+    /// `None` restores pi's "Working...".
+    SetWorkingMessage {
+        message: Option<String>,
     },
 }
 
@@ -146,12 +164,22 @@ impl UiMethod {
         )
     }
 
-    /// Methods only a terminal UI can show (custom components); other front ends answer
-    /// them "cancelled" (pi's RPC mode returns `undefined` from `custom`).
+    /// Methods only a terminal UI can show (custom components, footers, headers and
+    /// component widgets); other front ends answer them "cancelled" (pi's RPC mode
+    /// returns `undefined` from `custom` and ignores the others).
     pub fn needs_terminal(&self) -> bool {
         matches!(
             self,
-            UiMethod::Custom { .. } | UiMethod::CustomRender { .. } | UiMethod::CustomClose { .. }
+            UiMethod::Custom { .. }
+                | UiMethod::CustomRender { .. }
+                | UiMethod::CustomClose { .. }
+                | UiMethod::SetFooter { .. }
+                | UiMethod::SetHeader { .. }
+                | UiMethod::SetWorkingMessage { .. }
+                | UiMethod::SetWidget {
+                    component: true,
+                    ..
+                }
         )
     }
 
@@ -204,6 +232,7 @@ impl UiMethod {
                 key: call.widget_key.clone().unwrap_or_default(),
                 lines: call.widget_lines.clone(),
                 below_editor: call.widget_placement.as_deref() == Some("belowEditor"),
+                component: call.widget_component == Some(true),
             },
             "setTitle" => UiMethod::SetTitle { title: title() },
             // pi's RPC spells this one in snake case; accept both.
@@ -225,6 +254,15 @@ impl UiMethod {
             },
             "customClose" => UiMethod::CustomClose {
                 custom_id: call.custom_id.clone().unwrap_or_default(),
+            },
+            "setFooter" => UiMethod::SetFooter {
+                lines: call.lines.clone(),
+            },
+            "setHeader" => UiMethod::SetHeader {
+                lines: call.lines.clone(),
+            },
+            "setWorkingMessage" => UiMethod::SetWorkingMessage {
+                message: call.message.clone(),
             },
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
@@ -334,6 +372,7 @@ impl UiRequest {
                 key,
                 lines,
                 below_editor,
+                ..
             } => json!({
                 "method": "setWidget", "widgetKey": key, "widgetLines": lines,
                 "widgetPlacement": if *below_editor { "belowEditor" } else { "aboveEditor" },
@@ -345,6 +384,11 @@ impl UiRequest {
                 json!({"method": "custom", "lines": lines})
             }
             UiMethod::CustomClose { .. } => json!({"method": "customClose"}),
+            UiMethod::SetFooter { lines } => json!({"method": "setFooter", "lines": lines}),
+            UiMethod::SetHeader { lines } => json!({"method": "setHeader", "lines": lines}),
+            UiMethod::SetWorkingMessage { message } => {
+                json!({"method": "setWorkingMessage", "message": message})
+            }
         };
         if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {
             for (key, value) in source {

@@ -121,6 +121,13 @@ impl Tmux {
         text.trim_end().to_string()
     }
 
+    /// The visible screen with its colours and styles as escape sequences (tmux's
+    /// `capture-pane -e`), trailing blank lines removed.
+    pub fn screen_ansi(&self) -> String {
+        let out = self.tmux(&["capture-pane", "-p", "-e", "-t", &self.session]);
+        String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+    }
+
     /// Scrollback plus screen.
     pub fn history(&self) -> String {
         let out = self.tmux(&["capture-pane", "-p", "-S", "-", "-t", &self.session]);

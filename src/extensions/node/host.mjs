@@ -32,8 +32,9 @@
 //                             { name, fg(token, text), bg(token, text), bold(text),
 //                               italic(text), underline(text), inverse(text),
 //                               strikethrough(text), getFgAnsi(token), getBgAnsi(token) }
-//                           colours come from `hello.theme` ({name, fg:{token: "\x1b[..m"},
-//                           bg:{…}}) when pi-rs sends one; otherwise text stays uncoloured.
+//                           colours come from `ui_state.theme` ({name, mode, fg:{token:
+//                           "\x1b[..m"}, bg:{…}}), sent by the interactive UI (the same
+//                           object changes colours in place); otherwise text stays plain.
 //   __piHost.keybindings()  { definitions, userBindings } ({} parts when pi-rs sends none)
 //   __piHost.request(type, fields) -> Promise<result>
 //                           sends {type, id, ...fields} to pi-rs and resolves with the
@@ -94,22 +95,42 @@ function errorText(err) {
 }
 
 // ---- theme ---------------------------------------------------------------------------
+//
+// One Theme object for the whole run (components keep the one their factory got, as in
+// pi, where `theme` is a global that changes its colours in place): its colours come
+// from `themeSpec`, which `hello.theme` and each `ui_state.theme` replace.
 
-function makeTheme(spec) {
-	const fg = spec?.fg ?? {};
-	const bg = spec?.bg ?? {};
-	const wrap = (on, off) => (text) => (spec ? `${on}${text}${off}` : String(text));
+let themeSpec = null;
+
+function makeTheme() {
+	const wrap = (on, off) => (text) => (themeSpec ? `${on}${text}${off}` : String(text));
 	return {
-		name: spec?.name ?? "dark",
-		fg: (token, text) => (fg[token] ? `${fg[token]}${text}\x1b[39m` : String(text)),
-		bg: (token, text) => (bg[token] ? `${bg[token]}${text}\x1b[49m` : String(text)),
+		get name() {
+			return themeSpec?.name ?? "dark";
+		},
+		fg: (token, text) => {
+			const ansi = themeSpec?.fg?.[token];
+			return ansi ? `${ansi}${text}\x1b[39m` : String(text);
+		},
+		bg: (token, text) => {
+			const ansi = themeSpec?.bg?.[token];
+			return ansi ? `${ansi}${text}\x1b[49m` : String(text);
+		},
 		bold: wrap("\x1b[1m", "\x1b[22m"),
 		italic: wrap("\x1b[3m", "\x1b[23m"),
 		underline: wrap("\x1b[4m", "\x1b[24m"),
 		inverse: wrap("\x1b[7m", "\x1b[27m"),
 		strikethrough: wrap("\x1b[9m", "\x1b[29m"),
-		getFgAnsi: (token) => fg[token] ?? "",
-		getBgAnsi: (token) => bg[token] ?? "",
+		getFgAnsi: (token) => themeSpec?.fg?.[token] ?? "",
+		getBgAnsi: (token) => themeSpec?.bg?.[token] ?? "",
+		getColorMode: () => themeSpec?.mode ?? "truecolor",
+		getThinkingBorderColor(level) {
+			const token = `thinking${String(level ?? "off").replace(/^./, (c) => c.toUpperCase())}`;
+			return (text) => this.fg(themeSpec?.fg?.[token] ? token : "thinkingOff", text);
+		},
+		getBashModeBorderColor() {
+			return (text) => this.fg("bashMode", text);
+		},
 	};
 }
 
@@ -176,24 +197,144 @@ function uiNotice(method, fields) {
 	send({ type: "ui", method, ...fields });
 }
 
-function componentLines(factory, width = 80) {
+// ---- live components: footer, header and widgets ----------------------------------------
+//
+// pi draws `setFooter` / `setHeader` / `setWidget` components in its own TUI on every
+// frame. Here they live in the host, and pi-rs shows the lines they rendered: each one is
+// rendered at pi-rs's terminal width when it is set, again whenever it asks
+// (`tui.requestRender`) and whenever pi-rs's `ui_state` changes (width, theme, footer
+// data, or a session change that the built-in footer would show). pi-rs never waits for
+// these lines: it draws the last ones it has.
+
+const uiState = { width: 80, rows: 24, gitBranch: null, statuses: {}, providerCount: 0 };
+const branchListeners = new Set();
+const live = new Map(); // slot ("footer", "header", "widget:<key>") -> entry
+
+const footerData = {
+	getGitBranch: () => uiState.gitBranch ?? null,
+	getExtensionStatuses: () => new Map(Object.entries(uiState.statuses ?? {})),
+	getAvailableProviderCount: () => uiState.providerCount ?? 0,
+	onBranchChange(callback) {
+		branchListeners.add(callback);
+		return () => branchListeners.delete(callback);
+	},
+};
+
+function renderComponent(component, what) {
 	try {
-		const component = factory(tuiStub, currentTheme);
-		const lines = component?.render?.(width) ?? [];
-		component?.dispose?.();
-		return lines;
+		const lines = component?.render?.(uiState.width) ?? [];
+		return Array.isArray(lines) ? lines.map(String) : [];
 	} catch (err) {
-		toStderr(`widget render failed: ${errorText(err)}`);
+		toStderr(`${what} render failed: ${errorText(err)}`);
 		return [];
 	}
 }
 
-const tuiStub = {
-	requestRender() {},
-	get terminal() {
-		return { columns: 80, rows: 24 };
-	},
-};
+function sendLive(slot) {
+	const entry = live.get(slot);
+	if (!entry || entry.component === undefined) return;
+	uiNotice(entry.method, entry.fields(renderComponent(entry.component, slot)));
+}
+
+function liveTui(slot) {
+	return {
+		requestRender() {
+			const entry = live.get(slot);
+			if (!entry || entry.queued) return;
+			entry.queued = true;
+			queueMicrotask(() => {
+				entry.queued = false;
+				if (live.get(slot) === entry) sendLive(slot);
+			});
+		},
+		get terminal() {
+			return { columns: uiState.width, rows: uiState.rows };
+		},
+	};
+}
+
+function disposeLive(slot) {
+	const old = live.get(slot);
+	live.delete(slot);
+	try {
+		old?.component?.dispose?.();
+	} catch (err) {
+		toStderr(`${slot} dispose failed: ${errorText(err)}`);
+	}
+}
+
+// Sets (or, without a factory, clears) the component of `slot`; `fields(lines)` builds
+// the `ui` message (`lines` undefined: cleared).
+function setLive(slot, factory, method, fields, extraArgs = []) {
+	disposeLive(slot);
+	if (!hello?.hasUI) return;
+	if (typeof factory !== "function") {
+		uiNotice(method, fields(undefined));
+		return;
+	}
+	const entry = { component: undefined, queued: false, method, fields };
+	live.set(slot, entry);
+	try {
+		entry.component = factory(liveTui(slot), currentTheme, ...extraArgs) ?? null;
+	} catch (err) {
+		live.delete(slot);
+		toStderr(`${slot} factory failed: ${errorText(err)}`);
+		uiNotice(method, fields(undefined));
+		return;
+	}
+	sendLive(slot);
+}
+
+function setWidget(key, content, options) {
+	const placement = options?.placement === "belowEditor" ? "belowEditor" : "aboveEditor";
+	const fields = (lines, component) => ({
+		widgetKey: key,
+		widgetLines: lines,
+		widgetPlacement: placement,
+		...(component ? { widgetComponent: true } : {}),
+	});
+	if (typeof content === "function") {
+		setLive(`widget:${key}`, content, "setWidget", (lines) => fields(lines, true));
+		return;
+	}
+	disposeLive(`widget:${key}`);
+	uiNotice("setWidget", fields(content === undefined ? undefined : content.map(String)));
+}
+
+// pi-rs's `ui_state`: re-render what depends on it.
+function applyUiState(message) {
+	if (Number.isInteger(message.width) && message.width > 0) {
+		uiState.width = message.width;
+		customColumns = message.width;
+	}
+	if (Number.isInteger(message.rows) && message.rows > 0) uiState.rows = message.rows;
+	if (message.theme !== undefined) themeSpec = message.theme;
+	if (message.statuses && typeof message.statuses === "object") uiState.statuses = message.statuses;
+	if (Number.isInteger(message.providerCount)) uiState.providerCount = message.providerCount;
+	if ("gitBranch" in message && (message.gitBranch ?? null) !== uiState.gitBranch) {
+		uiState.gitBranch = message.gitBranch ?? null;
+		for (const callback of [...branchListeners]) {
+			try {
+				callback();
+			} catch (err) {
+				toStderr(`onBranchChange callback failed: ${errorText(err)}`);
+			}
+		}
+	}
+	if (message.theme !== undefined) {
+		for (const entry of [...live.values(), ...customViews.values()]) {
+			try {
+				entry.component?.invalidate?.();
+			} catch (err) {
+				toStderr(`invalidate failed: ${errorText(err)}`);
+			}
+		}
+	}
+	for (const slot of [...live.keys()]) sendLive(slot);
+	for (const [id, view] of customViews) {
+		send({ type: "ui", method: "customRender", customId: id, lines: customLines(view) });
+	}
+}
 
 let editorText = "";
 
@@ -207,14 +348,7 @@ function makeUi() {
 		editor: async (title, prefill) => (await dialog("editor", { title, prefill }))?.value,
 		notify: (message, type = "info") => uiNotice("notify", { message, notifyType: type }),
 		setStatus: (key, text) => uiNotice("setStatus", { statusKey: key, statusText: text }),
-		setWidget: (key, content, options) => {
-			const lines = typeof content === "function" ? componentLines(content) : content;
-			uiNotice("setWidget", {
-				widgetKey: key,
-				widgetLines: lines,
-				widgetPlacement: options?.placement,
-			});
-		},
+		setWidget: (key, content, options) => setWidget(key, content, options),
 		setTitle: (title) => uiNotice("setTitle", { title }),
 		setEditorText: (text) => {
 			editorText = text;
@@ -225,12 +359,14 @@ function makeUi() {
 			editorText += text;
 			uiNotice("setEditorText", { text: editorText });
 		},
-		setWorkingMessage: () => {},
+		setWorkingMessage: (message) =>
+			uiNotice("setWorkingMessage", message === undefined ? {} : { message: String(message) }),
 		setWorkingVisible: () => {},
 		setWorkingIndicator: () => {},
 		setHiddenThinkingLabel: () => {},
-		setFooter: () => {},
-		setHeader: () => {},
+		setFooter: (factory) =>
+			setLive("footer", factory, "setFooter", (lines) => ({ lines }), [footerData]),
+		setHeader: (factory) => setLive("header", factory, "setHeader", (lines) => ({ lines })),
 		onTerminalInput: () => () => {},
 		addAutocompleteProvider: () => {},
 		setEditorComponent: () => {},
@@ -501,7 +637,7 @@ const pi = {
 		commands.set(name, { name, ...options });
 	},
 	registerShortcut(shortcut, options) {
-		shortcuts.set(shortcut, options);
+		shortcuts.set(String(shortcut).toLowerCase(), options);
 	},
 	registerFlag(name, options) {
 		flags.set(name, { name, ...options });
@@ -810,6 +946,7 @@ function registration() {
 			description: f.description,
 			default: f.default,
 		})),
+		shortcuts: [...shortcuts.entries()].map(([key, s]) => ({ key, description: s?.description })),
 		// pi waits for handlers without a limit; dialogs pause pi-rs's timeout anyway.
 		timeoutMs: 600000,
 	};
@@ -847,7 +984,7 @@ async function load() {
 	send(registration());
 }
 
-let currentTheme = makeTheme(null);
+const currentTheme = makeTheme();
 let keybindings = { definitions: {}, userBindings: {} };
 const host = {
 	version: "",
@@ -893,7 +1030,7 @@ async function handle(message) {
 				mode: message.mode,
 				hasUI: message.hasUI === true,
 			});
-			currentTheme = makeTheme(message.theme ?? null);
+			if (message.theme) themeSpec = message.theme;
 			if (message.keybindings) keybindings = message.keybindings;
 			await load();
 			return;
@@ -936,8 +1073,21 @@ async function handle(message) {
 		case "cancel":
 			running.get(message.id)?.abort();
 			return;
+		case "shortcut":
+			try {
+				const shortcut = shortcuts.get(message.key);
+				if (!shortcut?.handler) throw new Error(`unknown shortcut ${message.key}`);
+				await shortcut.handler(makeContext());
+				answer(message.id, null);
+			} catch (err) {
+				answer(message.id, undefined, errorText(err));
+			}
+			return;
 		case "ui_input":
 			customInput(message);
+			return;
+		case "ui_state":
+			applyUiState(message);
 			return;
 		default:
 			return;

@@ -569,5 +569,39 @@ pub fn resolved_hex_colors(theme: &Theme) -> HashMap<&'static str, String> {
         .collect()
 }
 
+/// The escape sequence pi's `Theme` uses for a colour value (`fgAnsi` / `bgAnsi`):
+/// 24-bit in a true-colour terminal, else the nearest xterm-256 colour; `""` resets to
+/// the terminal default.
+pub fn ansi_sequence(value: ColorValue, mode: ColorMode, background: bool) -> String {
+    let (set, reset) = if background { (48, 49) } else { (38, 39) };
+    match (value, mode) {
+        (ColorValue::Default, _) => format!("\x1b[{reset}m"),
+        (ColorValue::Index(i), _) => format!("\x1b[{set};5;{i}m"),
+        (ColorValue::Rgb(r, g, b), ColorMode::TrueColor) => format!("\x1b[{set};2;{r};{g};{b}m"),
+        (ColorValue::Rgb(r, g, b), _) => format!("\x1b[{set};5;{}m", rgb_to_256(r, g, b)),
+    }
+}
+
+/// The theme as pi's extensions see it (`ctx.ui.theme`): its name, pi's colour mode
+/// name, and each token's escape sequence, foreground tokens under `fg` and the six
+/// background tokens under `bg`, as pi's `Theme` splits them.
+pub fn extension_theme_spec(theme: &Theme) -> serde_json::Value {
+    let mut fg = Map::new();
+    let mut bg = Map::new();
+    for token in ThemeToken::ALL {
+        let background = token.is_background();
+        let target = if background { &mut bg } else { &mut fg };
+        target.insert(
+            token.name().to_string(),
+            Value::String(ansi_sequence(theme.value(*token), theme.mode(), background)),
+        );
+    }
+    let mode = match theme.mode() {
+        ColorMode::TrueColor => "truecolor",
+        ColorMode::Ansi256 | ColorMode::Ansi16 => "256color",
+    };
+    serde_json::json!({"name": theme.name(), "mode": mode, "fg": fg, "bg": bg})
+}
+
 #[cfg(test)]
 mod tests;

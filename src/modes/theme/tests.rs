@@ -211,3 +211,31 @@ fn default_theme_follows_colorfgbg() {
     assert_eq!(default_theme_name(env(Some("0;default;15"))), "dark");
     assert_eq!(default_theme_name(env(None)), "dark");
 }
+
+#[test]
+fn extension_theme_spec_uses_pis_escape_sequences() {
+    let dark = Theme::dark(ColorMode::TrueColor);
+    let spec = extension_theme_spec(&dark);
+    assert_eq!(spec["name"], "dark");
+    assert_eq!(spec["mode"], "truecolor");
+    // accent = teal = #5fd7af; text = "" (terminal default); selectedBg is a background.
+    assert_eq!(spec["fg"]["accent"], "\x1b[38;2;95;215;175m");
+    assert_eq!(spec["fg"]["text"], "\x1b[39m");
+    assert_eq!(spec["bg"]["selectedBg"], "\x1b[48;2;51;56;74m");
+    assert!(spec["fg"].get("selectedBg").is_none());
+    assert_eq!(
+        spec["fg"].as_object().unwrap().len(),
+        ThemeToken::ALL.len() - 6
+    );
+    let dark256 = Theme::dark(ColorMode::Ansi256);
+    let spec = extension_theme_spec(&dark256);
+    assert_eq!(spec["mode"], "256color");
+    assert_eq!(
+        spec["fg"]["accent"],
+        format!("\x1b[38;5;{}m", rgb_to_256(95, 215, 175))
+    );
+    assert_eq!(
+        ansi_sequence(ColorValue::Index(7), ColorMode::TrueColor, true),
+        "\x1b[48;5;7m"
+    );
+}

@@ -8,6 +8,8 @@
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
 //! - `keys`: Shift+Enter and the editor keys through tmux's extended keys; the warning
 //!   when they are off.
+//! - `ts_extensions_live_ui`: pi's extension footers, headers, widgets and theme
+//!   colours, side by side with the reference pi.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
@@ -17,5 +19,6 @@ mod footer;
 mod keys;
 mod tree;
 mod ts_extensions;
+mod ts_extensions_live_ui;
 mod ts_extensions_ui;
 mod tui;

@@ -395,7 +395,17 @@ impl App {
     }
 
     fn show_hotkeys(&mut self) {
-        self.show_block(crate::modes::interactive::components::hotkeys::HotkeysView);
+        let extensions = self
+            .extension_shortcuts()
+            .into_iter()
+            .map(|s| {
+                let description = s
+                    .description
+                    .unwrap_or_else(|| s.extension_path.display().to_string());
+                (s.key, description)
+            })
+            .collect();
+        self.show_block(crate::modes::interactive::components::hotkeys::HotkeysView { extensions });
     }
 
     /// Adds a block to the chat (`/hotkeys`, `/session`, `/changelog`), as pi does: it

@@ -12,11 +12,13 @@ use std::io::Write;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
+use serde_json::json;
 
 use super::overlay::{InputPurpose, Overlay, SelectPurpose};
 use super::state::{App, CustomView};
 use crate::extensions::{NotifyLevel, UiMethod, UiRequest, UiResponse};
 use crate::modes::interactive::autocomplete::CompletionItem;
+use crate::modes::interactive::keys::{Action, KeySpec};
 
 /// The options of a `confirm` dialog, in pi's order.
 const CONFIRM_OPTIONS: [&str; 2] = ["Yes", "No"];
@@ -58,7 +60,13 @@ impl App {
                 key,
                 lines,
                 below_editor,
+                component,
             } => {
+                if component && lines.is_some() {
+                    self.extension_ui.component_widgets.insert(key.clone());
+                } else {
+                    self.extension_ui.component_widgets.remove(&key);
+                }
                 let (this, other) = if below_editor {
                     (
                         &mut self.extension_ui.widgets_below,
@@ -70,11 +78,11 @@ impl App {
                         &mut self.extension_ui.widgets_below,
                     )
                 };
-                other.remove(&key);
-                match lines {
-                    Some(lines) => this.insert(key, lines),
-                    None => this.remove(&key),
-                };
+                other.retain(|(k, _)| *k != key);
+                this.retain(|(k, _)| *k != key);
+                if let Some(lines) = lines {
+                    this.push((key, lines));
+                }
             }
             UiMethod::SetTitle { title } => {
                 // OSC 0: the terminal window's title; control characters are dropped.
@@ -105,6 +113,28 @@ impl App {
                     }
                     self.open_waiting_extension_dialog();
                 }
+            }
+            UiMethod::SetFooter { lines } => {
+                self.extension_ui.footer = lines.map(|l| (request.extension_path.clone(), l));
+            }
+            UiMethod::SetHeader { lines } => {
+                let custom: Option<Vec<Line<'static>>> =
+                    lines.map(|l| l.iter().map(|line| ansi_line(line)).collect());
+                if custom != self.header.custom {
+                    self.extension_ui.header_owner =
+                        custom.as_ref().map(|_| request.extension_path.clone());
+                    self.header.custom = custom;
+                    // The header is in the scrollback: print everything again (pi
+                    // redraws the whole screen when lines above the viewport change).
+                    if self.header_written {
+                        self.full_redraw = true;
+                    }
+                }
+            }
+            UiMethod::SetWorkingMessage { message } => {
+                // The status line has its own colours: the text is kept, its escapes not.
+                self.extension_ui.working_message =
+                    message.map(|m| crate::modes::interactive::text::line_text(&ansi_line(&m)));
             }
             UiMethod::Custom { .. }
             | UiMethod::Select { .. }
@@ -235,7 +265,220 @@ impl App {
     }
 }
 
+/// pi's editor-global actions an extension shortcut may not take over (a shortcut on one
+/// of their keys is skipped).
+const RESERVED_ACTIONS: &[&str] = &[
+    "app.interrupt",
+    "app.clear",
+    "app.exit",
+    "app.suspend",
+    "app.thinking.cycle",
+    "app.model.cycleForward",
+    "app.model.cycleBackward",
+    "app.model.select",
+    "app.tools.expand",
+    "app.thinking.toggle",
+    "app.editor.external",
+    "app.message.followUp",
+    "tui.input.submit",
+    "tui.select.confirm",
+    "tui.select.cancel",
+    "tui.input.copy",
+    "tui.editor.deleteToLineEnd",
+];
+
 impl App {
+    /// The extensions' keyboard shortcuts that are bound: those on a key of a reserved
+    /// action are left out, as pi skips them.
+    pub fn extension_shortcuts(&self) -> Vec<crate::extensions::ShortcutInfo> {
+        let Some(host) = self.session.extension_host() else {
+            return Vec::new();
+        };
+        host.shortcuts()
+            .into_iter()
+            .filter(|s| {
+                let Ok(spec) = s.key.parse::<KeySpec>() else {
+                    return false;
+                };
+                !RESERVED_ACTIONS.iter().any(|id| {
+                    Action::from_id(id).is_some_and(|a| self.keys.keys(a).contains(&spec))
+                })
+            })
+            .collect()
+    }
+
+    /// Runs the extension shortcut bound to `key`, if any (pi checks them before the
+    /// editor's own keys). The handler runs in the background; its failure is shown.
+    pub(super) fn run_extension_shortcut(&mut self, key: &KeyEvent) -> bool {
+        let Some(shortcut) = self
+            .extension_shortcuts()
+            .into_iter()
+            .find(|s| s.key.parse::<KeySpec>().is_ok_and(|spec| spec.matches(key)))
+        else {
+            return false;
+        };
+        let Some(host) = self.session.extension_host() else {
+            return false;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            if let Err(crate::extensions::CommandError::Failed(e)) =
+                host.run_shortcut(&shortcut.key).await
+            {
+                let _ = tx.send(super::msg::AppMsg::Error(format!(
+                    "Shortcut handler error: {e}"
+                )));
+            }
+        });
+        true
+    }
+
+    /// Whether an extension's component is on screen outside dialogs (footer, header or
+    /// a component widget): those are rendered again when the footer data changes.
+    fn live_extension_components(&self) -> bool {
+        self.extension_ui.footer.is_some()
+            || self.extension_ui.header_owner.is_some()
+            || !self.extension_ui.component_widgets.is_empty()
+    }
+
+    /// The footer data changed (it was computed again): live components render again.
+    pub(super) fn footer_data_changed(&mut self) {
+        if self.live_extension_components() {
+            self.extension_ui.revision += 1;
+        }
+    }
+
+    /// Sends `ui_state` to the extensions when something they render with changed: the
+    /// terminal size, the theme (its colours only when it changed), the git branch,
+    /// the extension statuses, the provider count, or the footer data (`revision`).
+    /// Nothing waits for their new lines.
+    pub(super) fn sync_extension_ui_state(&mut self) {
+        let Some(host) = self.session.extension_host() else {
+            return;
+        };
+        let state = json!({
+            "width": self.width(),
+            "rows": self.height(),
+            "gitBranch": self.git_branch,
+            "statuses": self.extension_ui.statuses,
+            "providerCount": self.provider_count,
+            "revision": self.extension_ui.revision,
+        });
+        let generation = self.theme.generation();
+        let theme_changed = match &self.extension_ui.sent_state {
+            Some((sent, sent_generation)) => {
+                if *sent == state && *sent_generation == generation {
+                    return;
+                }
+                *sent_generation != generation
+            }
+            None => true,
+        };
+        let mut message = state.clone();
+        if theme_changed {
+            message["theme"] = crate::modes::theme::extension_theme_spec(&self.theme);
+        }
+        host.send_ui_state(&message);
+        self.extension_ui.sent_state = Some((state, generation));
+    }
+
+    /// A footer or header whose extension stopped (crashed, or was shut down) gives way
+    /// to the built-in one, with one warning.
+    pub(super) fn drop_stopped_extension_ui(&mut self) {
+        let Some(host) = self.session.extension_host() else {
+            return;
+        };
+        if let Some((path, _)) = &self.extension_ui.footer
+            && !host.is_running(path)
+        {
+            let path = path.clone();
+            self.extension_ui.footer = None;
+            self.notice(format!(
+                "Warning: extension {} stopped; showing the built-in footer",
+                path.display()
+            ));
+        }
+        if let Some(path) = &self.extension_ui.header_owner
+            && !host.is_running(path)
+        {
+            let path = path.clone();
+            self.extension_ui.header_owner = None;
+            self.header.custom = None;
+            self.full_redraw = true;
+            self.notice(format!(
+                "Warning: extension {} stopped; showing the built-in header",
+                path.display()
+            ));
+        }
+    }
+
+    /// Forgets what the extensions of the previous host put on screen (`/reload`, a new
+    /// host): footer, header, widgets and statuses, as pi resets its extension UI.
+    pub(super) fn reset_extension_ui(&mut self) {
+        let ui = &mut self.extension_ui;
+        ui.statuses.clear();
+        ui.widgets_above.clear();
+        ui.widgets_below.clear();
+        ui.component_widgets.clear();
+        ui.footer = None;
+        ui.working_message = None;
+        ui.sent_state = None;
+        if ui.header_owner.take().is_some() {
+            self.header.custom = None;
+            self.full_redraw = true;
+        }
+        self.footer_cache = None;
+    }
+
+    /// The extension footer's lines, when an extension replaced the footer.
+    pub(super) fn extension_footer_lines(&self, width: usize) -> Option<Vec<Line<'static>>> {
+        let (_, lines) = self.extension_ui.footer.as_ref()?;
+        Some(
+            lines
+                .iter()
+                .map(|line| {
+                    crate::modes::interactive::text::truncate_line(
+                        ansi_line(line),
+                        width,
+                        Span::raw(""),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// A widget's lines as pi shows them: a component's lines as rendered; a list of
+    /// strings as pi's `Text` lines (one column of padding, wrapped), colours kept.
+    pub(super) fn extension_widget_lines(
+        &self,
+        key: &str,
+        lines: &[String],
+        width: usize,
+    ) -> Vec<Line<'static>> {
+        if self.extension_ui.component_widgets.contains(key) {
+            return lines
+                .iter()
+                .map(|line| {
+                    crate::modes::interactive::text::truncate_line(
+                        ansi_line(line),
+                        width,
+                        Span::raw(""),
+                    )
+                })
+                .collect();
+        }
+        lines
+            .iter()
+            .flat_map(|line| {
+                crate::modes::interactive::components::text_block(
+                    vec![ansi_line(line).spans],
+                    width,
+                    1,
+                )
+            })
+            .collect()
+    }
+
     /// Whether a custom component takes the keys (it is on screen in place of the editor).
     pub fn custom_component_open(&self) -> bool {
         self.extension_ui.custom.is_some()

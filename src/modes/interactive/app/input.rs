@@ -92,6 +92,9 @@ impl App {
             return KeyCommand::None;
         }
 
+        if self.run_extension_shortcut(&key) {
+            return KeyCommand::None;
+        }
         // The completion popup owns Escape, arrows, Tab and Enter while it is open.
         let action = if self.editor.is_showing_autocomplete() {
             None

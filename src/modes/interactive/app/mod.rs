@@ -399,6 +399,7 @@ fn new_app(
         quiet: quiet && !options.verbose,
         tagline: None,
         resources: LoadedResources::default(),
+        custom: None,
     };
     let mut app = App {
         session,

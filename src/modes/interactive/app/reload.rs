@@ -39,10 +39,7 @@ impl App {
             return;
         };
         // As pi: what the old extensions put on screen goes with them.
-        self.extension_ui.statuses.clear();
-        self.extension_ui.widgets_above.clear();
-        self.extension_ui.widgets_below.clear();
-        self.footer_cache = None;
+        self.reset_extension_ui();
         self.loading = true;
         self.status = Status::Message(RELOADING.into());
         self.dirty = true;

@@ -37,12 +37,27 @@ pub struct ExtensionUi {
     pub(super) open: Option<(String, UiReply)>,
     /// `setStatus` texts by key, shown in the footer.
     pub statuses: BTreeMap<String, String>,
-    /// `setWidget` lines by key, above the editor.
-    pub widgets_above: BTreeMap<String, Vec<String>>,
+    /// `setWidget` lines by key, above the editor, in the order they were set (pi's
+    /// `Map`: setting a key again moves it last).
+    pub widgets_above: Vec<(String, Vec<String>)>,
     /// `setWidget` lines by key, below the editor.
-    pub widgets_below: BTreeMap<String, Vec<String>>,
+    pub widgets_below: Vec<(String, Vec<String>)>,
     /// The `ctx.ui.custom` component on screen in place of the editor.
     pub(super) custom: Option<CustomView>,
+    /// Widget keys whose lines a component rendered (shown as they are).
+    pub component_widgets: std::collections::BTreeSet<String>,
+    /// An extension's footer (`ctx.ui.setFooter`): the extension and its last lines.
+    pub footer: Option<(PathBuf, Vec<String>)>,
+    /// The extension that set the custom header (its lines are in `App::header`).
+    pub header_owner: Option<PathBuf>,
+    /// The last `ui_state` sent to the extensions (without the theme), the theme
+    /// generation it carried, and a counter of session changes sent since.
+    pub(super) sent_state: Option<(serde_json::Value, u64)>,
+    /// `ctx.ui.setWorkingMessage`: shown instead of "Working..." while the agent works.
+    pub working_message: Option<String>,
+    /// Bumped when the footer data changes while live components are shown, so they are
+    /// rendered again (pi renders them on every frame).
+    pub(super) revision: u64,
 }
 
 /// A custom component drawn by its extension's host: its last lines, and where keys go.
@@ -375,6 +390,8 @@ impl App {
     /// attached extension host (after loading or `/reload`) has a new one to forward.
     pub fn forward_extension_ui(&mut self) {
         if let Some(mut requests) = self.session.take_ui_requests() {
+            // A new host: it has not seen the terminal's state yet.
+            self.extension_ui.sent_state = None;
             let tx = self.tx.clone();
             tokio::spawn(async move {
                 while let Some(request) = requests.recv().await {

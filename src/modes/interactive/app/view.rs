@@ -68,7 +68,10 @@ impl App {
         let status = match (&self.status, &self.flash) {
             (Status::Idle, None) => None,
             (Status::Idle, Some((text, _))) => Some(StatusLine::message(self.spinner, text)),
-            (Status::Working, _) => Some(StatusLine::working(self.spinner)),
+            (Status::Working, _) => Some(match &self.extension_ui.working_message {
+                Some(message) => StatusLine::message(self.spinner, message),
+                None => StatusLine::working(self.spinner),
+            }),
             (
                 Status::Retrying {
                     attempt,
@@ -107,15 +110,8 @@ impl App {
             cursor = None;
             out.extend(lines);
         } else {
-            let muted = self
-                .theme
-                .fg(crate::modes::interactive::theme::ThemeToken::Muted);
-            for lines in self.extension_ui.widgets_above.values() {
-                for line in lines {
-                    out.extend(crate::modes::interactive::components::styled_text(
-                        line, muted, width, 1,
-                    ));
-                }
+            for (key, lines) in &self.extension_ui.widgets_above {
+                out.extend(self.extension_widget_lines(key, lines, width));
             }
             let thinking = self.session.thinking_level();
             let style = border_style(&self.theme, thinking, self.editor.bash_mode());
@@ -126,21 +122,17 @@ impl App {
                 .cursor
                 .map(|(col, row)| (base + row as usize, col as usize));
             out.extend(rendered.lines);
-            let muted = self
-                .theme
-                .fg(crate::modes::interactive::theme::ThemeToken::Muted);
-            for lines in self.extension_ui.widgets_below.values() {
-                for line in lines {
-                    out.extend(crate::modes::interactive::components::styled_text(
-                        line, muted, width, 1,
-                    ));
-                }
+            for (key, lines) in &self.extension_ui.widgets_below {
+                out.extend(self.extension_widget_lines(key, lines, width));
             }
         }
         if self.footer_cache.is_none() {
             self.footer_cache = Some(self.footer());
+            self.footer_data_changed();
         }
-        if let Some(footer) = &self.footer_cache {
+        if let Some(lines) = self.extension_footer_lines(width) {
+            out.extend(lines);
+        } else if let Some(footer) = &self.footer_cache {
             let ui = self.ui();
             out.extend(footer.render(width, &ui));
         }
@@ -173,6 +165,7 @@ impl App {
     /// (all of them, with `full`, after a resize or a rebuild) and the live region. Pure
     /// with respect to the terminal; [`App::draw`] writes it, `Headless` reads it.
     pub fn compose(&mut self) -> Composed {
+        self.drop_stopped_extension_ui();
         let width = self.width();
         let full = std::mem::take(&mut self.full_redraw);
         let end = self.committable();
@@ -191,6 +184,7 @@ impl App {
         let printed = self.history_within_budget(start, end, width, &mut history);
         self.committed = printed;
         let (live, cursor) = self.live_lines(end, width);
+        self.sync_extension_ui_state();
         // More history to print: keep drawing frames until it is all out.
         self.dirty = printed < end;
         Composed {

@@ -36,6 +36,9 @@ pub struct StartupHeader {
     /// An optional line under the key hints.
     pub tagline: Option<String>,
     pub resources: LoadedResources,
+    /// An extension's header (`ctx.ui.setHeader`): these lines replace the logo and the
+    /// key hints, as pi swaps its built-in header component.
+    pub custom: Option<Vec<Line<'static>>>,
 }
 
 /// A key hint for a raw label (`/`, `!`) rather than an action.
@@ -136,6 +139,19 @@ impl StartupHeader {
 
 impl Component for StartupHeader {
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        if let Some(custom) = &self.custom {
+            let lines = custom.iter().map(|l| {
+                crate::modes::interactive::text::truncate_line(l.clone(), width, Span::raw(""))
+            });
+            if self.quiet {
+                return lines.collect();
+            }
+            let mut out = vec![Line::default()];
+            out.extend(lines);
+            out.push(Line::default());
+            out.extend(self.resource_sections(width, ui));
+            return out;
+        }
         if self.quiet {
             // One blank line, like the spacing above the chat.
             return vec![Line::default()];
@@ -172,7 +188,16 @@ impl Component for StartupHeader {
         let mut out = vec![Line::default()];
         out.extend(text_block(logical, width, 1));
         out.push(Line::default());
+        out.extend(self.resource_sections(width, ui));
+        out
+    }
+}
 
+impl StartupHeader {
+    /// The loaded resources (context files, skills, prompts, extensions, themes) under
+    /// the header.
+    fn resource_sections(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        let mut out = Vec::new();
         let r = &self.resources;
         let mut sections = Vec::new();
         let context = if self.expanded && !r.context_files_expanded.is_empty() {

@@ -10,9 +10,14 @@ use crate::modes::interactive::keys::Action;
 use crate::modes::interactive::text::{WrapOptions, str_width, truncate_to_width, wrap_spans};
 use crate::modes::interactive::theme::ThemeToken;
 
-/// The `/hotkeys` block. Holds nothing: it reads the bindings from the [`Ui`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct HotkeysView;
+/// The `/hotkeys` block. It reads the bindings from the [`Ui`]; extensions' shortcuts
+/// (pi's `registerShortcut`) come last, as in pi.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HotkeysView {
+    /// Extension shortcuts: pi's key id and the description (the extension's path
+    /// when it gave none).
+    pub extensions: Vec<(String, String)>,
+}
 
 /// Sections, by action id prefix, in the order they are shown.
 const GROUPS: &[(&str, &[&str])] = &[
@@ -67,7 +72,7 @@ impl Component for HotkeysView {
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         let width = width.max(1);
         let bold = ratatui::style::Style::default().add_modifier(Modifier::BOLD);
-        let mut rows: Vec<Vec<(String, &'static str)>> = vec![Vec::new(); GROUPS.len()];
+        let mut rows: Vec<Vec<(String, String)>> = vec![Vec::new(); GROUPS.len()];
         for &action in Action::ALL {
             let keys = ui.key(action);
             let shown = if keys.is_empty() {
@@ -75,10 +80,20 @@ impl Component for HotkeysView {
             } else {
                 display_keys(&keys)
             };
-            rows[group_of(action)].push((shown, action.description()));
+            rows[group_of(action)].push((shown, action.description().to_string()));
         }
         let last = rows.len() - 1;
-        rows[last].extend(PREFIXES.iter().map(|(k, d)| (k.to_string(), *d)));
+        rows[last].extend(PREFIXES.iter().map(|(k, d)| (k.to_string(), d.to_string())));
+        let mut titles: Vec<&str> = GROUPS.iter().map(|(title, _)| *title).collect();
+        if !self.extensions.is_empty() {
+            titles.push("Extensions");
+            rows.push(
+                self.extensions
+                    .iter()
+                    .map(|(key, description)| (display_keys(key), description.clone()))
+                    .collect(),
+            );
+        }
         let key_column = rows
             .iter()
             .flatten()
@@ -96,7 +111,7 @@ impl Component for HotkeysView {
             width,
             1,
         ));
-        for ((title, _), group) in GROUPS.iter().zip(&rows) {
+        for (title, group) in titles.iter().zip(&rows) {
             out.push(Line::default());
             out.extend(styled_text(title, bold, width, 1));
             for (keys, description) in group {
@@ -116,7 +131,7 @@ impl Component for HotkeysView {
                     rest_prefix: vec![Span::raw(" ".repeat(key_column + 4))],
                 };
                 out.extend(wrap_spans(
-                    &[Span::styled(*description, ui.fg(ThemeToken::Muted))],
+                    &[Span::styled(description.clone(), ui.fg(ThemeToken::Muted))],
                     width,
                     &opts,
                 ));
@@ -134,6 +149,29 @@ mod tests {
     use crate::modes::interactive::test_support::{plain, theme};
 
     #[test]
+    fn extension_shortcuts_come_last() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let ui = Ui::new(&t, &keys);
+        let view = HotkeysView {
+            extensions: vec![
+                ("ctrl+shift+p".into(), "Toggle plan mode".into()),
+                ("alt+q".into(), "/ext/keys.ts".into()),
+            ],
+        };
+        let text = plain(&view.render(100, &ui), 100);
+        let rows: Vec<&str> = text.lines().map(str::trim_end).collect();
+        let at = rows.iter().position(|r| *r == " Extensions").unwrap();
+        assert!(rows[at - 1].is_empty());
+        assert!(rows[at + 1].starts_with("  Ctrl+Shift+P "), "{text}");
+        assert!(rows[at + 1].ends_with(" Toggle plan mode"), "{text}");
+        assert!(rows[at + 2].starts_with("  Alt+Q "), "{text}");
+        assert!(rows[at + 3].starts_with("────"), "{text}");
+        let without = plain(&HotkeysView::default().render(100, &ui), 100);
+        assert!(!without.contains("Extensions"));
+    }
+
+    #[test]
     fn shows_every_action_with_the_users_own_keys() {
         let t = theme();
         let loaded = Keybindings::from_json_str(
@@ -142,7 +180,7 @@ mod tests {
         )
         .unwrap();
         let ui = Ui::new(&t, &loaded.bindings);
-        let text = plain(&HotkeysView.render(100, &ui), 100);
+        let text = plain(&HotkeysView::default().render(100, &ui), 100);
         let text = text.strip_prefix('\n').unwrap();
         for action in Action::ALL {
             assert!(text.contains(action.description()), "{action:?} missing");
@@ -247,7 +285,7 @@ mod tests {
         let t = theme();
         let keys = Keybindings::defaults();
         let ui = Ui::new(&t, &keys);
-        let text = plain(&HotkeysView.render(44, &ui), 44);
+        let text = plain(&HotkeysView::default().render(44, &ui), 44);
         insta::assert_snapshot!(text.lines().skip(2).take(12).collect::<Vec<_>>().join("\n"), @r"
             Keyboard Shortcuts
 
@@ -263,7 +301,7 @@ mod tests {
              Home / Ctrl+A         Move to line start
             ");
         for width in 1..60 {
-            plain(&HotkeysView.render(width, &ui), width);
+            plain(&HotkeysView::default().render(width, &ui), width);
         }
     }
 

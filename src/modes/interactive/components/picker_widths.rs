@@ -120,7 +120,7 @@ proptest! {
             scoped_all.render(width, height, &ui),
             settings.render(width, height, &ui),
             info.render(width, &ui),
-            HotkeysView.render(width, &ui),
+            HotkeysView::default().render(width, &ui),
         ];
         for line in frames.iter().flatten() {
             prop_assert!(line_width(line) <= width, "{:?} at {}", line_text(line), width);
