@@ -116,6 +116,7 @@ impl Connection {
             stop: CancellationToken::new(),
             pid: child.id(),
             reaped: AtomicBool::new(false),
+            state_seen: AtomicU64::new(0),
             child: tokio::sync::Mutex::new(Some(child)),
         });
         log.line(&name, &format!("started {}", source.path.display()));
@@ -257,6 +258,8 @@ impl Connection {
         if !self.is_alive() {
             return Err(Failure::NotRunning);
         }
+        // The handler reads the session state this request is sent in.
+        self.inner.out.state.refresh();
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.inner.pending).insert(

@@ -153,6 +153,9 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::Shutdown => "\"shutdown\"",
         ExtensionMessage::Abort => "\"abort\"",
         ExtensionMessage::Compact { .. } => "\"compact\"",
+        ExtensionMessage::Call { .. } => "\"call\"",
+        ExtensionMessage::RegisterTool { .. } => "\"register_tool\"",
+        ExtensionMessage::Emit { .. } => "\"emit\"",
     }
 }
 
@@ -262,6 +265,15 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
         } => inner.action(ActionKind::Compact {
             custom_instructions,
         }),
+        ExtensionMessage::Call { id, method, params } => inner.action(ActionKind::Call {
+            id,
+            method,
+            params: params.unwrap_or(Value::Null),
+        }),
+        ExtensionMessage::RegisterTool { tool } => inner.action(ActionKind::RegisterTool(tool)),
+        ExtensionMessage::Emit { channel, data } => {
+            inner.action(ActionKind::Emit { channel, data })
+        }
     }
     Ok(())
 }
