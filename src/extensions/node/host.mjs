@@ -438,11 +438,13 @@ const modelRegistry = {
 		(state.models ?? []).find((m) => m.provider === provider && m.id === modelId),
 	hasConfiguredAuth: (model) =>
 		(state.availableModels ?? []).some(([p, id]) => p === model?.provider && id === model?.id),
-	getApiKey: (model) => call("get_api_key", { provider: model?.provider, modelId: model?.id }),
-	getApiKeyForProvider: (provider) => call("get_api_key", { provider }),
+	getApiKey: async (model) =>
+		(await call("get_api_key", { provider: model?.provider, modelId: model?.id })) ?? undefined,
+	getApiKeyForProvider: async (provider) => (await call("get_api_key", { provider })) ?? undefined,
 	getApiKeyAndHeaders: async (model) => {
 		const apiKey = await call("get_api_key", { provider: model?.provider, modelId: model?.id });
-		return apiKey ? { ok: true, apiKey, headers: model?.headers ?? {} } : { ok: false, error: `No API key for ${model?.provider}` };
+		const headers = model?.headers && Object.keys(model.headers).length > 0 ? model.headers : undefined;
+		return { ok: true, apiKey: apiKey ?? undefined, headers };
 	},
 	isUsingOAuth: () => false,
 	getProviderDisplayName: (provider) => provider,
