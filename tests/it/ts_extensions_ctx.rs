@@ -536,7 +536,7 @@ fn question_reports_no_ui_in_print_and_a_cancelled_selection_in_rpc() {
         "question": "Which color?",
         "options": [{"label": "Red"}, {"label": "Blue"}]
     }}]});
-    let p = Project::new(json!({"sequence": [call.clone(), {"text": "OK."}]}));
+    let p = Project::new(json!({"sequence": [call, {"text": "OK."}]}));
     let out = p
         .pi()
         .arg("-e")
@@ -605,12 +605,28 @@ fn every_example_loads_and_answers_a_prompt_except_the_known_ones() {
     assert_eq!(examples.len(), 72, "{examples:?}");
     // name -> a piece of the error pi-rs stops with.
     let known: &[(&str, &str)] = &[
-        ("bash-spawn-hook.ts", "Failed to load extension"),
-        ("built-in-tool-renderer.ts", "Failed to load extension"),
-        ("custom-provider-gitlab-duo", "Failed to load extension"),
-        ("minimal-mode.ts", "Failed to load extension"),
-        ("sandbox", "Failed to load extension"),
-        ("ssh.ts", "Failed to load extension"),
+        // A `spawnHook` for the built-in bash tool.
+        ("bash-spawn-hook.ts", "custom \"spawnHook\" option"),
+        // pi's built-in tool factories (`createReadTool`, …) are not provided yet.
+        (
+            "built-in-tool-renderer.ts",
+            "createReadTool needs __piHost.tools.definition",
+        ),
+        (
+            "minimal-mode.ts",
+            "createReadTool needs __piHost.tools.definition",
+        ),
+        ("ssh.ts", "createReadTool needs __piHost.tools.definition"),
+        // LLM calls from extensions are missing.
+        (
+            "custom-provider-gitlab-duo",
+            "does not provide an export named 'streamSimpleAnthropic'",
+        ),
+        // Needs `npm install` in its folder first, in pi as well.
+        (
+            "sandbox",
+            "Cannot find package '@anthropic-ai/sandbox-runtime'",
+        ),
     ];
     let results: Vec<(String, Result<(), String>)> = std::thread::scope(|scope| {
         let chunks: Vec<&[PathBuf]> = examples.chunks(examples.len().div_ceil(4)).collect();
