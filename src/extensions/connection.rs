@@ -117,6 +117,7 @@ impl Connection {
             pid: child.id(),
             reaped: AtomicBool::new(false),
             state_seen: AtomicU64::new(0),
+            wants_state: AtomicBool::new(false),
             child: tokio::sync::Mutex::new(Some(child)),
         });
         log.line(&name, &format!("started {}", source.path.display()));

@@ -76,6 +76,8 @@ pub(super) struct Inner {
     pub(super) reaped: AtomicBool,
     /// The newest `state` version this extension was sent.
     pub(super) state_seen: AtomicU64,
+    /// The extension asked for `state` messages (`register.state`).
+    pub(super) wants_state: AtomicBool,
 }
 
 impl Drop for Inner {
@@ -106,7 +108,8 @@ impl Inner {
         let Some(tx) = writer.as_ref() else {
             return false;
         };
-        if let Some(state) = self.out.state.unseen(&self.state_seen)
+        if self.wants_state.load(Ordering::Relaxed)
+            && let Some(state) = self.out.state.unseen(&self.state_seen)
             && tx.send(state).is_err()
         {
             return false;

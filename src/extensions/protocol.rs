@@ -140,6 +140,10 @@ pub struct Registration {
     /// Per-event overrides of `timeoutMs`.
     #[serde(default)]
     pub event_timeouts_ms: BTreeMap<String, u64>,
+    /// Wants `state` messages (the session state pi's getters read); off by default so
+    /// simple extensions see only what they know.
+    #[serde(default)]
+    pub state: bool,
 }
 
 /// `send_message` options (pi's `sendMessage(message, options)`).

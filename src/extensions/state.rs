@@ -6,7 +6,8 @@
 //! session hands the host a *source* that fills a [`StateBuilder`] with named parts. The
 //! host calls it before each request it sends (events that wait for an answer, commands,
 //! tool calls, answers to `call`) and before a few notifications; a part whose JSON
-//! changed gets a new version. Right before any line goes to an extension, the parts it
+//! changed gets a new version. Only extensions that register with `"state": true` get
+//! it (the node host does). Right before any line goes to an extension, the parts it
 //! has not seen yet are sent first as one `{"type":"state","state":{part: value, …}}`
 //! line, so the extension reads the state the message was sent in, and an unchanged
 //! state costs nothing on the wire.

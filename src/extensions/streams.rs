@@ -104,6 +104,7 @@ pub(super) async fn read_loop(
             (ExtensionMessage::Register(r), Some(tx)) => {
                 // From here on failures are runtime failures, reported as such.
                 inner.registered.store(true, Ordering::SeqCst);
+                inner.wants_state.store(r.state, Ordering::SeqCst);
                 let _ = tx.send(Ok(*r));
             }
             (other, Some(tx)) => {

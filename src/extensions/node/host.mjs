@@ -863,6 +863,8 @@ function registration() {
 		type: "register",
 		protocolVersion: 1,
 		name: path.basename(extensionPath),
+		// pi's synchronous getters read the session state pi-rs sends.
+		state: true,
 		events: [...handlers.keys()],
 		commands: [...commands.values()].map((c) => ({ name: c.name, description: c.description })),
 		tools: [...tools.values()].map(toolSpec),
