@@ -16,7 +16,7 @@
 //! only built and serialized again when the fingerprint changes.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -58,6 +58,8 @@ pub(crate) struct StateSync {
     source: Mutex<Option<StateSource>>,
     parts: Mutex<BTreeMap<String, Part>>,
     version: AtomicU64,
+    /// Some extension registered with `"state": true` (else reading it is skipped).
+    wanted: AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -69,9 +71,18 @@ impl StateSync {
         *lock(&self.source) = source;
     }
 
-    /// Asks the source for the current state and records what changed. Must not be
-    /// called while the session's state lock is held (the source takes it).
+    /// An extension asked for `state` messages.
+    pub(crate) fn want(&self) {
+        self.wanted.store(true, Ordering::SeqCst);
+    }
+
+    /// Asks the source for the current state and records what changed (nothing when no
+    /// extension wants it). Must not be called while the session's state lock is held
+    /// (the source takes it).
     pub(crate) fn refresh(&self) {
+        if !self.wanted.load(Ordering::SeqCst) {
+            return;
+        }
         let Some(source) = lock(&self.source).clone() else {
             return;
         };
@@ -144,7 +155,9 @@ mod tests {
             b.set_lazy("models", n / 2, || json!([n / 2]));
         })));
         let seen = AtomicU64::new(0);
-        assert_eq!(sync.unseen(&seen), None);
+        sync.refresh();
+        assert_eq!(sync.unseen(&seen), None, "nobody wants it yet");
+        sync.want();
         sync.refresh();
         assert_eq!(
             sync.unseen(&seen).unwrap(),

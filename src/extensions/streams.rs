@@ -105,6 +105,9 @@ pub(super) async fn read_loop(
                 // From here on failures are runtime failures, reported as such.
                 inner.registered.store(true, Ordering::SeqCst);
                 inner.wants_state.store(r.state, Ordering::SeqCst);
+                if r.state {
+                    inner.out.state.want();
+                }
                 let _ = tx.send(Ok(*r));
             }
             (other, Some(tx)) => {
