@@ -222,6 +222,11 @@ impl Connection {
         })
     }
 
+    /// Whether the extension registered with `"state": true` (it gets `state` and `bus`).
+    pub fn wants_state(&self) -> bool {
+        self.inner.wants_state.load(Ordering::SeqCst)
+    }
+
     pub fn is_alive(&self) -> bool {
         self.inner.alive.load(Ordering::SeqCst)
     }

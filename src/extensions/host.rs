@@ -505,12 +505,17 @@ impl ExtensionHost {
         conn.send_line(line(&message));
     }
 
-    /// pi's `pi.events.emit` across extensions: every other running extension gets
-    /// `{"type":"bus","channel":…,"data":…}` (the sender has delivered it to its own
-    /// handlers already).
+    /// pi's `pi.events.emit` across extensions: every other running extension that
+    /// registered with `"state": true` gets `{"type":"bus","channel":…,"data":…}` (the
+    /// sender has delivered it to its own handlers already).
     pub fn emit_bus(&self, from: &Path, channel: &str, data: Option<Value>) {
         let message = line(&json!({"type": "bus", "channel": channel, "data": data}));
-        for conn in self.inner.connections.iter().filter(|c| c.path != from) {
+        let listeners = self
+            .inner
+            .connections
+            .iter()
+            .filter(|c| c.path != from && c.wants_state());
+        for conn in listeners {
             conn.send_line(message.clone());
         }
     }

@@ -10,7 +10,9 @@
 // imports the module, calls its factory with an ExtensionAPI, sends one `register` built
 // from what the factory registered, then turns pi-rs's events, tool calls and commands
 // into calls of the registered handlers, and the handlers' ctx.ui / pi.* calls into
-// protocol messages. stdout carries only protocol lines: console.log and friends are
+// protocol messages. It registers with `state: true`: pi-rs's `state` messages feed the
+// synchronous getters (ctx.model, getContextUsage, getActiveTools, …), `call` requests
+// run the command context's session control in pi-rs, `emit` / `bus` carry pi.events. stdout carries only protocol lines: console.log and friends are
 // redirected to stderr (which pi-rs writes to extensions.log).
 //
 // Files next to this one (pi-rs writes them all into the same cache folder):
