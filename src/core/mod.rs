@@ -6,6 +6,7 @@
 pub mod agent_session;
 pub mod auth_guidance;
 pub mod checkpoints;
+pub mod command_list;
 pub mod events;
 pub mod extension_discovery;
 pub mod factory;

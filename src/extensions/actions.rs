@@ -13,6 +13,7 @@ use crate::messages::CustomMessage;
 use crate::session::entry::EntryId;
 
 pub use super::protocol::DeliverAs;
+use super::protocol::ToolRegistration;
 
 /// Something an extension did, tagged with the extension it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +65,21 @@ pub enum ActionKind {
     Compact { custom_instructions: Option<String> },
     /// An extension failed; show it (pi's `extension_error`).
     Error(ExtensionError),
+    /// A request the session answers with [`ExtensionHost::answer_call`]
+    /// (`crate::extensions::ExtensionHost::answer_call`): `method` with its `params`.
+    Call {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    /// A tool registered after loading ([`crate::extensions::ExtensionHost::register_tool`]).
+    RegisterTool(ToolRegistration),
+    /// An event-bus message for the other extensions
+    /// ([`crate::extensions::ExtensionHost::emit_bus`]).
+    Emit {
+        channel: String,
+        data: Option<Value>,
+    },
 }
 
 /// An extension failure, in the shape of pi's RPC `extension_error` event.

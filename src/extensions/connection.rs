@@ -119,6 +119,8 @@ impl Connection {
             stop: CancellationToken::new(),
             pid: child.id(),
             reaped: AtomicBool::new(false),
+            state_seen: AtomicU64::new(0),
+            wants_state: AtomicBool::new(false),
             child: tokio::sync::Mutex::new(Some(child)),
         });
         log.line(&name, &format!("started {}", source.path.display()));
@@ -224,6 +226,11 @@ impl Connection {
         })
     }
 
+    /// Whether the extension registered with `"state": true` (it gets `state` and `bus`).
+    pub fn wants_state(&self) -> bool {
+        self.inner.wants_state.load(Ordering::SeqCst)
+    }
+
     pub fn is_alive(&self) -> bool {
         self.inner.alive.load(Ordering::SeqCst)
     }
@@ -261,6 +268,8 @@ impl Connection {
         if !self.is_alive() {
             return Err(Failure::NotRunning);
         }
+        // The handler reads the session state this request is sent in.
+        self.inner.out.state.refresh();
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.inner.pending).insert(

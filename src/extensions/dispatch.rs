@@ -103,6 +103,20 @@ impl ExtensionHost {
         if !self.has_subscribers(event) {
             return;
         }
+        // The state changes with these; streaming updates leave it alone (and are many).
+        if matches!(
+            event,
+            EventName::AgentStart
+                | EventName::AgentEnd
+                | EventName::TurnStart
+                | EventName::TurnEnd
+                | EventName::ModelSelect
+                | EventName::ThinkingLevelSelect
+                | EventName::SessionCompact
+                | EventName::SessionTree
+        ) {
+            self.refresh_state();
+        }
         let text = build().to_string();
         for conn in self.subscribers(event) {
             conn.send_line(event_line(None, &text));

@@ -19,10 +19,12 @@ use tokio::sync::mpsc;
 use super::actions::ExtensionAction;
 use super::connection::{Connection, StartOptions};
 use super::events::{EventName, ShutdownReason};
+use super::link::lock;
 use super::link::{Failure, Outputs};
 use super::log::{DEFAULT_LOG_LIMIT, ExtensionLog};
-use super::protocol::{FlagType, Hello, PROTOCOL_VERSION, line};
+use super::protocol::{FlagType, Hello, PROTOCOL_VERSION, ToolRegistration, line};
 use super::source::{ExtensionSource, ResourceScope};
+use super::state::{StateSource, StateSync};
 use super::tool::{DEFAULT_CANCEL_GRACE, ExtensionTool};
 use super::ui::UiRequest;
 use crate::agent::AgentEventEncoder;
@@ -191,7 +193,8 @@ struct CommandEntry {
 
 pub(crate) struct HostInner {
     pub(crate) connections: Vec<Arc<Connection>>,
-    tools: Vec<Arc<ExtensionTool>>,
+    /// Registered at load, then by `register_tool` at any time.
+    tools: Mutex<Vec<Arc<ExtensionTool>>>,
     commands: Vec<CommandEntry>,
     flags: Vec<FlagInfo>,
     errors: Vec<LoadError>,
@@ -203,6 +206,8 @@ pub(crate) struct HostInner {
     /// The session file and id `session_start` reports (they change with `/new`,
     /// `/resume` and `/fork`).
     pub(crate) session: Mutex<(Option<PathBuf>, Option<String>)>,
+    /// The session state sent to the extensions (`state.rs`).
+    pub(crate) state: Arc<StateSync>,
 }
 
 /// The running extensions of a session. Cheap to clone; all clones share the processes.
@@ -245,7 +250,9 @@ impl ExtensionHost {
             cwd: options.cwd.clone(),
             log: log.clone(),
             ui_counter: Arc::new(AtomicU64::new(0)),
+            state: Arc::new(StateSync::default()),
         };
+        let state = outputs.state.clone();
         let flags = hello_flags(&options.cli_flags);
         let builtin: Vec<&str> = options.builtin_tools.iter().map(String::as_str).collect();
         let starts = sources.iter().map(|source| {
@@ -374,7 +381,7 @@ impl ExtensionHost {
             inner: Arc::new(HostInner {
                 session,
                 connections,
-                tools,
+                tools: Mutex::new(tools),
                 commands,
                 flags,
                 errors,
@@ -383,6 +390,7 @@ impl ExtensionHost {
                 encoder: Mutex::new(AgentEventEncoder::new()),
                 shut_down: AtomicBool::new(false),
                 log,
+                state,
             }),
         };
         (
@@ -434,16 +442,95 @@ impl ExtensionHost {
 
     /// The extension tools (first registration of a name wins).
     pub fn tools(&self) -> Vec<Arc<ExtensionTool>> {
-        self.inner.tools.clone()
+        lock(&self.inner.tools).clone()
     }
 
     /// The extension tools as agent tools.
     pub fn agent_tools(&self) -> Vec<Arc<dyn Tool>> {
-        self.inner
-            .tools
+        lock(&self.inner.tools)
             .iter()
             .map(|t| t.clone() as Arc<dyn Tool>)
             .collect()
+    }
+
+    /// Adds a tool an extension registered after loading (pi's `registerTool` at any
+    /// time). A tool of the same extension with that name is replaced; one of another
+    /// extension keeps its name (`Err` says so).
+    pub fn register_tool(
+        &self,
+        extension_path: &Path,
+        spec: ToolRegistration,
+    ) -> Result<Arc<ExtensionTool>, String> {
+        let conn = self
+            .inner
+            .connections
+            .iter()
+            .find(|c| c.path == extension_path && c.is_alive())
+            .ok_or_else(|| "the extension is not running".to_string())?;
+        let mut tools = lock(&self.inner.tools);
+        if let Some(owner) = tools
+            .iter()
+            .find(|t| t.name() == spec.name && t.extension_path() != extension_path)
+        {
+            return Err(format!(
+                "Tool \"{}\" conflicts with {}",
+                spec.name,
+                owner.extension_path().display()
+            ));
+        }
+        tools.retain(|t| t.name() != spec.name);
+        let tool = Arc::new(ExtensionTool::new(
+            conn.clone(),
+            spec,
+            self.inner.options.tool_cancel_grace,
+        ));
+        tools.push(tool.clone());
+        Ok(tool)
+    }
+
+    /// Where the session state the extensions read comes from (see `state.rs`); `None`
+    /// stops sending it.
+    pub fn set_state_source(&self, source: Option<StateSource>) {
+        self.inner.state.set_source(source);
+    }
+
+    /// Reads the session state again; what changed reaches each extension before the
+    /// next line it is sent.
+    pub fn refresh_state(&self) {
+        self.inner.state.refresh();
+    }
+
+    /// Answers an extension's `call` request (`Err`: the call failed with that message).
+    pub fn answer_call(&self, extension_path: &Path, id: Value, result: Result<Value, String>) {
+        self.refresh_state();
+        let Some(conn) = self
+            .inner
+            .connections
+            .iter()
+            .find(|c| c.path == extension_path)
+        else {
+            return;
+        };
+        let message = match result {
+            Ok(result) => json!({"type": "response", "id": id, "result": result}),
+            Err(error) => json!({"type": "response", "id": id, "error": error}),
+        };
+        conn.send_line(line(&message));
+    }
+
+    /// pi's `pi.events.emit` across extensions: every other running extension that
+    /// registered with `"state": true` gets `{"type":"bus","channel":…,"data":…}` (the
+    /// sender has delivered it to its own handlers already).
+    pub fn emit_bus(&self, from: &Path, channel: &str, data: Option<Value>) {
+        let message = line(&json!({"type": "bus", "channel": channel, "data": data}));
+        let listeners = self
+            .inner
+            .connections
+            .iter()
+            .filter(|c| c.path != from && c.wants_state());
+        for conn in listeners {
+            conn.send_line(message.clone());
+        }
     }
 
     /// The slash commands, in load order.

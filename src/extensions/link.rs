@@ -29,6 +29,8 @@ pub(crate) struct Outputs {
     pub cwd: PathBuf,
     pub log: Arc<ExtensionLog>,
     pub ui_counter: Arc<AtomicU64>,
+    /// The session state pushed to every extension (`state.rs`).
+    pub state: Arc<super::state::StateSync>,
 }
 
 /// Why a request got no usable answer.
@@ -72,6 +74,10 @@ pub(super) struct Inner {
     pub(super) pid: Option<u32>,
     /// The process has been waited for; its id may belong to someone else now.
     pub(super) reaped: AtomicBool,
+    /// The newest `state` version this extension was sent.
+    pub(super) state_seen: AtomicU64,
+    /// The extension asked for `state` messages (`register.state`).
+    pub(super) wants_state: AtomicBool,
 }
 
 impl Drop for Inner {
@@ -96,11 +102,19 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Inner {
+    /// Queues a line for the extension, preceded by the `state` parts it has not seen.
     pub(super) fn send_line(&self, line: String) -> bool {
-        match lock(&self.writer).as_ref() {
-            Some(tx) => tx.send(line).is_ok(),
-            None => false,
+        let writer = lock(&self.writer);
+        let Some(tx) = writer.as_ref() else {
+            return false;
+        };
+        if self.wants_state.load(Ordering::Relaxed)
+            && let Some(state) = self.out.state.unseen(&self.state_seen)
+            && tx.send(state).is_err()
+        {
+            return false;
         }
+        tx.send(line).is_ok()
     }
 
     pub(super) fn report(&self, event: &str, error: &str) {

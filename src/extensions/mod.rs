@@ -32,6 +32,7 @@ pub mod log;
 pub mod node;
 pub mod protocol;
 pub mod source;
+pub mod state;
 mod streams;
 pub mod tool;
 pub mod typescript;

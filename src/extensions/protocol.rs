@@ -8,7 +8,9 @@
 //! Extension → host: `register` (first, exactly once), `response` (to `event` with an
 //! `id`, `execute_tool`, `command`), `tool_update`, `ui`, `exec`, `run_tool`, and the actions
 //! `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`,
-//! `shutdown`.
+//! `shutdown`, `abort`, `compact`, `call` (answered by a `response`), `register_tool`
+//! and `emit`. pi-rs also sends `state` (the session state pi's getters read, see
+//! `state.rs`) and `bus` (another extension's `emit`).
 //!
 //! Field names are camelCase like the rest of pi's JSON; event payloads are pi's event
 //! objects. Unknown fields are ignored (so an extension may send more than we read); an
@@ -146,6 +148,10 @@ pub struct Registration {
     /// Keyboard shortcuts (pi's `registerShortcut`) for the terminal UI.
     #[serde(default)]
     pub shortcuts: Vec<ShortcutRegistration>,
+    /// Wants `state` messages (the session state pi's getters read); off by default so
+    /// simple extensions see only what they know.
+    #[serde(default)]
+    pub state: bool,
 }
 
 /// A keyboard shortcut an extension provides: pi's key id (`ctrl+shift+p`) and what it
@@ -346,6 +352,28 @@ pub enum ExtensionMessage {
     /// & co. called without custom operations); answered with `{content, details,
     /// isError}`.
     RunTool(RunToolRequest),
+    /// A request the session answers with a `response` carrying the same `id`: pi's
+    /// command-context and registry calls (`new_session`, `fork`, `navigate_tree`,
+    /// `switch_session`, `wait_for_idle`, `compact`, `set_active_tools`, `get_api_key`;
+    /// docs/extensions.md lists their parameters and results).
+    Call {
+        id: Value,
+        method: String,
+        #[serde(default)]
+        params: Option<Value>,
+    },
+    /// pi's `pi.registerTool` after loading: the tool is added (or replaced) and is
+    /// active from the next model call on.
+    RegisterTool {
+        tool: ToolRegistration,
+    },
+    /// pi's `pi.events.emit(channel, data)`: delivered to every other extension as
+    /// `bus`.
+    Emit {
+        channel: String,
+        #[serde(default)]
+        data: Option<Value>,
+    },
 }
 
 /// `run_tool`: a built-in tool call made by an extension.
@@ -424,6 +452,9 @@ mod tests {
             r#"{"type":"send_user_message","content":[{"type":"text","text":"go"}]}"#,
             r#"{"type":"append_entry","customType":"state","data":{"n":1}}"#,
             r#"{"type":"set_label","entryId":"abc","label":null}"#,
+            r#"{"type":"call","id":"h1","method":"new_session","params":{"parentSession":"/p"}}"#,
+            r#"{"type":"register_tool","tool":{"name":"late","description":"d"}}"#,
+            r#"{"type":"emit","channel":"c","data":{"n":1}}"#,
             r#"{"type":"set_session_name","name":"Refactor","extra":"ignored"}"#,
         ];
         for l in lines {
@@ -441,7 +472,7 @@ mod tests {
     fn bad_lines_are_described() {
         assert_eq!(
             ExtensionMessage::parse(br#"{"type":"fly"}"#).unwrap_err(),
-            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`"
+            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`, `call`, `register_tool`, `emit`"
         );
         assert_eq!(
             ExtensionMessage::parse(br#"{"id":1}"#).unwrap_err(),

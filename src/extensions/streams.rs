@@ -104,6 +104,10 @@ pub(super) async fn read_loop(
             (ExtensionMessage::Register(r), Some(tx)) => {
                 // From here on failures are runtime failures, reported as such.
                 inner.registered.store(true, Ordering::SeqCst);
+                inner.wants_state.store(r.state, Ordering::SeqCst);
+                if r.state {
+                    inner.out.state.want();
+                }
                 let _ = tx.send(Ok(*r));
             }
             (other, Some(tx)) => {
@@ -154,6 +158,9 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::Abort => "\"abort\"",
         ExtensionMessage::Compact { .. } => "\"compact\"",
         ExtensionMessage::RunTool(_) => "\"run_tool\"",
+        ExtensionMessage::Call { .. } => "\"call\"",
+        ExtensionMessage::RegisterTool { .. } => "\"register_tool\"",
+        ExtensionMessage::Emit { .. } => "\"emit\"",
     }
 }
 
@@ -279,6 +286,15 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
         } => inner.action(ActionKind::Compact {
             custom_instructions,
         }),
+        ExtensionMessage::Call { id, method, params } => inner.action(ActionKind::Call {
+            id,
+            method,
+            params: params.unwrap_or(Value::Null),
+        }),
+        ExtensionMessage::RegisterTool { tool } => inner.action(ActionKind::RegisterTool(tool)),
+        ExtensionMessage::Emit { channel, data } => {
+            inner.action(ActionKind::Emit { channel, data })
+        }
     }
     Ok(())
 }

@@ -71,6 +71,7 @@ mod tools_write_edit;
 mod ts_builtin_tools;
 mod ts_extensions;
 mod ts_extensions_api;
+mod ts_extensions_ctx;
 mod tui_app;
 mod tui_fidelity;
 mod tui_model_command;

@@ -148,6 +148,15 @@ impl AgentSession {
                 event: e.event,
                 error: e.error,
             }),
+            ActionKind::Call { id, method, params } => {
+                self.apply_call(action.extension_path, id, method, params)
+            }
+            ActionKind::RegisterTool(spec) => {
+                self.apply_register_tool(&action.extension_path, spec)
+            }
+            ActionKind::Emit { channel, data } => {
+                self.apply_emit(&action.extension_path, &channel, data)
+            }
         }
     }
 

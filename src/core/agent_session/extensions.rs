@@ -61,6 +61,7 @@ impl AgentSession {
                 .retain(|t| !tools.iter().any(|new| new.name() == t.name()));
         }
         self.add_tools(tools);
+        self.provide_extension_state();
         *lock(&self.inner.ui_requests) = Some(ui);
         let (flush_tx, flush_rx) = mpsc::unbounded_channel();
         *lock(&self.inner.action_flush) = Some(flush_tx);

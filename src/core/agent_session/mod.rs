@@ -19,6 +19,7 @@ mod checkpoints;
 pub mod client;
 mod compaction;
 mod config;
+mod ext_calls;
 mod extensions;
 mod input;
 mod jsonl;

@@ -100,6 +100,26 @@ impl AgentSession {
         .await
     }
 
+    /// pi's `ctx.fork(entryId, {position: "at"})`: a new session holding the path up to
+    /// and including `entry_id`, continuing from it.
+    pub async fn fork_at(&self, entry_id: &str) -> Result<(), String> {
+        let _op = self.inner.op_lock.lock().await;
+        let leaf = EntryId::from(entry_id);
+        if self.state().session.entry(&leaf).is_none() {
+            return Err("Invalid entry ID for forking".into());
+        }
+        if self.fork_cancelled(entry_id, ForkPosition::At).await {
+            return Err(SESSION_SWITCH_CANCELLED.to_string());
+        }
+        self.replace_session(
+            Replacement::Branch(Some(leaf)),
+            ShutdownReason::Fork,
+            SessionStartReason::Fork,
+            None,
+        )
+        .await
+    }
+
     /// `/new`: an empty session in the same directory.
     pub async fn new_session(&self, parent_session: Option<String>) -> Result<(), String> {
         self.abort();

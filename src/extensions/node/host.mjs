@@ -10,7 +10,9 @@
 // imports the module, calls its factory with an ExtensionAPI, sends one `register` built
 // from what the factory registered, then turns pi-rs's events, tool calls and commands
 // into calls of the registered handlers, and the handlers' ctx.ui / pi.* calls into
-// protocol messages. stdout carries only protocol lines: console.log and friends are
+// protocol messages. It registers with `state: true`: pi-rs's `state` messages feed the
+// synchronous getters (ctx.model, getContextUsage, getActiveTools, …), `call` requests
+// run the command context's session control in pi-rs, `emit` / `bus` carry pi.events. stdout carries only protocol lines: console.log and friends are
 // redirected to stderr (which pi-rs writes to extensions.log).
 //
 // Files next to this one (pi-rs writes them all into the same cache folder):
@@ -149,6 +151,16 @@ let sessionName;
 let idle = true;
 let currentSignal;
 let thinkingLevel = "off";
+// The session state pi-rs sends in `state` messages (parts merged as they arrive): model,
+// thinkingLevel, sessionName, sessionFile, sessionId, systemPrompt, contextUsage,
+// pendingMessages, idle, activeTools, allTools, commands, models, availableModels.
+const state = {};
+const has = (key) => Object.hasOwn(state, key);
+
+// A request to the session (protocol `call`), answered by a `response`.
+function call(method, params) {
+	return request("call", { method, params: params ?? {} });
+}
 
 function notLoaded(what) {
 	if (!loaded) {
@@ -468,10 +480,10 @@ function customInput(message) {
 // ---- ctx -----------------------------------------------------------------------------
 
 const sessionManager = {
-	getSessionFile: () => sessionFile ?? undefined,
-	getSessionId: () => hello?.sessionId ?? undefined,
+	getSessionFile: () => currentSessionFile() ?? undefined,
+	getSessionId: () => (has("sessionId") ? state.sessionId : hello?.sessionId) ?? undefined,
 	getCwd: () => hello?.cwd,
-	getSessionName: () => sessionName,
+	getSessionName: () => currentSessionName(),
 	getEntries: () => readEntries().entries,
 	getBranch: () => readEntries().branch,
 	getLeafId: () => readEntries().leafId,
@@ -486,8 +498,17 @@ const sessionManager = {
 
 // The session file's entries (pi-rs writes them as pi does); the branch is the path from
 // the last entry to the root.
+function currentSessionFile() {
+	return has("sessionFile") ? state.sessionFile : sessionFile;
+}
+
+function currentSessionName() {
+	return (has("sessionName") ? state.sessionName : sessionName) ?? undefined;
+}
+
 function readEntries() {
 	let text = "";
+	const sessionFile = currentSessionFile();
 	try {
 		if (sessionFile) text = readFileSync(sessionFile, "utf8");
 	} catch {
@@ -524,49 +545,114 @@ function makeContext(extra) {
 			return hello?.cwd;
 		},
 		sessionManager,
-		modelRegistry: {
-			getAll: () => [],
-			getAvailable: () => [],
-			find: () => undefined,
-			getApiKey: async () => undefined,
-		},
+		modelRegistry,
 		get model() {
-			return hello?.model ?? undefined;
+			return state.model ?? undefined;
 		},
-		isIdle: () => idle,
+		isIdle: () => (has("idle") ? state.idle === true : idle),
 		get signal() {
 			return currentSignal;
 		},
 		abort: () => send({ type: "abort" }),
-		hasPendingMessages: () => false,
+		hasPendingMessages: () => (state.pendingMessages ?? 0) > 0,
 		shutdown: () => send({ type: "shutdown" }),
-		getContextUsage: () => undefined,
+		getContextUsage: () => state.contextUsage ?? undefined,
 		compact: (options) => compactSession(options),
-		getSystemPrompt: () => hello?.systemPrompt ?? "",
+		getSystemPrompt: () => state.systemPrompt ?? "",
 		...extra,
 	};
 	return ctx;
 }
 
+// ---- ctx.modelRegistry (read API) -----------------------------------------------------
+
+const modelKey = (m) => `${m?.provider}/${m?.id}`;
+const modelRegistry = {
+	refresh: () => {},
+	getError: () => undefined,
+	getAll: () => state.models ?? [],
+	getAvailable: () => {
+		const available = new Set((state.availableModels ?? []).map(([p, id]) => `${p}/${id}`));
+		return (state.models ?? []).filter((m) => available.has(modelKey(m)));
+	},
+	find: (provider, modelId) =>
+		(state.models ?? []).find((m) => m.provider === provider && m.id === modelId),
+	hasConfiguredAuth: (model) =>
+		(state.availableModels ?? []).some(([p, id]) => p === model?.provider && id === model?.id),
+	getApiKey: async (model) =>
+		(await call("get_api_key", { provider: model?.provider, modelId: model?.id })) ?? undefined,
+	getApiKeyForProvider: async (provider) => (await call("get_api_key", { provider })) ?? undefined,
+	getApiKeyAndHeaders: async (model) => {
+		const apiKey = await call("get_api_key", { provider: model?.provider, modelId: model?.id });
+		const headers = model?.headers && Object.keys(model.headers).length > 0 ? model.headers : undefined;
+		return { ok: true, apiKey: apiKey ?? undefined, headers };
+	},
+	isUsingOAuth: () => false,
+	getProviderDisplayName: (provider) => provider,
+	registerProvider: () => toStderr("registerProvider is not supported by pi-rs yet"),
+	unregisterProvider: () => {},
+};
+
 // ---- ctx.compact -----------------------------------------------------------------------
-// pi-rs compacts in the background (protocol `compact`); a failure reaches the user as an
-// extension error. pi's onComplete/onError callbacks are not called (no answer comes back).
+// pi-rs compacts in the background; onComplete gets pi's CompactionResult, onError the
+// failure.
 function compactSession(options) {
 	const customInstructions = options?.customInstructions;
-	send({ type: "compact", ...(customInstructions ? { customInstructions } : {}) });
+	call("compact", customInstructions ? { customInstructions } : {}).then(
+		(result) => options?.onComplete?.(result),
+		(err) => {
+			if (options?.onError) options.onError(err instanceof Error ? err : new Error(String(err)));
+			else toStderr(`compact failed: ${errorText(err)}`);
+		},
+	);
 }
 
-function commandContext() {
-	const unsupported = (what) => async () => {
-		throw new Error(`${what} is not supported by pi-rs for TypeScript extensions yet`);
-	};
+// ---- the command context: session control, executed by pi-rs ------------------------
+
+// After a switch, `withSession` gets a fresh command context (pi's ReplacedSessionContext:
+// its sendMessage / sendUserMessage return promises).
+async function afterSwitch(result, withSession) {
+	if (!result?.cancelled && withSession) {
+		await withSession(
+			commandContext({
+				sendMessage: async (message, options) => pi.sendMessage(message, options),
+				sendUserMessage: async (content, options) => pi.sendUserMessage(content, options),
+			}),
+		);
+	}
+	return { cancelled: result?.cancelled === true };
+}
+
+function commandContext(extra) {
 	return makeContext({
-		waitForIdle: async () => {},
-		newSession: unsupported("ctx.newSession()"),
-		fork: unsupported("ctx.fork()"),
-		navigateTree: unsupported("ctx.navigateTree()"),
-		switchSession: unsupported("ctx.switchSession()"),
-		reload: unsupported("ctx.reload()"),
+		waitForIdle: async () => {
+			await call("wait_for_idle");
+		},
+		newSession: async (options) => {
+			if (options?.setup) toStderr("newSession: the setup callback is not supported by pi-rs yet");
+			const result = await call("new_session", { parentSession: options?.parentSession });
+			return afterSwitch(result, options?.withSession);
+		},
+		fork: async (entryId, options) => {
+			const result = await call("fork", { entryId, position: options?.position ?? "before" });
+			return afterSwitch(result, options?.withSession);
+		},
+		navigateTree: async (targetId, options) =>
+			call("navigate_tree", {
+				targetId,
+				summarize: options?.summarize,
+				customInstructions: options?.customInstructions,
+				replaceInstructions: options?.replaceInstructions,
+				label: options?.label,
+			}),
+		switchSession: async (sessionPath, options) => {
+			const result = await call("switch_session", { sessionPath });
+			return afterSwitch(result, options?.withSession);
+		},
+		reload: async () => {
+			throw new Error("ctx.reload() is not supported by pi-rs for TypeScript extensions yet");
+		},
+		...extra,
 	});
 }
 
@@ -574,6 +660,15 @@ function commandContext() {
 
 const eventBus = (() => {
 	const listeners = new Map();
+	const deliver = (channel, data) => {
+		for (const fn of listeners.get(channel) ?? []) {
+			try {
+				fn(data);
+			} catch (err) {
+				toStderr(`event bus handler failed: ${errorText(err)}`);
+			}
+		}
+	};
 	return {
 		on(channel, fn) {
 			const list = listeners.get(channel) ?? [];
@@ -582,14 +677,11 @@ const eventBus = (() => {
 			return () => listeners.set(channel, (listeners.get(channel) ?? []).filter((f) => f !== fn));
 		},
 		emit(channel, data) {
-			for (const fn of listeners.get(channel) ?? []) {
-				try {
-					fn(data);
-				} catch (err) {
-					toStderr(`event bus handler failed: ${errorText(err)}`);
-				}
-			}
+			// The other extensions get it through pi-rs (once they all run).
+			if (loaded) send({ type: "emit", channel, data });
+			deliver(channel, data);
 		},
+		deliver,
 	};
 })();
 
@@ -631,7 +723,20 @@ const pi = {
 	},
 	registerTool(tool) {
 		tools.set(tool.name, tool);
-		if (loaded) toStderr(`registerTool("${tool.name}") after loading is not seen by pi-rs yet`);
+		if (loaded) {
+			// Active from the next model call on, as in pi.
+			send({ type: "register_tool", tool: toolSpec(tool) });
+			const info = {
+				name: tool.name,
+				description: tool.description,
+				parameters: tool.parameters,
+				sourceInfo: { path: extensionPath, source: "local" },
+			};
+			state.allTools = [...(state.allTools ?? []).filter((t) => t.name !== tool.name), info];
+			if (!(state.activeTools ?? []).includes(tool.name)) {
+				state.activeTools = [...(state.activeTools ?? []), tool.name];
+			}
+		}
 	},
 	registerCommand(name, options) {
 		commands.set(name, { name, ...options });
@@ -661,24 +766,37 @@ const pi = {
 	setSessionName(name) {
 		notLoaded("setSessionName");
 		sessionName = name;
+		state.sessionName = name;
 		send({ type: "set_session_name", name });
 	},
-	getSessionName: () => sessionName,
+	getSessionName: () => currentSessionName(),
 	setLabel(entryId, label) {
 		notLoaded("setLabel");
 		send({ type: "set_label", entryId, label: label ?? null });
 	},
 	exec: (command, args, options) => exec(command, args, options),
-	getActiveTools: () => [...tools.keys()],
+	getActiveTools: () => [...(state.activeTools ?? tools.keys())],
 	getAllTools: () =>
+		state.allTools ??
 		[...tools.values()].map((t) => ({
 			name: t.name,
 			description: t.description,
 			parameters: t.parameters,
 			sourceInfo: { path: extensionPath, source: "local" },
 		})),
-	setActiveTools: () => toStderr("setActiveTools is not supported by pi-rs yet"),
+	// pi changes the tools at once; here the next getActiveTools() shows the names the
+	// registry knows, and pi-rs applies them before anything else this extension sends.
+	setActiveTools: (toolNames) => {
+		notLoaded("setActiveTools");
+		const known = new Set((state.allTools ?? []).map((t) => t.name));
+		const names = [...new Set(toolNames)].filter((n) => known.has(n) || tools.has(n));
+		state.activeTools = names;
+		call("set_active_tools", { toolNames: names }).catch((err) =>
+			toStderr(`setActiveTools failed: ${errorText(err)}`),
+		);
+	},
 	getCommands: () =>
+		state.commands ??
 		[...commands.values()].map((c) => ({
 			name: c.name,
 			description: c.description,
@@ -693,10 +811,11 @@ const pi = {
 		send({ type: "set_model", provider: model.provider, modelId: model.id });
 		return true;
 	},
-	getThinkingLevel: () => thinkingLevel,
+	getThinkingLevel: () => state.thinkingLevel ?? thinkingLevel,
 	setThinkingLevel: (level) => {
 		notLoaded("setThinkingLevel");
 		thinkingLevel = level;
+		state.thinkingLevel = level;
 		send({ type: "set_thinking_level", level });
 	},
 	registerProvider: () => toStderr("registerProvider is not supported by pi-rs yet"),
@@ -924,22 +1043,28 @@ async function runCommand(message) {
 
 // ---- loading -------------------------------------------------------------------------
 
+function toolSpec(t) {
+	return {
+		name: t.name,
+		label: t.label,
+		description: t.description ?? "",
+		parameters: t.parameters ? JSON.parse(JSON.stringify(t.parameters)) : undefined,
+		executionMode: t.executionMode,
+		promptSnippet: t.promptSnippet,
+		promptGuidelines: t.promptGuidelines ?? [],
+	};
+}
+
 function registration() {
 	return {
 		type: "register",
 		protocolVersion: 1,
 		name: path.basename(extensionPath),
+		// pi's synchronous getters read the session state pi-rs sends.
+		state: true,
 		events: [...handlers.keys()],
 		commands: [...commands.values()].map((c) => ({ name: c.name, description: c.description })),
-		tools: [...tools.values()].map((t) => ({
-			name: t.name,
-			label: t.label,
-			description: t.description ?? "",
-			parameters: t.parameters ? JSON.parse(JSON.stringify(t.parameters)) : undefined,
-			executionMode: t.executionMode,
-			promptSnippet: t.promptSnippet,
-			promptGuidelines: t.promptGuidelines ?? [],
-		})),
+		tools: [...tools.values()].map(toolSpec),
 		flags: [...flags.values()].map((f) => ({
 			name: f.name,
 			type: f.type === "boolean" ? "boolean" : "string",
@@ -1088,6 +1213,12 @@ async function handle(message) {
 			return;
 		case "ui_state":
 			applyUiState(message);
+			return;
+		case "state":
+			Object.assign(state, message.state ?? {});
+			return;
+		case "bus":
+			eventBus.deliver(message.channel, message.data);
 			return;
 		default:
 			return;

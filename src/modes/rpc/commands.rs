@@ -18,7 +18,6 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio_util::task::TaskTracker;
 
-use super::command_list::command_list;
 use super::export::ExportJob;
 use super::output::RpcOutput;
 use super::protocol::{Request, RequestId, Response, RpcCommand, WireStreamingBehavior};
@@ -27,6 +26,7 @@ use crate::ai::message::ImageContent;
 use crate::core::agent_session::{
     AgentSession, Direction, PromptOptions, StreamingBehavior, compaction_result_json,
 };
+use crate::core::command_list::command_list;
 use crate::core::settings::QueueMode;
 use crate::extensions::InputSource;
 

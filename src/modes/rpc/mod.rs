@@ -6,7 +6,7 @@
 //!
 //! Layout: `framing` (LF-only records in, one writer thread out), `protocol` (commands and
 //! responses on the wire), `output` (events and responses in one order), `commands` (what
-//! each command does), `command_list` (`get_commands`), `export` (`export_html`), `tree`
+//! each command does), `core::command_list` (`get_commands`), `export` (`export_html`), `tree`
 //! (the tree extensions), `extension_ui` (the dialog sub-protocol).
 //!
 //! Warnings about the session file come first, as `session_load_warning` events (also
@@ -21,7 +21,6 @@
 //! aborted is recorded, extensions get `session_shutdown` and are stopped, and the mode
 //! returns exit code 0 (143, 129, 130).
 
-mod command_list;
 mod commands;
 mod export;
 pub mod extension_ui;

@@ -10,6 +10,8 @@
 //! folder. (A settings entry that points into one of those folders is reported as "auto";
 //! pi would say "local".)
 //!
+//! Used by RPC `get_commands` and by the state extensions read (`pi.getCommands()`).
+//!
 //! Not here: running the commands (the session's prompt does that).
 
 use std::path::{Component, Path, PathBuf};
@@ -115,6 +117,15 @@ fn source_info(
         info.insert("baseDir".into(), base_dir.display().to_string().into());
     }
     Value::Object(info)
+}
+
+/// pi's `sourceInfo` of an extension (its commands and tools).
+pub fn extension_source_info(session: &AgentSession, path: &Path, scope: ResourceScope) -> Value {
+    let dirs = AutoDirs {
+        user: session.paths().agent_dir.clone(),
+        project: session.cwd().join(CONFIG_DIR_NAME),
+    };
+    source_info(&dirs, path, Kind::Extension, scope, None)
 }
 
 /// The `commands` array of `get_commands`.

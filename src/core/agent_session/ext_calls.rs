@@ -1,0 +1,316 @@
+//! What pi's extensions read from and ask of the session beyond events: the state their
+//! synchronous getters read (`ctx.model`, `ctx.getContextUsage()`,
+//! `ctx.getSystemPrompt()`, `ctx.hasPendingMessages()`, `pi.getActiveTools()`,
+//! `pi.getAllTools()`, `pi.getCommands()`, `pi.getThinkingLevel()`,
+//! `pi.getSessionName()`, `ctx.modelRegistry`), and the `call` requests of the command
+//! context and friends (`newSession`, `fork`, `navigateTree`, `switchSession`,
+//! `waitForIdle`, `compact`, `setActiveTools`, `getApiKey`), tools registered after
+//! loading, and the event bus between extensions.
+//!
+//! Calls run in their own task, never in the action loop: a session switch waits for the
+//! extensions' `session_start` answers and for the action loop to catch up, which would
+//! never happen if the loop itself ran the switch.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+
+use serde_json::{Value, json};
+
+use super::extensions::SESSION_SWITCH_CANCELLED;
+use super::{AgentSession, Inner, NavigateOptions, compaction::compaction_result_json};
+use crate::core::command_list::{command_list, extension_source_info};
+use crate::extensions::protocol::ToolRegistration;
+use crate::extensions::state::StateBuilder;
+use crate::tools::{Tool, builtin_tool_names, create_tools};
+
+/// Why a call failed, as the extension's promise rejects.
+type CallResult = Result<Value, String>;
+
+fn str_param<'a>(params: &'a Value, key: &str) -> Option<&'a str> {
+    params.get(key).and_then(Value::as_str)
+}
+
+fn required<'a>(params: &'a Value, key: &str) -> Result<&'a str, String> {
+    str_param(params, key).ok_or_else(|| format!("missing \"{key}\""))
+}
+
+/// pi's `{cancelled}` answer for a switch: an extension's veto is not a failure.
+fn cancelled_or(result: Result<(), String>) -> CallResult {
+    match result {
+        Ok(()) => Ok(json!({"cancelled": false})),
+        Err(e) if e == SESSION_SWITCH_CANCELLED => Ok(json!({"cancelled": true})),
+        Err(e) => Err(e),
+    }
+}
+
+impl AgentSession {
+    /// Installs the state source of the attached host (called on attach).
+    pub(crate) fn provide_extension_state(&self) {
+        let Some(host) = self.extension_host() else {
+            return;
+        };
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        host.set_state_source(Some(Arc::new(move |b: &mut StateBuilder| {
+            if let Some(inner) = weak.upgrade() {
+                AgentSession { inner }.fill_extension_state(b);
+            }
+        })));
+    }
+
+    /// The parts of the `state` message (see `extensions::state`).
+    fn fill_extension_state(&self, b: &mut StateBuilder) {
+        let commands = command_list(self);
+        let all_tools = self.all_tool_infos();
+        let pending = self.inner.queues.len();
+        let st = self.state();
+        b.set(
+            "model",
+            serde_json::to_value(&st.model).unwrap_or(Value::Null),
+        );
+        b.set("thinkingLevel", json!(st.thinking.as_str()));
+        b.set("sessionName", json!(st.session.session_name()));
+        b.set(
+            "sessionFile",
+            json!(st.session.session_file().map(|p| p.display().to_string())),
+        );
+        b.set("sessionId", json!(st.session.session_id().to_string()));
+        let prompt = st
+            .system_prompt_override
+            .as_deref()
+            .unwrap_or(&st.system_prompt);
+        b.set("systemPrompt", json!(prompt));
+        b.set(
+            "contextUsage",
+            serde_json::to_value(st.context_usage()).unwrap_or(Value::Null),
+        );
+        b.set("pendingMessages", json!(pending));
+        b.set("idle", json!(!st.streaming));
+        let active: Vec<&str> = st.tools.iter().map(|t| t.name()).collect();
+        b.set("activeTools", json!(active));
+        b.set("allTools", Value::Array(all_tools));
+        b.set("commands", Value::Array(commands));
+        let available: Vec<(String, String)> = st
+            .registry
+            .all()
+            .iter()
+            .filter(|m| st.registry.has_configured_auth(m))
+            .map(|m| (m.provider.clone(), m.id.clone()))
+            .collect();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        st.registry.all().len().hash(&mut hasher);
+        for m in st.registry.all() {
+            m.provider.hash(&mut hasher);
+            m.id.hash(&mut hasher);
+        }
+        let registry = &st.registry;
+        b.set_lazy("models", hasher.finish(), || {
+            serde_json::to_value(registry.all()).unwrap_or(Value::Null)
+        });
+        b.set("availableModels", json!(available));
+    }
+
+    /// pi's `getAllTools()`: every built-in tool and every extension tool (an extension
+    /// tool replacing a built-in one of its name), with pi's `sourceInfo`.
+    fn all_tool_infos(&self) -> Vec<Value> {
+        let host = self.extension_host();
+        let ext_tools = host.as_ref().map(|h| h.tools()).unwrap_or_default();
+        let scopes = host.as_ref().map(|h| h.extensions()).unwrap_or_default();
+        let config = self.state().tool_config.clone();
+        let builtins = create_tools(builtin_tool_names(), &config).unwrap_or_default();
+        let mut infos: Vec<(String, Value)> = builtins
+            .iter()
+            .map(|t| {
+                let info = json!({
+                    "name": t.name(),
+                    "description": t.description(),
+                    "parameters": t.parameters(),
+                    "sourceInfo": {
+                        "path": format!("<builtin:{}>", t.name()),
+                        "source": "builtin",
+                        "scope": "temporary",
+                        "origin": "top-level",
+                    },
+                });
+                (t.name().to_string(), info)
+            })
+            .collect();
+        for tool in ext_tools {
+            let path = tool.extension_path();
+            let scope = scopes
+                .iter()
+                .find(|e| e.path == path)
+                .map(|e| e.scope)
+                .unwrap_or(crate::extensions::ResourceScope::Cli);
+            let info = json!({
+                "name": tool.name(),
+                "description": tool.description(),
+                "parameters": tool.parameters(),
+                "sourceInfo": extension_source_info(self, path, scope),
+            });
+            match infos.iter_mut().find(|(name, _)| name == tool.name()) {
+                Some(slot) => slot.1 = info,
+                None => infos.push((tool.name().to_string(), info)),
+            }
+        }
+        infos.into_iter().map(|(_, info)| info).collect()
+    }
+
+    /// pi's `setActiveTools(names)`: the named tools of the registry (built-in or from
+    /// extensions), in that order; unknown names are ignored. The system prompt follows.
+    pub fn set_active_tools(&self, names: &[String]) {
+        let ext_tools = self
+            .extension_host()
+            .map(|h| h.agent_tools())
+            .unwrap_or_default();
+        let cwd = self.inner.cwd.clone();
+        let mut st = self.state();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for name in names {
+            if tools.iter().any(|t| t.name() == name) {
+                continue;
+            }
+            let existing = st.tools.iter().find(|t| t.name() == name).cloned();
+            let from_extension = || ext_tools.iter().find(|t| t.name() == name).cloned();
+            let builtin = || {
+                create_tools(&[name.as_str()], &st.tool_config)
+                    .ok()
+                    .and_then(|mut v| v.pop())
+            };
+            if let Some(tool) = existing.or_else(from_extension).or_else(builtin) {
+                tools.push(tool);
+            }
+        }
+        st.tools = tools;
+        st.rebuild_system_prompt(&cwd);
+    }
+
+    /// A tool an extension registered after loading: pi adds it to the active tools (it
+    /// is new to the registry), for the next model call.
+    fn register_extension_tool(&self, path: &Path, spec: ToolRegistration) -> Result<(), String> {
+        let host = self
+            .extension_host()
+            .ok_or_else(|| "no extensions".to_string())?;
+        let tool = host.register_tool(path, spec)?;
+        let cwd = self.inner.cwd.clone();
+        let mut st = self.state();
+        st.tools.retain(|t| t.name() != tool.name());
+        st.tools.push(tool);
+        st.rebuild_system_prompt(&cwd);
+        Ok(())
+    }
+
+    /// Applies `register_tool`; a conflict is reported as an extension error.
+    pub(crate) fn apply_register_tool(&self, path: &Path, spec: ToolRegistration) {
+        if let Err(error) = self.register_extension_tool(path, spec) {
+            self.emit(crate::core::events::SessionEvent::ExtensionError {
+                extension_path: path.display().to_string(),
+                event: "register_tool".into(),
+                error,
+            });
+        }
+    }
+
+    /// Forwards an event-bus message to the other extensions.
+    pub(crate) fn apply_emit(&self, from: &Path, channel: &str, data: Option<Value>) {
+        if let Some(host) = self.extension_host() {
+            host.emit_bus(from, channel, data);
+        }
+    }
+
+    /// Runs a `call` in its own task and answers it.
+    pub(crate) fn apply_call(&self, path: PathBuf, id: Value, method: String, params: Value) {
+        let session = self.clone();
+        tokio::spawn(async move {
+            let result = session.run_call(&method, &params).await;
+            if let Some(host) = session.extension_host() {
+                host.answer_call(&path, id, result);
+            }
+        });
+    }
+
+    async fn run_call(&self, method: &str, params: &Value) -> CallResult {
+        match method {
+            "wait_for_idle" => {
+                self.wait_for_idle().await;
+                Ok(Value::Null)
+            }
+            "new_session" => {
+                let parent = str_param(params, "parentSession").map(str::to_string);
+                cancelled_or(self.new_session(parent).await)
+            }
+            "fork" => {
+                let entry = required(params, "entryId")?;
+                if str_param(params, "position") == Some("at") {
+                    cancelled_or(self.fork_at(entry).await)
+                } else {
+                    let result = self.fork(entry).await?;
+                    Ok(json!({"cancelled": result.cancelled}))
+                }
+            }
+            "navigate_tree" => {
+                let target = required(params, "targetId")?;
+                let options = NavigateOptions {
+                    summarize: params
+                        .get("summarize")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                    custom_instructions: str_param(params, "customInstructions")
+                        .map(str::to_string),
+                    replace_instructions: params
+                        .get("replaceInstructions")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                    label: str_param(params, "label").map(str::to_string),
+                    ..NavigateOptions::default()
+                };
+                let result = self.navigate_tree(target, options).await?;
+                Ok(json!({"cancelled": result.cancelled}))
+            }
+            "switch_session" => {
+                let path = required(params, "sessionPath")?;
+                cancelled_or(self.switch_session(Path::new(path)).await)
+            }
+            "compact" => {
+                let instructions = str_param(params, "customInstructions");
+                let result = self.compact(instructions).await?;
+                Ok(compaction_result_json(&result))
+            }
+            "set_active_tools" => {
+                let names: Vec<String> = params
+                    .get("toolNames")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.set_active_tools(&names);
+                Ok(Value::Null)
+            }
+            "get_api_key" => {
+                let provider = required(params, "provider")?;
+                let st = self.state();
+                let model = str_param(params, "modelId")
+                    .and_then(|id| st.registry.find(provider, id))
+                    .or_else(|| st.registry.all().iter().find(|m| m.provider == provider));
+                let key = match model {
+                    Some(m) => st
+                        .registry
+                        .request_auth(m)
+                        .ok()
+                        .and_then(|a| a.api_key)
+                        .map(|k| k.expose().to_string()),
+                    None => st
+                        .registry
+                        .auth()
+                        .api_key(provider)
+                        .map(|k| k.expose().to_string()),
+                };
+                Ok(json!(key))
+            }
+            other => Err(format!("unknown call \"{other}\"")),
+        }
+    }
+}
