@@ -1,8 +1,10 @@
 //! The content-addressed blob store of one project: `<root>/blobs/<aa>/<sha256>`, plus
 //! the index of the last working-tree scan and the record of the last restore.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
@@ -49,6 +51,16 @@ pub fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// What [`Store::prune`] removed and kept (blobs only).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PruneReport {
+    pub removed_files: u64,
+    pub freed_bytes: u64,
+    pub kept_files: u64,
+    pub kept_bytes: u64,
+}
+
 /// One project's checkpoint directory.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -78,7 +90,12 @@ impl Store {
     pub fn put(&self, bytes: &[u8]) -> std::io::Result<String> {
         let hash = hash_bytes(bytes);
         let path = self.blob_path(&hash);
-        if !path.exists() {
+        if path.exists() {
+            // Used again now: a prune's grace period starts over.
+            if let Ok(f) = std::fs::File::options().append(true).open(&path) {
+                let _ = f.set_modified(SystemTime::now());
+            }
+        } else {
             write_atomic(&path, bytes)?;
         }
         Ok(hash)
@@ -103,6 +120,63 @@ impl Store {
     /// Where the files a restore overwrote are recorded (for `/undo-restore`).
     pub fn last_restore_path(&self) -> PathBuf {
         self.root.join("last-restore.json")
+    }
+
+    /// Every hash the store's own records still need: the scan index and the record of
+    /// the last restore.
+    fn own_references(&self) -> HashSet<String> {
+        let mut keep: HashSet<String> = super::Index::load(&self.index_path())
+            .files
+            .into_values()
+            .map(|e| e.hash)
+            .collect();
+        if let Ok(text) = std::fs::read_to_string(self.last_restore_path())
+            && let Ok(saved) = serde_json::from_str::<super::FileState>(&text)
+        {
+            keep.extend(saved.into_values().flatten());
+        }
+        keep
+    }
+
+    /// Removes every blob that is neither in `keep` nor needed by the scan index or the
+    /// last restore record, and was not written or reused within `grace` (a tool call
+    /// in flight in another process may not have recorded it yet).
+    pub fn prune(&self, keep: &HashSet<String>, grace: Duration) -> std::io::Result<PruneReport> {
+        let own = self.own_references();
+        let cutoff = SystemTime::now().checked_sub(grace);
+        let mut report = PruneReport::default();
+        let blobs = self.root.join("blobs");
+        let prefixes = match std::fs::read_dir(&blobs) {
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(report),
+            Err(e) => return Err(e),
+        };
+        for prefix in prefixes.flatten() {
+            let Ok(read) = std::fs::read_dir(prefix.path()) else {
+                continue;
+            };
+            for blob in read.flatten() {
+                let Ok(meta) = blob.metadata() else {
+                    continue;
+                };
+                let name = blob.file_name().to_string_lossy().into_owned();
+                let recent = match (meta.modified(), cutoff) {
+                    (Ok(modified), Some(cutoff)) => modified > cutoff,
+                    _ => true,
+                };
+                if keep.contains(&name) || own.contains(&name) || recent || !meta.is_file() {
+                    report.kept_files += 1;
+                    report.kept_bytes += meta.len();
+                    continue;
+                }
+                std::fs::remove_file(blob.path())?;
+                report.removed_files += 1;
+                report.freed_bytes += meta.len();
+            }
+            // Only removes the directory when it is empty.
+            let _ = std::fs::remove_dir(prefix.path());
+        }
+        Ok(report)
     }
 
     /// Bytes and number of files under the store.
@@ -141,5 +215,64 @@ mod tests {
         assert_eq!(store.get(&h).unwrap(), b"hello");
         assert!(store.get("../../etc/passwd").is_err());
         assert_eq!(store.disk_usage().1, 1);
+    }
+
+    fn age(store: &Store, hash: &str, secs: u64) {
+        let f = std::fs::File::options()
+            .append(true)
+            .open(store.blob_path(hash))
+            .unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(secs))
+            .unwrap();
+    }
+
+    #[test]
+    fn prune_removes_only_old_unreferenced_blobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::for_project(dir.path(), dir.path());
+        let [kept, indexed, restored, young, old, reused] =
+            ["kept", "indexed", "restored", "young", "old", "reused"]
+                .map(|s| store.put(s.as_bytes()).unwrap());
+        for h in [&kept, &indexed, &restored, &old, &reused] {
+            age(&store, h, 7200);
+        }
+        age(&store, &young, 60);
+        // Storing the same content again restarts its grace period.
+        store.put(b"reused").unwrap();
+        let mut index = super::super::Index::default();
+        index.files.insert(
+            "f".into(),
+            super::super::IndexEntry {
+                size: 1,
+                mtime_ns: 1,
+                ino: 1,
+                hash: indexed.clone(),
+            },
+        );
+        index.save(&store.index_path()).unwrap();
+        let saved: super::super::FileState = [
+            ("r".to_string(), Some(restored.clone())),
+            ("x".into(), None),
+        ]
+        .into();
+        write_atomic(
+            &store.last_restore_path(),
+            serde_json::to_string(&saved).unwrap().as_bytes(),
+        )
+        .unwrap();
+
+        let keep: HashSet<String> = [kept.clone()].into();
+        let report = store.prune(&keep, Duration::from_secs(3600)).unwrap();
+        assert_eq!(report.removed_files, 1);
+        assert_eq!(report.freed_bytes, 3);
+        assert_eq!(report.kept_files, 5);
+        assert!(store.get(&old).is_err());
+        for h in [&kept, &indexed, &restored, &young, &reused] {
+            assert!(store.get(h).is_ok(), "{h}");
+        }
+        // No grace and nothing kept by the caller: only the store's own records stay.
+        let report = store.prune(&HashSet::new(), Duration::ZERO).unwrap();
+        assert_eq!(report.removed_files, 3);
+        assert_eq!(report.kept_files, 2);
     }
 }
