@@ -13,8 +13,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use pi::core::checkpoints::Checkpointer;
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use pi::core::checkpoints::{Checkpointer, Index, ScanBounds, Store, scan};
 use serde_json::json;
 
 const DIRS: usize = 1_000;
@@ -107,6 +107,44 @@ fn checkpoints(c: &mut Criterion) {
             );
         })
     });
+    group.finish();
+
+    // What the bash checkpoint is made of: the metadata walk on one thread and on all
+    // cores (nothing changed), and writing the 100k-line index, which is why it is saved
+    // once per prompt rather than after every call.
+    let store = Store::for_project(agent.path(), root);
+    let unbounded = ScanBounds {
+        max_duration: std::time::Duration::from_secs(3600),
+        ..ScanBounds::default()
+    };
+    let index = scan(root, &store, Index::default(), &unbounded).index;
+    assert_eq!(index.files.len(), DIRS * FILES_PER_DIR + 1); // and .gitignore
+    let mut group = c.benchmark_group("scan_100k_files_unchanged");
+    group.sample_size(10);
+    for threads in [1, 0] {
+        let name = if threads == 1 {
+            "one_thread"
+        } else {
+            "all_cores"
+        };
+        let bounds = ScanBounds {
+            threads,
+            ..ScanBounds::default()
+        };
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || index.clone(),
+                |old| {
+                    let out = scan(root, &store, old, &bounds);
+                    assert!(out.changes.is_empty() && out.incomplete.is_none());
+                    out.index
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    let saved = agent.path().join("bench-index.tsv");
+    group.bench_function("index_save", |b| b.iter(|| index.save(&saved).unwrap()));
     group.finish();
 }
 

@@ -262,6 +262,7 @@ pub fn scan(root: &Path, store: &Store, old: Index, bounds: &ScanBounds) -> Scan
         incomplete: walked.incomplete,
     };
     let mut unreadable = 0usize;
+    let mut out_of_time = false;
     for Seen {
         path,
         key: (size, mtime_ns, ino),
@@ -274,6 +275,23 @@ pub fn scan(root: &Path, store: &Store, old: Index, bounds: &ScanBounds) -> Scan
             }
             prev => prev,
         };
+        if !out_of_time && started.elapsed() > bounds.max_duration {
+            out_of_time = true;
+            out.incomplete.get_or_insert_with(|| {
+                format!(
+                    "stopped after {} s while reading changed files",
+                    bounds.max_duration.as_secs()
+                )
+            });
+        }
+        if out_of_time {
+            // Not read: a known file keeps its old entry (the next scan compares it
+            // again), a new one stays unknown (the index is partial).
+            if let Some(p) = prev {
+                out.index.files.insert(path, p);
+            }
+            continue;
+        }
         let hash = match std::fs::read(root.join(&path)).map(|b| store.put(&b)) {
             Ok(Ok(hash)) => hash,
             _ => {
@@ -416,5 +434,30 @@ mod tests {
         assert_eq!(full.index.files.len(), 4);
         let paths: Vec<&str> = full.changes.iter().map(|c| c.path.as_str()).collect();
         assert_eq!(paths, ["a"]);
+    }
+
+    #[test]
+    fn a_scan_out_of_time_leaves_new_files_unknown_and_known_ones_to_the_next_scan() {
+        let project = tempfile::tempdir().unwrap();
+        let agent = tempfile::tempdir().unwrap();
+        let store = Store::for_project(agent.path(), project.path());
+        let root = project.path();
+        std::fs::write(root.join("old"), "1").unwrap();
+        let known = scan(root, &store, Index::default(), &ScanBounds::default()).index;
+        std::fs::write(root.join("old"), "22").unwrap();
+        std::fs::write(root.join("new"), "n").unwrap();
+        let no_time = ScanBounds {
+            max_duration: Duration::ZERO,
+            ..ScanBounds::default()
+        };
+        let cut = scan(root, &store, known.clone(), &no_time);
+        assert!(cut.changes.is_empty(), "{:?}", cut.changes);
+        assert!(cut.incomplete.is_some() && cut.index.partial);
+        assert_eq!(cut.index.files.get("old"), known.files.get("old"));
+        assert!(!cut.index.files.contains_key("new"));
+        // The next scan reports the known file's change, not the unknown file.
+        let next = scan(root, &store, cut.index, &ScanBounds::default());
+        let paths: Vec<&str> = next.changes.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, ["old"]);
     }
 }
