@@ -329,8 +329,7 @@ impl AgentSession {
             SystemTime::now().checked_sub(Duration::from_secs(d.saturating_mul(86_400)))
         });
         keep.extend(referenced_by_sessions(&dirs, expired_before));
-        self.checkpoint_store()
-            .prune(&keep, PRUNE_GRACE)
+        checkpoints::prune(&self.checkpoint_store(), &keep, PRUNE_GRACE)
             .map_err(|e| format!("Pruning checkpoints failed: {e}"))
     }
 

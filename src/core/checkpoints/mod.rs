@@ -20,6 +20,7 @@
 pub mod diff;
 #[cfg(test)]
 mod properties;
+pub mod prune;
 pub mod scan;
 pub mod store;
 mod tracker;
@@ -30,6 +31,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use diff::{FileDiff, FileStatus, Side};
+pub use prune::prune;
 pub use scan::{Index, IndexEntry, ScanBounds, ScanOutcome, scan};
 pub use store::{PruneReport, Store, hash_bytes, read_hash};
 pub use tracker::Checkpointer;

@@ -122,27 +122,10 @@ impl Store {
         self.root.join("last-restore.json")
     }
 
-    /// Every hash the store's own records still need: the scan index and the record of
-    /// the last restore.
-    fn own_references(&self) -> HashSet<String> {
-        let mut keep: HashSet<String> = super::Index::load(&self.index_path())
-            .files
-            .into_values()
-            .map(|e| e.hash)
-            .collect();
-        if let Ok(text) = std::fs::read_to_string(self.last_restore_path())
-            && let Ok(saved) = serde_json::from_str::<super::FileState>(&text)
-        {
-            keep.extend(saved.into_values().flatten());
-        }
-        keep
-    }
-
-    /// Removes every blob that is neither in `keep` nor needed by the scan index or the
-    /// last restore record, and was not written or reused within `grace` (a tool call
-    /// in flight in another process may not have recorded it yet).
+    /// Removes every blob that is not in `keep` and was not written or reused within
+    /// `grace` (a tool call in flight in another process may not have recorded it yet).
+    /// See [`super::prune`], which adds what the store's own records need.
     pub fn prune(&self, keep: &HashSet<String>, grace: Duration) -> std::io::Result<PruneReport> {
-        let own = self.own_references();
         let cutoff = SystemTime::now().checked_sub(grace);
         let mut report = PruneReport::default();
         let blobs = self.root.join("blobs");
@@ -164,7 +147,7 @@ impl Store {
                     (Ok(modified), Some(cutoff)) => modified > cutoff,
                     _ => true,
                 };
-                if keep.contains(&name) || own.contains(&name) || recent || !meta.is_file() {
+                if keep.contains(&name) || recent || !meta.is_file() {
                     report.kept_files += 1;
                     report.kept_bytes += meta.len();
                     continue;
@@ -215,64 +198,5 @@ mod tests {
         assert_eq!(store.get(&h).unwrap(), b"hello");
         assert!(store.get("../../etc/passwd").is_err());
         assert_eq!(store.disk_usage().1, 1);
-    }
-
-    fn age(store: &Store, hash: &str, secs: u64) {
-        let f = std::fs::File::options()
-            .append(true)
-            .open(store.blob_path(hash))
-            .unwrap();
-        f.set_modified(SystemTime::now() - Duration::from_secs(secs))
-            .unwrap();
-    }
-
-    #[test]
-    fn prune_removes_only_old_unreferenced_blobs() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::for_project(dir.path(), dir.path());
-        let [kept, indexed, restored, young, old, reused] =
-            ["kept", "indexed", "restored", "young", "old", "reused"]
-                .map(|s| store.put(s.as_bytes()).unwrap());
-        for h in [&kept, &indexed, &restored, &old, &reused] {
-            age(&store, h, 7200);
-        }
-        age(&store, &young, 60);
-        // Storing the same content again restarts its grace period.
-        store.put(b"reused").unwrap();
-        let mut index = super::super::Index::default();
-        index.files.insert(
-            "f".into(),
-            super::super::IndexEntry {
-                size: 1,
-                mtime_ns: 1,
-                ino: 1,
-                hash: indexed.clone(),
-            },
-        );
-        index.save(&store.index_path()).unwrap();
-        let saved: super::super::FileState = [
-            ("r".to_string(), Some(restored.clone())),
-            ("x".into(), None),
-        ]
-        .into();
-        write_atomic(
-            &store.last_restore_path(),
-            serde_json::to_string(&saved).unwrap().as_bytes(),
-        )
-        .unwrap();
-
-        let keep: HashSet<String> = [kept.clone()].into();
-        let report = store.prune(&keep, Duration::from_secs(3600)).unwrap();
-        assert_eq!(report.removed_files, 1);
-        assert_eq!(report.freed_bytes, 3);
-        assert_eq!(report.kept_files, 5);
-        assert!(store.get(&old).is_err());
-        for h in [&kept, &indexed, &restored, &young, &reused] {
-            assert!(store.get(h).is_ok(), "{h}");
-        }
-        // No grace and nothing kept by the caller: only the store's own records stay.
-        let report = store.prune(&HashSet::new(), Duration::ZERO).unwrap();
-        assert_eq!(report.removed_files, 3);
-        assert_eq!(report.kept_files, 2);
     }
 }
