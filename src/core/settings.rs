@@ -240,6 +240,11 @@ impl Settings {
     pub fn checkpoints_enabled(&self) -> bool {
         self.bool_at("checkpoints.enabled", true)
     }
+    /// `checkpoints.keepDays`: sessions last written longer ago than this no longer keep
+    /// their checkpoint contents from `/checkpoints prune`; unset or 0 keeps them all.
+    pub fn checkpoints_keep_days(&self) -> Option<u64> {
+        Some(self.u64_at("checkpoints.keepDays", 0)).filter(|d| *d > 0)
+    }
     pub fn branch_summary_skip_prompt(&self) -> bool {
         self.bool_at("branchSummary.skipPrompt", false)
     }

@@ -48,7 +48,7 @@ impl Env {
         self.dir.path().join("agent")
     }
 
-    fn cwd(&self) -> PathBuf {
+    pub(crate) fn cwd(&self) -> PathBuf {
         self.dir.path().join("proj")
     }
 

@@ -3,12 +3,16 @@
 //! restoring the files of another entry on navigation, undoing the last restore, and
 //! reporting disk use.
 
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
 use serde_json::Value;
 
 use super::{AgentSession, lock};
 use crate::core::checkpoints::{
-    self, CHECKPOINT_TYPE, Checkpoint, Checkpointer, FileState, Recorded, RestorePlan,
-    RestoreReport, Store,
+    self, CHECKPOINT_TYPE, Checkpoint, Checkpointer, FileDiff, FileState, PruneReport, Recorded,
+    RestorePlan, RestoreReport, Side, Store,
 };
 use crate::session::SessionManager;
 use crate::session::entry::{EntryId, SessionEntry};
@@ -46,6 +50,74 @@ fn state_for(session: &SessionManager, all: &[Recorded], leaf: Option<&EntryId>)
         None => Vec::new(),
     };
     checkpoints::state_at(all, &path)
+}
+
+/// Blobs written or reused this recently are never pruned: another process's tool call
+/// in flight may not have recorded them in its session yet.
+pub const PRUNE_GRACE: Duration = Duration::from_secs(3600);
+
+/// Every content hash a checkpoint entry of `text` (a session file) refers to.
+fn hashes_in_session_text(text: &str, out: &mut HashSet<String>) {
+    for line in text.lines().filter(|l| l.contains(CHECKPOINT_TYPE)) {
+        let Ok(entry) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if entry.get("customType").and_then(Value::as_str) != Some(CHECKPOINT_TYPE) {
+            continue;
+        }
+        let Some(changes) = entry.pointer("/data/changes").and_then(Value::as_array) else {
+            continue;
+        };
+        for change in changes {
+            for side in ["before", "after"] {
+                if let Some(hash) = change.get(side).and_then(Value::as_str) {
+                    out.insert(hash.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// Every `.jsonl` file under `dir`, at any depth.
+fn session_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in read.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => session_files(&path, out),
+            Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "jsonl") => {
+                out.push(path)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The hashes the session files under `dirs` refer to, leaving out sessions last written
+/// before `expired_before`.
+fn referenced_by_sessions(dirs: &[PathBuf], expired_before: Option<SystemTime>) -> HashSet<String> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        session_files(dir, &mut files);
+    }
+    files.sort();
+    files.dedup();
+    let mut out = HashSet::new();
+    for file in files {
+        if let Some(cutoff) = expired_before
+            && std::fs::metadata(&file)
+                .and_then(|m| m.modified())
+                .is_ok_and(|m| m < cutoff)
+        {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            hashes_in_session_text(&text, &mut out);
+        }
+    }
+    out
 }
 
 impl AgentSession {
@@ -189,6 +261,76 @@ impl AgentSession {
             conflicts: Vec::new(),
         };
         Ok(self.apply_restore(&plan)?.restored_files)
+    }
+
+    /// The files that differ between `from` (`None`: the working tree) and `to`, as the
+    /// agent left them at those entries (`docs/checkpoints.md#diff`).
+    pub fn checkpoint_diff(&self, from: Option<&str>, to: &str) -> Result<Vec<FileDiff>, String> {
+        let (all, from_state, to_state) = {
+            let st = self.state();
+            let mut ids = Vec::new();
+            for id in from.into_iter().chain([to]) {
+                let id = EntryId::from(id);
+                if st.session.entry(&id).is_none() {
+                    return Err(format!("Entry {id} not found"));
+                }
+                ids.push(id);
+            }
+            let all = recorded(&st.session);
+            let states: Vec<FileState> = ids
+                .iter()
+                .map(|id| state_for(&st.session, &all, Some(id)))
+                .collect();
+            let mut states = states.into_iter();
+            let first = states.next().unwrap_or_default();
+            match states.next() {
+                Some(second) => (all, Some(first), second),
+                None => (all, None, first),
+            }
+        };
+        if all.is_empty() {
+            return Ok(Vec::new());
+        }
+        let from_side = match &from_state {
+            Some(state) => Side::Entry(state),
+            None => Side::WorkingTree,
+        };
+        Ok(checkpoints::diff::diff_states(
+            &self.checkpoint_store(),
+            &self.inner.cwd,
+            &from_side,
+            &Side::Entry(&to_state),
+        ))
+    }
+
+    /// Removes checkpoint contents no session still refers to (`/checkpoints prune`):
+    /// the session files under `<agent_dir>/sessions/` and this session's directory are
+    /// read, except those older than `checkpoints.keepDays`; this session always counts.
+    pub fn prune_checkpoints(&self) -> Result<PruneReport, String> {
+        let (mut keep, dirs) = {
+            let st = self.state();
+            let keep: HashSet<String> = recorded(&st.session)
+                .into_iter()
+                .flat_map(|r| r.checkpoint.changes)
+                .flat_map(|c| [c.before, c.after])
+                .flatten()
+                .collect();
+            let mut dirs = vec![self.inner.paths.agent_dir.join("sessions")];
+            dirs.extend(st.session.session_dir().map(Path::to_path_buf));
+            dirs.extend(
+                st.session
+                    .session_file()
+                    .and_then(Path::parent)
+                    .map(Path::to_path_buf),
+            );
+            (keep, dirs)
+        };
+        let expired_before = self.settings().checkpoints_keep_days().and_then(|d| {
+            SystemTime::now().checked_sub(Duration::from_secs(d.saturating_mul(86_400)))
+        });
+        keep.extend(referenced_by_sessions(&dirs, expired_before));
+        checkpoints::prune(&self.checkpoint_store(), &keep, PRUNE_GRACE)
+            .map_err(|e| format!("Pruning checkpoints failed: {e}"))
     }
 
     /// Size of the project's checkpoint store: (bytes, files).

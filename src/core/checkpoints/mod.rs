@@ -17,6 +17,10 @@
 //! to it ([`state_at`]); a path no checkpoint on that path touched has the content the
 //! first checkpoint that ever touched it found.
 
+pub mod diff;
+#[cfg(test)]
+mod properties;
+pub mod prune;
 pub mod scan;
 pub mod store;
 mod tracker;
@@ -26,8 +30,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use diff::{FileDiff, FileStatus, Side};
+pub use prune::prune;
 pub use scan::{Index, IndexEntry, ScanBounds, ScanOutcome, scan};
-pub use store::{Store, hash_bytes, read_hash};
+pub use store::{PruneReport, Store, hash_bytes, read_hash};
 pub use tracker::Checkpointer;
 
 /// The `customType` of a checkpoint entry.

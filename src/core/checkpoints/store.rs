@@ -1,8 +1,10 @@
 //! The content-addressed blob store of one project: `<root>/blobs/<aa>/<sha256>`, plus
 //! the index of the last working-tree scan and the record of the last restore.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
@@ -49,6 +51,16 @@ pub fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// What [`Store::prune`] removed and kept (blobs only).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PruneReport {
+    pub removed_files: u64,
+    pub freed_bytes: u64,
+    pub kept_files: u64,
+    pub kept_bytes: u64,
+}
+
 /// One project's checkpoint directory.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -78,7 +90,12 @@ impl Store {
     pub fn put(&self, bytes: &[u8]) -> std::io::Result<String> {
         let hash = hash_bytes(bytes);
         let path = self.blob_path(&hash);
-        if !path.exists() {
+        if path.exists() {
+            // Used again now: a prune's grace period starts over.
+            if let Ok(f) = std::fs::File::options().append(true).open(&path) {
+                let _ = f.set_modified(SystemTime::now());
+            }
+        } else {
             write_atomic(&path, bytes)?;
         }
         Ok(hash)
@@ -103,6 +120,46 @@ impl Store {
     /// Where the files a restore overwrote are recorded (for `/undo-restore`).
     pub fn last_restore_path(&self) -> PathBuf {
         self.root.join("last-restore.json")
+    }
+
+    /// Removes every blob that is not in `keep` and was not written or reused within
+    /// `grace` (a tool call in flight in another process may not have recorded it yet).
+    /// See [`super::prune`], which adds what the store's own records need.
+    pub fn prune(&self, keep: &HashSet<String>, grace: Duration) -> std::io::Result<PruneReport> {
+        let cutoff = SystemTime::now().checked_sub(grace);
+        let mut report = PruneReport::default();
+        let blobs = self.root.join("blobs");
+        let prefixes = match std::fs::read_dir(&blobs) {
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(report),
+            Err(e) => return Err(e),
+        };
+        for prefix in prefixes.flatten() {
+            let Ok(read) = std::fs::read_dir(prefix.path()) else {
+                continue;
+            };
+            for blob in read.flatten() {
+                let Ok(meta) = blob.metadata() else {
+                    continue;
+                };
+                let name = blob.file_name().to_string_lossy().into_owned();
+                let recent = match (meta.modified(), cutoff) {
+                    (Ok(modified), Some(cutoff)) => modified > cutoff,
+                    _ => true,
+                };
+                if keep.contains(&name) || recent || !meta.is_file() {
+                    report.kept_files += 1;
+                    report.kept_bytes += meta.len();
+                    continue;
+                }
+                std::fs::remove_file(blob.path())?;
+                report.removed_files += 1;
+                report.freed_bytes += meta.len();
+            }
+            // Only removes the directory when it is empty.
+            let _ = std::fs::remove_dir(prefix.path());
+        }
+        Ok(report)
     }
 
     /// Bytes and number of files under the store.

@@ -27,6 +27,8 @@ pub struct Checkpointer {
     /// Files may have changed outside the agent since the last scan (a new run began, or
     /// a restore wrote files): rescan before the next `bash` without recording.
     stale: bool,
+    /// The index in memory has news the saved one lacks.
+    dirty: bool,
     pending: HashMap<String, Pending>,
 }
 
@@ -41,24 +43,39 @@ impl Checkpointer {
             store: Store::for_project(agent_dir, cwd),
             index: None,
             stale: true,
+            dirty: false,
             pending: HashMap::new(),
         }
     }
 
-    /// Scans the tree against the index (loading it first), saves the new index and
-    /// returns the changes.
+    /// Scans the tree against the index (loading it first) and returns the changes.
+    ///
+    /// The saved index only spares the next process from hashing every file again, so
+    /// it is written by the first scan of a run and when the checkpointer is dropped,
+    /// not after every `bash` call (on 100k files it is megabytes).
     fn rescan(&mut self, cwd: &Path) -> (Vec<Change>, Option<String>) {
+        let first_of_run = self.stale || self.index.is_none();
         let old = match self.index.take() {
             Some(index) => index,
             None => Index::load(&self.store.index_path()),
         };
-        let outcome = super::scan(cwd, &self.store, &old, &ScanBounds::default());
-        if outcome.index != old {
-            let _ = outcome.index.save(&self.store.index_path());
-        }
+        let outcome = super::scan(cwd, &self.store, old, &ScanBounds::default());
         self.index = Some(outcome.index);
         self.stale = false;
+        self.dirty = true;
+        if first_of_run {
+            self.save_index();
+        }
         (outcome.changes, outcome.incomplete)
+    }
+
+    /// Writes the index if it has news (a failure only costs rehashing later).
+    pub fn save_index(&mut self) {
+        if let Some(index) = self.index.as_ref().filter(|_| self.dirty)
+            && index.save(&self.store.index_path()).is_ok()
+        {
+            self.dirty = false;
+        }
     }
 
     /// A tool call starts: remember what its checkpoint compares against.
@@ -96,6 +113,7 @@ impl Checkpointer {
                 let after = std::fs::read(&file)
                     .ok()
                     .and_then(|bytes| self.store.put(&bytes).ok());
+                self.dirty = true;
                 if let (Some(index), Some(hash)) = (self.index.as_mut(), after.as_ref())
                     && let Ok(meta) = std::fs::metadata(&file)
                 {
@@ -133,5 +151,11 @@ impl Checkpointer {
             changes,
             incomplete,
         })
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        self.save_index();
     }
 }

@@ -355,6 +355,12 @@ impl Rpc {
                     "entries": entries,
                 })))
             }
+            RpcCommand::CheckpointDiff { from, to } => session
+                .checkpoint_diff(from.as_deref(), &to)
+                .map(|files| Some(json!({ "files": files }))),
+            RpcCommand::PruneCheckpoints => session
+                .prune_checkpoints()
+                .and_then(|r| to_json(&r).map(Some)),
             RpcCommand::GetEntry { entry_id } => tree::entry_json(session, &entry_id).map(Some),
             RpcCommand::SetLabel { entry_id, label } => session
                 .set_label(&entry_id, label.as_deref())

@@ -112,6 +112,14 @@ pub enum RpcCommand {
     UndoRestore,
     /// Disk use of the project's checkpoints and the entries that changed files.
     GetCheckpoints,
+    /// The files that differ between `from` (absent or null: the working tree) and `to`.
+    CheckpointDiff {
+        #[serde(default)]
+        from: Option<String>,
+        to: String,
+    },
+    /// Removes checkpoint contents no session refers to any more.
+    PruneCheckpoints,
     SetLabel {
         entry_id: String,
         #[serde(default)]
@@ -124,7 +132,7 @@ pub enum RpcCommand {
 
 /// Every command `type`, in [`RpcCommand`] order (to tell an unknown command from a
 /// known one with bad fields).
-pub const COMMAND_TYPES: [&str; 35] = [
+pub const COMMAND_TYPES: [&str; 37] = [
     "prompt",
     "steer",
     "follow_up",
@@ -160,6 +168,8 @@ pub const COMMAND_TYPES: [&str; 35] = [
     "get_entry",
     "undo_restore",
     "get_checkpoints",
+    "checkpoint_diff",
+    "prune_checkpoints",
 ];
 
 impl RpcCommand {
@@ -190,7 +200,8 @@ impl RpcCommand {
             | RpcCommand::GetTree
             | RpcCommand::SetLabel { .. }
             | RpcCommand::GetEntry { .. }
-            | RpcCommand::GetCheckpoints => true,
+            | RpcCommand::GetCheckpoints
+            | RpcCommand::CheckpointDiff { .. } => true,
             RpcCommand::Prompt { .. }
             | RpcCommand::Abort
             | RpcCommand::NewSession { .. }
@@ -201,7 +212,8 @@ impl RpcCommand {
             | RpcCommand::Fork { .. }
             | RpcCommand::Clone
             | RpcCommand::NavigateTree { .. }
-            | RpcCommand::UndoRestore => false,
+            | RpcCommand::UndoRestore
+            | RpcCommand::PruneCheckpoints => false,
         }
     }
 
@@ -241,6 +253,8 @@ impl RpcCommand {
             RpcCommand::NavigateTree { .. } => "navigate_tree",
             RpcCommand::UndoRestore => "undo_restore",
             RpcCommand::GetCheckpoints => "get_checkpoints",
+            RpcCommand::CheckpointDiff { .. } => "checkpoint_diff",
+            RpcCommand::PruneCheckpoints => "prune_checkpoints",
             RpcCommand::SetLabel { .. } => "set_label",
             RpcCommand::GetEntry { .. } => "get_entry",
         }
@@ -444,6 +458,8 @@ mod tests {
             json!({"type": "get_entry", "entryId": "abc"}),
             json!({"type": "undo_restore"}),
             json!({"type": "get_checkpoints"}),
+            json!({"type": "checkpoint_diff", "from": null, "to": "e1"}),
+            json!({"type": "prune_checkpoints"}),
         ]
     }
 

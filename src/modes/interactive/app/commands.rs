@@ -7,6 +7,7 @@ use crate::modes::interactive::autocomplete::{CommandSpec, CompletionItem};
 use crate::modes::interactive::components::Component;
 use crate::modes::interactive::components::bash_execution::{BashExecutionView, BashStatus};
 use crate::modes::interactive::components::changelog::{self, ChangelogView};
+use crate::modes::interactive::components::checkpoint_diff::CheckpointDiffView;
 use crate::modes::interactive::components::transcript::ChatItem;
 
 use super::input::KeyCommand;
@@ -58,7 +59,10 @@ pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
         "undo-restore",
         "Put back the files the last /tree restore overwrote",
     ),
-    ("checkpoints", "Show the disk use of file checkpoints"),
+    (
+        "checkpoints",
+        "Show the disk use of file checkpoints (prune: remove unused ones)",
+    ),
     ("login", "Configure provider authentication"),
     ("logout", "Remove provider authentication"),
     ("new", "Start a new session"),
@@ -359,6 +363,16 @@ impl App {
                 )),
                 Err(e) => self.notice(e),
             },
+            "checkpoints" if args.trim() == "prune" => match self.session.prune_checkpoints() {
+                Ok(r) => self.notice(format!(
+                    "Pruned checkpoints: removed {} file(s), freed {:.1} MB; {} file(s), {:.1} MB still in use",
+                    r.removed_files,
+                    r.freed_bytes as f64 / 1_048_576.0,
+                    r.kept_files,
+                    r.kept_bytes as f64 / 1_048_576.0
+                )),
+                Err(e) => self.notice(e),
+            },
             "checkpoints" => {
                 let (bytes, files) = self.session.checkpoint_disk_usage();
                 let state = if self.session.settings().checkpoints_enabled() {
@@ -524,6 +538,7 @@ impl App {
         self.overlay = Some(Overlay::Tree {
             selector: Box::new(selector),
             label: None,
+            diff: None,
         });
     }
 
@@ -543,6 +558,22 @@ impl App {
                         dialog: SummarizeBranchDialog::new(),
                         target,
                     });
+                }
+            }
+            OverlayOutcome::TreeDiff(target) => {
+                match self.session.checkpoint_diff(None, target.as_str()) {
+                    Ok(files) => {
+                        let rows = self.height().saturating_sub(12).max(5);
+                        let view = CheckpointDiffView::new(
+                            "Files: working tree → this point of the tree",
+                            &files,
+                            rows,
+                        );
+                        if let Some(Overlay::Tree { diff, .. }) = self.overlay.as_mut() {
+                            *diff = Some(Box::new(view));
+                        }
+                    }
+                    Err(e) => self.notice(e),
                 }
             }
             OverlayOutcome::TreeEditLabel(target, current) => {
@@ -703,6 +734,7 @@ impl App {
             tree @ (OverlayOutcome::TreeChosen(_)
             | OverlayOutcome::TreeAlreadyAtLeaf
             | OverlayOutcome::TreeEditLabel(..)
+            | OverlayOutcome::TreeDiff(..)
             | OverlayOutcome::TreeLabel { .. }
             | OverlayOutcome::SummaryChoice(..)
             | OverlayOutcome::BackToSummary(_)

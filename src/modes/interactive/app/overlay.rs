@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 
 use crate::ai::model::ThinkingLevel;
 use crate::modes::interactive::autocomplete::CompletionItem;
+use crate::modes::interactive::components::checkpoint_diff::{CheckpointDiffView, DiffViewOutcome};
 use crate::modes::interactive::components::login_dialog::{LoginDialog, LoginDialogOutcome};
 use crate::modes::interactive::components::login_selector::{
     LoginMode, LoginOption, LoginSelector, LoginSelectorOutcome,
@@ -108,10 +109,12 @@ pub enum Overlay {
     Models(Box<ModelSelector>),
     Settings(Box<SettingsSelector>),
     Thinking(ThinkingSelector),
-    /// `/tree`, with the label being typed for an entry (Shift+L) if any.
+    /// `/tree`, with the label being typed for an entry (Shift+L) or the files diff of
+    /// an entry (Shift+D) if any.
     Tree {
         selector: Box<TreeSelector>,
         label: Option<(EntryId, Box<Editor>)>,
+        diff: Option<Box<CheckpointDiffView>>,
     },
     /// "Summarize branch?" before navigating to `target`.
     Summarize {
@@ -158,6 +161,8 @@ pub enum OverlayOutcome {
     TreeAlreadyAtLeaf,
     /// Shift+L in `/tree`: ask for the entry's label (its current one pre-filled).
     TreeEditLabel(EntryId, Option<String>),
+    /// Shift+D in `/tree`: compute and show the files diff of the entry.
+    TreeDiff(EntryId),
     /// A label typed in `/tree` (`None` removes it); the tree stays open.
     TreeLabel {
         target: EntryId,
@@ -297,7 +302,17 @@ impl Overlay {
                 ThinkingOutcome::Selected(level) => OverlayOutcome::ThinkingChosen(level),
                 ThinkingOutcome::Cancelled => OverlayOutcome::Cancelled,
             },
-            Overlay::Tree { selector, label } => {
+            Overlay::Tree {
+                selector,
+                label,
+                diff,
+            } => {
+                if let Some(view) = diff {
+                    if view.handle_key(key, keys) == DiffViewOutcome::Close {
+                        *diff = None;
+                    }
+                    return OverlayOutcome::Keep;
+                }
                 if let Some((target, editor)) = label {
                     // Escape (or Ctrl+C) leaves the label as it was; Enter saves it.
                     if keys.matches(key, Action::SelectCancel) {
@@ -325,6 +340,7 @@ impl Overlay {
                     TreeOutcome::EditLabel(id, current) => {
                         OverlayOutcome::TreeEditLabel(id, current)
                     }
+                    TreeOutcome::ShowDiff(id) => OverlayOutcome::TreeDiff(id),
                 }
             }
             Overlay::Summarize { dialog, target } => match dialog.handle_key(key, keys) {
@@ -432,12 +448,17 @@ impl Overlay {
             }
             Overlay::Thinking(selector) => return (selector.render(width, ui), None),
             Overlay::Tree {
+                diff: Some(view), ..
+            } => return (view.render(width, ui), None),
+            Overlay::Tree {
                 selector,
                 label: None,
+                ..
             } => return (selector.render(width, ui), None),
             Overlay::Tree {
                 selector,
                 label: Some((_, editor)),
+                ..
             } => {
                 let rendered = editor.render(width.saturating_sub(2).max(1), ui.theme);
                 let lines = selector.render_label_prompt(width, ui, &rendered.lines);

@@ -10,6 +10,7 @@
 pub mod assistant_message;
 pub mod bash_execution;
 pub mod changelog;
+pub mod checkpoint_diff;
 pub mod config_selector;
 pub mod custom_message;
 pub mod footer;

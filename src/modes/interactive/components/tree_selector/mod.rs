@@ -120,6 +120,9 @@ pub enum TreeOutcome {
     /// Shift+L: ask for a label for the entry (its current label pre-filled), save it
     /// with `set_label`, then call [`TreeSelector::set_label`].
     EditLabel(EntryId, Option<String>),
+    /// Shift+D: show how the files at the entry differ from the working tree (file
+    /// checkpoints, a pi-rs addition; `docs/checkpoints.md`).
+    ShowDiff(EntryId),
 }
 
 /// How to open the selector.
@@ -455,6 +458,15 @@ impl TreeSelector {
             Action::TreeToggleLabelTimestamp,
         ];
         let len = self.view.len();
+        if key.code == KeyCode::Char('D')
+            && key.modifiers.difference(KeyModifiers::SHIFT).is_empty()
+            && keys.action_for(key, ACTIONS).is_none()
+        {
+            if let Some(&i) = self.view.rows.get(self.selected) {
+                return TreeOutcome::ShowDiff(self.id(i).clone());
+            }
+            return TreeOutcome::None;
+        }
         let Some(action) = keys.action_for(key, ACTIONS) else {
             return self.type_key(key);
         };

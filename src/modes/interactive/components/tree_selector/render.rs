@@ -73,7 +73,7 @@ impl TreeSelector {
         .map(|a| ui.key(a))
         .join("/");
         let help = format!(
-            "  ↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. {}: label. {filters}: filters ({}/{} cycle). {}: label time",
+            "  ↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. {}: label. {filters}: filters ({}/{} cycle). {}: label time. shift+d: files diff",
             ui.key(Action::TreeEditLabel),
             ui.key(Action::TreeFilterCycleForward),
             ui.key(Action::TreeFilterCycleBackward),
