@@ -143,6 +143,19 @@ pub struct Registration {
     /// Per-event overrides of `timeoutMs`.
     #[serde(default)]
     pub event_timeouts_ms: BTreeMap<String, u64>,
+    /// Model providers (pi's `registerProvider`), applied to the model registry once
+    /// the extensions are loaded.
+    #[serde(default)]
+    pub providers: Vec<ProviderRegistration>,
+}
+
+/// A provider an extension registers: a name and pi's `ProviderConfig` (the models.json
+/// provider shape: `baseUrl`, `apiKey`, `api`, `headers`, `authHeader`, `models`, …).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ProviderRegistration {
+    pub name: String,
+    #[serde(default)]
+    pub config: Value,
 }
 
 /// `send_message` options (pi's `sendMessage(message, options)`).
