@@ -120,7 +120,7 @@ fn list_models_shows_the_extension_provider_and_a_startup_without_it_fails() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("ext-model"), "{stderr}");
+    assert!(stderr.contains("Unknown provider \"ext\""), "{stderr}");
     assert!(p.server.requests().is_empty());
 }
 
