@@ -91,9 +91,13 @@ fn run(args: Args) -> Result<u8, StartupError> {
     let cwd = std::env::current_dir()
         .map_err(|e| StartupError(format!("cannot read the current directory: {e}")))?;
     let paths = AgentPaths::from_env();
-    if let Some(search) = &args.cli.list_models {
-        pi::cli::list_models::print_models(&paths.agent_dir, search);
-        return Ok(0);
+    if let Some(search) = args.cli.list_models.clone() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
+        return rt.block_on(pi::cli::launch::list_models(&args, cwd, paths, &search));
     }
     if let Some(input) = &args.cli.export {
         // `pi --export in.jsonl [out.html]`: the optional output is the next argument.

@@ -56,6 +56,33 @@ pub struct InteractiveLaunch {
     verbose: bool,
 }
 
+/// `--list-models [search]` as pi: after the extensions loaded, so the providers they
+/// register are listed too. Without extensions no node process starts. Returns the code.
+pub async fn list_models(
+    args: &Args,
+    cwd: PathBuf,
+    paths: AgentPaths,
+    search: &str,
+) -> Result<u8, StartupError> {
+    let factory = Arc::new(SessionFactory::new(
+        session_config(args),
+        cwd.clone(),
+        paths,
+        hosting(HostMode::Print, false),
+    ));
+    let manager = crate::session::SessionManager::in_memory(&cwd);
+    let built = factory.build(manager, ResourceLoading::Full).await?;
+    // As pi, startup's other diagnostics are not shown here.
+    built.session.with_registry(|registry| {
+        if let Some(e) = registry.error() {
+            eprintln!("Warning: errors loading models.json:\n{e}");
+        }
+        crate::cli::list_models::print_registry_models(registry, search)
+    });
+    built.session.shutdown().await;
+    Ok(0)
+}
+
 /// Decides what to run. `Ok(None)`: nothing to do (the user cancelled a question).
 pub fn prepare(
     mut args: Args,

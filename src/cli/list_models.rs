@@ -30,7 +30,12 @@ pub fn print_models(agent_dir: &std::path::Path, search: &str) {
     if let Some(e) = registry.error() {
         eprintln!("Warning: errors loading models.json:\n{e}");
     }
-    let text = list_models(&registry, Some(search));
+    print_registry_models(&registry, search);
+}
+
+/// `--list-models`: prints the table for `registry`'s models.
+pub fn print_registry_models(registry: &ModelRegistry, search: &str) {
+    let text = list_models(registry, Some(search));
     // pi's no-models message reaches stderr; the table goes to stdout.
     if registry.available().is_empty() {
         eprint!("{text}");

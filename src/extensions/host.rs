@@ -547,6 +547,21 @@ impl ExtensionHost {
             .any(|c| c.info.invocation_name == invocation_name)
     }
 
+    /// The model providers the extensions registered while loading, in load order, each
+    /// with the extension's path (for errors).
+    pub fn providers(&self) -> Vec<(PathBuf, crate::extensions::protocol::ProviderRegistration)> {
+        self.inner
+            .connections
+            .iter()
+            .flat_map(|c| {
+                c.registration
+                    .providers
+                    .iter()
+                    .map(|p| (c.path.clone(), p.clone()))
+            })
+            .collect()
+    }
+
     /// The registered command-line flags (first registration of a name wins).
     pub fn flags(&self) -> &[FlagInfo] {
         &self.inner.flags

@@ -152,6 +152,19 @@ pub struct Registration {
     /// simple extensions see only what they know.
     #[serde(default)]
     pub state: bool,
+    /// Model providers (pi's `registerProvider`), applied to the model registry once
+    /// the extensions are loaded.
+    #[serde(default)]
+    pub providers: Vec<ProviderRegistration>,
+}
+
+/// A provider an extension registers: a name and pi's `ProviderConfig` (the models.json
+/// provider shape: `baseUrl`, `apiKey`, `api`, `headers`, `authHeader`, `models`, …).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ProviderRegistration {
+    pub name: String,
+    #[serde(default)]
+    pub config: Value,
 }
 
 /// A keyboard shortcut an extension provides: pi's key id (`ctrl+shift+p`) and what it

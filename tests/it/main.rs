@@ -28,6 +28,7 @@ mod e2e;
 mod export_browser;
 mod export_html;
 mod ext_events;
+mod ext_providers;
 mod extensions_agent;
 mod extensions_events;
 mod extensions_examples;

@@ -377,6 +377,36 @@ pub fn parse_models_json(
             path.display()
         )
     })?;
+    let (config, problems) = parse_root(&root, builtin_providers);
+    if problems.is_empty() {
+        Ok(config)
+    } else {
+        let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+        Err(format!(
+            "Invalid models.json schema:\n{}\n\nFile: {}\nBuilt-in models are still available; fix the file and reopen /model to reload it.",
+            list.join("\n"),
+            path.display()
+        ))
+    }
+}
+
+/// A provider registered by an extension (`pi.registerProvider(name, config)`): the
+/// config is pi's `ProviderConfig`, the same shape as a models.json provider. On failure,
+/// the problems, each naming the field.
+pub fn parse_extension_provider(name: &str, config: &Value) -> Result<ProviderConfig, String> {
+    let mut providers = Map::new();
+    providers.insert(name.to_string(), config.clone());
+    let mut root = Map::new();
+    root.insert("providers".into(), Value::Object(providers));
+    let (mut parsed, problems) = parse_root(&Value::Object(root), &[]);
+    match parsed.providers.pop() {
+        Some((_, provider)) if problems.is_empty() => Ok(provider),
+        _ => Err(problems.join("; ")),
+    }
+}
+
+/// Every provider of a models.json document, and the problems found.
+fn parse_root(root: &Value, builtin_providers: &[&str]) -> (ModelsConfig, Vec<String>) {
     let mut ck = Checker {
         problems: Vec::new(),
     };
@@ -508,14 +538,5 @@ pub fn parse_models_json(
             "is required: {\"providers\": {\"<name>\": {...}}}",
         ),
     }
-    if ck.problems.is_empty() {
-        Ok(config)
-    } else {
-        let list: Vec<String> = ck.problems.iter().map(|p| format!("  - {p}")).collect();
-        Err(format!(
-            "Invalid models.json schema:\n{}\n\nFile: {}\nBuilt-in models are still available; fix the file and reopen /model to reload it.",
-            list.join("\n"),
-            path.display()
-        ))
-    }
+    (config, ck.problems)
 }

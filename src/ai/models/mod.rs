@@ -18,7 +18,9 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use self::config::{ModelFields, ModelsConfig, ProviderConfig, parse_models_json};
+use self::config::{
+    ModelFields, ModelsConfig, ProviderConfig, parse_extension_provider, parse_models_json,
+};
 use super::auth::{ApiKey, AuthStorage, missing_key_message, resolve_config_value_uncached};
 use super::catalog::catalog;
 use super::model::{Api, Model, ModelCost};
@@ -66,6 +68,9 @@ pub struct ModelRegistry {
     request_configs: HashMap<String, ProviderRequestConfig>,
     model_headers: HashMap<(String, String), BTreeMap<String, String>>,
     error: Option<String>,
+    /// Providers registered by extensions, in registration order (pi's
+    /// `registeredProviders`), applied over models.json on every load.
+    registered: Vec<(String, Value)>,
 }
 
 impl ModelRegistry {
@@ -78,6 +83,7 @@ impl ModelRegistry {
             request_configs: HashMap::new(),
             model_headers: HashMap::new(),
             error: None,
+            registered: Vec::new(),
         };
         registry.load_models();
         registry
@@ -92,6 +98,7 @@ impl ModelRegistry {
             request_configs: HashMap::new(),
             model_headers: HashMap::new(),
             error: None,
+            registered: Vec::new(),
         };
         registry.load_models();
         registry
@@ -226,7 +233,89 @@ impl ModelRegistry {
             None => ModelsConfig::default(),
         };
         self.models = self.merge(&config);
+        for (name, value) in self.registered.clone() {
+            if let Ok(provider) = parse_extension_provider(&name, &value) {
+                self.apply_registered(&name, &provider);
+            }
+        }
         self.apply_copilot_base_url();
+    }
+
+    /// `pi.registerProvider(name, config)` from an extension, as pi: with `models`, they
+    /// replace every model of the provider; with only `baseUrl`/`headers`, the provider's
+    /// models keep their ids and take the new URL (headers apply per request). Registering
+    /// a name again updates the fields it names. The config is checked as pi checks it
+    /// (`baseUrl`, `apiKey` and an `api` are required with models); on failure nothing
+    /// changes and the error says what is wrong.
+    pub fn register_provider(&mut self, name: &str, config: &Value) -> Result<(), String> {
+        let Value::Object(fields) = config else {
+            return Err(format!("Provider {name}: the config must be an object"));
+        };
+        let mut merged = match self.registered.iter().find(|(n, _)| n == name) {
+            Some((_, Value::Object(existing))) => existing.clone(),
+            _ => serde_json::Map::new(),
+        };
+        for (k, v) in fields {
+            if !v.is_null() {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+        let merged = Value::Object(merged);
+        let provider = parse_extension_provider(name, &merged)
+            .map_err(|problems| format!("Provider {name}: {problems}"))?;
+        self.apply_registered(name, &provider);
+        match self.registered.iter_mut().find(|(n, _)| n == name) {
+            Some(entry) => entry.1 = merged,
+            None => self.registered.push((name.to_string(), merged)),
+        }
+        Ok(())
+    }
+
+    /// `pi.unregisterProvider(name)`: forgets the registration and reloads, so built-in
+    /// models it replaced come back. Nothing happens for a name never registered.
+    pub fn unregister_provider(&mut self, name: &str) {
+        let before = self.registered.len();
+        self.registered.retain(|(n, _)| n != name);
+        if self.registered.len() != before {
+            self.load_models();
+        }
+    }
+
+    /// Names of the providers extensions registered, in order.
+    pub fn registered_providers(&self) -> Vec<&str> {
+        self.registered.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// Puts one registered provider into the model list (pi's `applyProviderConfig`).
+    fn apply_registered(&mut self, name: &str, p: &ProviderConfig) {
+        if p.api_key.is_some() || !p.headers.is_empty() || p.auth_header {
+            self.request_configs.insert(
+                name.to_string(),
+                ProviderRequestConfig {
+                    api_key: p.api_key.clone(),
+                    headers: p.headers.clone(),
+                    auth_header: p.auth_header,
+                },
+            );
+        }
+        if !p.models.is_empty() {
+            self.models.retain(|m| m.provider != name);
+            self.model_headers
+                .retain(|(provider, _), _| provider != name);
+            for m in custom_models(name, p) {
+                if let Some(def) = p.models.iter().find(|d| d.id == m.id)
+                    && !def.fields.headers.is_empty()
+                {
+                    self.model_headers
+                        .insert((name.to_string(), m.id.clone()), def.fields.headers.clone());
+                }
+                self.models.push(m);
+            }
+        } else if let Some(url) = &p.base_url {
+            for m in self.models.iter_mut().filter(|m| m.provider == name) {
+                m.base_url = url.clone();
+            }
+        }
     }
 
     /// A Copilot sign-in decides the API host (pi's `modifyModels`): the one named by

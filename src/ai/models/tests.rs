@@ -498,3 +498,83 @@ fn a_copilot_login_gives_pis_default_model_and_the_api_host_its_token_names() {
         "http://127.0.0.1:9/v1"
     );
 }
+
+#[test]
+fn extension_providers_replace_models_override_urls_and_unregister_restores() {
+    let (_d, mut reg) = registry_with(r#"{"providers": {}}"#);
+    let anthropic_count = reg
+        .all()
+        .iter()
+        .filter(|m| m.provider == "anthropic")
+        .count();
+    assert!(anthropic_count > 1);
+
+    // Models given: they replace every model of the provider, with pi's defaults.
+    reg.register_provider(
+        "anthropic",
+        &serde_json::json!({"baseUrl": "http://proxy", "apiKey": "K", "api": "anthropic-messages",
+            "headers": {"x-h": "v"}, "models": [{"id": "only", "contextWindow": 1000}]}),
+    )
+    .unwrap();
+    let ids: Vec<&str> = reg
+        .all()
+        .iter()
+        .filter(|m| m.provider == "anthropic")
+        .map(|m| m.id.as_str())
+        .collect();
+    assert_eq!(ids, ["only"]);
+    let only = reg.find("anthropic", "only").unwrap().clone();
+    assert_eq!(
+        (only.base_url.as_str(), only.context_window),
+        ("http://proxy", 1000)
+    );
+    assert_eq!(only.max_tokens, 16_384);
+    let auth = reg.request_auth(&only).unwrap();
+    assert_eq!(auth.headers.get("x-h").map(String::as_str), Some("v"));
+
+    // Registered again with only a field: the other fields stay (pi's upsert).
+    reg.register_provider("anthropic", &serde_json::json!({"baseUrl": "http://other"}))
+        .unwrap();
+    assert_eq!(
+        reg.find("anthropic", "only").unwrap().base_url,
+        "http://other"
+    );
+
+    // A reload keeps it; unregistering brings the built-ins back.
+    reg.reload();
+    assert!(reg.find("anthropic", "only").is_some());
+    reg.unregister_provider("anthropic");
+    assert!(reg.find("anthropic", "only").is_none());
+    assert_eq!(
+        reg.all()
+            .iter()
+            .filter(|m| m.provider == "anthropic")
+            .count(),
+        anthropic_count
+    );
+
+    // Only a base URL: the built-in models keep their ids and take the URL.
+    reg.register_provider("openai", &serde_json::json!({"baseUrl": "http://oa"}))
+        .unwrap();
+    assert!(
+        reg.all()
+            .iter()
+            .filter(|m| m.provider == "openai")
+            .all(|m| m.base_url == "http://oa")
+    );
+}
+
+#[test]
+fn extension_provider_with_models_needs_base_url_api_key_and_api() {
+    let (_d, mut reg) = registry_with(r#"{"providers": {}}"#);
+    let before = reg.all().len();
+    let err = reg
+        .register_provider("x", &serde_json::json!({"models": [{"id": "m"}]}))
+        .unwrap_err();
+    assert!(err.starts_with("Provider x: "), "{err}");
+    assert!(err.contains("\"baseUrl\" is required"), "{err}");
+    assert!(err.contains("\"apiKey\" is required"), "{err}");
+    assert!(err.contains("no \"api\" specified"), "{err}");
+    assert_eq!(reg.all().len(), before);
+    assert!(reg.registered_providers().is_empty());
+}

@@ -44,6 +44,11 @@ impl AgentSession {
         self.state().registry.error().map(str::to_string)
     }
 
+    /// Runs `f` on the model registry (built-in, models.json and extension providers).
+    pub fn with_registry<T>(&self, f: impl FnOnce(&crate::ai::models::ModelRegistry) -> T) -> T {
+        f(&self.state().registry)
+    }
+
     /// Models with configured credentials.
     pub fn available_models(&self) -> Vec<Model> {
         self.state().registry.available()

@@ -98,6 +98,9 @@ struct Prepared {
     prompt_warnings: Vec<String>,
     /// A full build only.
     templates_and_skills: Option<TemplatesAndSkills>,
+    /// `--model` named no known model, but extensions may still register its provider:
+    /// the choice is made again once they loaded, and this error stands if it fails again.
+    model_pending: Option<StartupError>,
 }
 
 impl SessionFactory {
@@ -195,6 +198,28 @@ impl SessionFactory {
             }
         }
 
+        if full {
+            let this = self.clone();
+            let host = extensions.as_ref().map(|e| e.host.clone());
+            let (applied, provider_warnings) = blocking(move || {
+                let mut warnings = Vec::new();
+                let applied =
+                    this.apply_extension_providers(prepared, host.as_ref(), &mut warnings);
+                (applied, warnings)
+            })
+            .await?;
+            extension_warnings.extend(provider_warnings);
+            prepared = match applied {
+                Ok(p) => p,
+                Err(e) => {
+                    if let Some(loaded) = &extensions {
+                        loaded.host.shutdown(ShutdownReason::Quit, None).await;
+                    }
+                    return Err(e);
+                }
+            };
+        }
+
         let this = self.clone();
         let (session, warnings, extensions) =
             blocking(move || this.assemble(prepared, extension_warnings, extensions)).await?;
@@ -262,6 +287,63 @@ impl SessionFactory {
             scoped
         };
 
+        let mut choice_warnings = Vec::new();
+        let (model, thinking, model_pending) =
+            match self.pick_model(&mut registry, &mut manager, &scoped, &mut choice_warnings) {
+                Ok((model, thinking)) => {
+                    warnings.extend(choice_warnings);
+                    (model, thinking, None)
+                }
+                // A provider from an extension may make the model known (see `build`).
+                Err(e) if full && self.config.model.is_some() => {
+                    (None, ThinkingLevel::Off, Some(e))
+                }
+                Err(e) => return Err(e),
+            };
+
+        // pi packages: missing ones are installed now; one that cannot be stops startup.
+        let packages = if full {
+            let (packages, package_warnings) =
+                SessionPackages::resolve(&self.config, settings, &self.cwd, &self.paths.agent_dir)
+                    .map_err(StartupError)?;
+            warnings.extend(package_warnings);
+            packages
+        } else {
+            SessionPackages::default()
+        };
+        let place = self.place(&packages);
+        let mut prompt_warnings = Vec::new();
+        let prompt = prompt_resources(
+            &self.config,
+            &self.cwd,
+            &self.paths.agent_dir,
+            &mut prompt_warnings,
+        );
+        Ok(Prepared {
+            manager,
+            registry,
+            model,
+            thinking,
+            scoped,
+            warnings,
+            found: full.then(|| find_extensions(&self.config, &place)),
+            prompt,
+            prompt_warnings,
+            templates_and_skills: full.then(|| TemplatesAndSkills::load(&self.config, &place)),
+            model_pending,
+        })
+    }
+
+    /// The model and thinking level of the session on `manager` (recorded in a new session
+    /// file as pi does). Blocking.
+    fn pick_model(
+        &self,
+        registry: &mut ModelRegistry,
+        manager: &mut SessionManager,
+        scoped: &[ScopedModel],
+        warnings: &mut Vec<String>,
+    ) -> Result<(Option<Model>, ThinkingLevel), StartupError> {
+        let settings = &self.settings;
         let context = manager.build_session_context();
         let has_existing = !context.messages.is_empty();
         let has_thinking_entry = manager
@@ -275,13 +357,13 @@ impl SessionFactory {
             .is_some();
         let cx = ModelContext {
             config: &self.config,
-            registry: &registry,
+            registry,
             settings,
-            scoped: &scoped,
-            session: &manager,
+            scoped,
+            session: manager,
             has_existing,
         };
-        let choice = choose_model(&cx, &mut warnings)?;
+        let choice = choose_model(&cx, warnings)?;
         let model = choice.model;
 
         if let Some(key) = &self.config.api_key {
@@ -322,36 +404,39 @@ impl SessionFactory {
             }
         }
 
-        // pi packages: missing ones are installed now; one that cannot be stops startup.
-        let packages = if full {
-            let (packages, package_warnings) =
-                SessionPackages::resolve(&self.config, settings, &self.cwd, &self.paths.agent_dir)
-                    .map_err(StartupError)?;
-            warnings.extend(package_warnings);
-            packages
-        } else {
-            SessionPackages::default()
-        };
-        let place = self.place(&packages);
-        let mut prompt_warnings = Vec::new();
-        let prompt = prompt_resources(
-            &self.config,
-            &self.cwd,
-            &self.paths.agent_dir,
-            &mut prompt_warnings,
-        );
-        Ok(Prepared {
-            manager,
-            registry,
-            model,
-            thinking,
-            scoped,
-            warnings,
-            found: full.then(|| find_extensions(&self.config, &place)),
-            prompt,
-            prompt_warnings,
-            templates_and_skills: full.then(|| TemplatesAndSkills::load(&self.config, &place)),
-        })
+        Ok((model, thinking))
+    }
+
+    /// Puts the providers the extensions registered into the registry, then makes a
+    /// model choice that waited for them. Blocking.
+    fn apply_extension_providers(
+        &self,
+        mut prepared: Prepared,
+        host: Option<&crate::extensions::ExtensionHost>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Prepared, StartupError> {
+        for (path, provider) in host.map(|h| h.providers()).unwrap_or_default() {
+            if let Err(e) = prepared
+                .registry
+                .register_provider(&provider.name, &provider.config)
+            {
+                warnings.push(format!("Extension \"{}\": {e}", path.display()));
+            }
+        }
+        if let Some(pending) = prepared.model_pending.take() {
+            if prepared.registry.registered_providers().is_empty() {
+                return Err(pending);
+            }
+            let (model, thinking) = self.pick_model(
+                &mut prepared.registry,
+                &mut prepared.manager,
+                &prepared.scoped,
+                &mut prepared.warnings,
+            )?;
+            prepared.model = model;
+            prepared.thinking = thinking;
+        }
+        Ok(prepared)
     }
 
     /// Makes the session from what [`SessionFactory::prepare`] read and the started

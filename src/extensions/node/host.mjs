@@ -162,6 +162,19 @@ function call(method, params) {
 	return request("call", { method, params: params ?? {} });
 }
 
+let pendingProviders = []; // [{name, config}] from registerProvider while loading
+
+/**
+ * A provider config as JSON for pi-rs: pi's fields without the functions. `streamSimple`
+ * (a provider implemented in JS) and `oauth` (a /login flow) are not supported yet.
+ */
+function providerConfig(name, config) {
+	const { streamSimple, oauth, ...rest } = config;
+	if (streamSimple) toStderr(`registerProvider("${name}"): streamSimple is not supported by pi-rs yet`);
+	if (oauth) toStderr(`registerProvider("${name}"): oauth is not supported by pi-rs yet`);
+	return JSON.parse(JSON.stringify(rest));
+}
+
 function notLoaded(what) {
 	if (!loaded) {
 		throw new Error(
@@ -818,8 +831,22 @@ const pi = {
 		state.thinkingLevel = level;
 		send({ type: "set_thinking_level", level });
 	},
-	registerProvider: () => toStderr("registerProvider is not supported by pi-rs yet"),
-	unregisterProvider: () => {},
+	// As pi: registrations made while loading are queued and reach pi-rs's model registry
+	// with `register`; unregistering while loading drops the queued ones of that name.
+	registerProvider(name, config) {
+		if (loaded) {
+			toStderr(`registerProvider("${name}") after loading is not supported by pi-rs yet`);
+			return;
+		}
+		pendingProviders.push({ name, config: providerConfig(name, config ?? {}) });
+	},
+	unregisterProvider(name) {
+		if (loaded) {
+			toStderr(`unregisterProvider("${name}") after loading is not supported by pi-rs yet`);
+			return;
+		}
+		pendingProviders = pendingProviders.filter((p) => p.name !== name);
+	},
 	events: eventBus,
 };
 
@@ -1074,6 +1101,7 @@ function registration() {
 		shortcuts: [...shortcuts.entries()].map(([key, s]) => ({ key, description: s?.description })),
 		// pi waits for handlers without a limit; dialogs pause pi-rs's timeout anyway.
 		timeoutMs: 600000,
+		providers: pendingProviders,
 	};
 }
 
