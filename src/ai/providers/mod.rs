@@ -15,6 +15,7 @@ pub mod anthropic;
 pub mod azure_openai_responses;
 pub mod bedrock;
 mod cloudflare;
+pub mod codex_websocket;
 mod driver;
 pub mod eventstream;
 pub mod google;
@@ -113,6 +114,31 @@ pub struct StreamOptions {
     pub on_retry: Option<RetryCallback>,
     /// The HTTP client; `None` uses the process-wide [`crate::ai::http::shared_client`].
     pub client: Option<reqwest::Client>,
+    /// pi's `transport` setting: how Codex responses are streamed (others use SSE).
+    pub transport: Transport,
+}
+
+/// pi's `transport` setting. Only `openai-codex-responses` offers more than SSE; every
+/// value but `sse` tries a WebSocket first (see [`codex_websocket`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    Sse,
+    WebSocket,
+    WebSocketCached,
+    #[default]
+    Auto,
+}
+
+impl Transport {
+    /// The setting's value; anything unknown is `auto`, pi's default.
+    pub fn parse(value: &str) -> Transport {
+        match value {
+            "sse" => Transport::Sse,
+            "websocket" => Transport::WebSocket,
+            "websocket-cached" => Transport::WebSocketCached,
+            _ => Transport::Auto,
+        }
+    }
 }
 
 impl fmt::Debug for StreamOptions {
@@ -133,6 +159,7 @@ impl fmt::Debug for StreamOptions {
             .field("cache_retention", &self.cache_retention)
             .field("retry", &self.retry)
             .field("on_retry", &self.on_retry.is_some())
+            .field("transport", &self.transport)
             .finish_non_exhaustive()
     }
 }

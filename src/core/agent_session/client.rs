@@ -12,7 +12,9 @@ use crate::agent::{ModelClient, TurnOptions};
 use crate::ai::message::{AssistantMessage, Context};
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::RequestAuth;
-use crate::ai::providers::{self, CacheRetention, RetryCallback, StreamOptions, ThinkingBudgets};
+use crate::ai::providers::{
+    self, CacheRetention, RetryCallback, StreamOptions, ThinkingBudgets, Transport,
+};
 use crate::ai::retry::RetryPolicy;
 use crate::ai::stream::{EventStream, StreamEvent};
 use crate::compaction::{CompactionError, SummaryBackend, SummaryRequest};
@@ -29,6 +31,8 @@ pub struct ProviderClient {
     pub cache_retention: CacheRetention,
     pub http: reqwest::Client,
     pub on_retry: Option<RetryCallback>,
+    /// The `transport` setting (Codex: WebSocket first, or SSE only).
+    pub transport: Transport,
 }
 
 /// The headers pi adds to a conversation's requests to say who is calling (its
@@ -83,6 +87,7 @@ impl ProviderClient {
             retry: self.retry,
             on_retry: self.on_retry.clone(),
             client: Some(self.http.clone()),
+            transport: self.transport,
             ..StreamOptions::default()
         }
     }
