@@ -119,7 +119,7 @@ fn last_assistant(out: &str) -> Value {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|e| e["type"] == "message_end" && e["message"]["role"] == "assistant")
         .map(|e| e["message"].clone())
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("no assistant message in:\n{out}"))
 }
 

@@ -110,6 +110,8 @@ impl Drop for CodexWs {
 }
 
 async fn serve_one(socket: TcpStream, state: Arc<State>) {
+    // tungstenite's callback type returns its error response by value.
+    #[allow(clippy::result_large_err)]
     let record = |request: &Request, response: Response| {
         let headers = request
             .headers()
