@@ -22,6 +22,7 @@ mod checkpoints_diff;
 mod cli_print;
 mod cloud_credentials;
 mod cloudflare_and_no_model;
+mod codex_websocket;
 mod compaction_corpus;
 mod compaction_e2e;
 mod e2e;

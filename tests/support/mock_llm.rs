@@ -163,6 +163,8 @@ struct State {
     oauth_token: Option<ScriptError>,
     requests: Mutex<Vec<RecordedRequest>>,
     log: Option<PathBuf>,
+    /// WebSocket upgrade requests seen (and refused).
+    upgrades: std::sync::atomic::AtomicUsize,
 }
 
 /// The running server; stops when dropped.
@@ -195,6 +197,7 @@ impl MockLlm {
             oauth_token: script.oauth_token,
             requests: Mutex::new(Vec::new()),
             log,
+            upgrades: std::sync::atomic::AtomicUsize::new(0),
         });
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let thread_state = state.clone();
@@ -249,6 +252,13 @@ impl MockLlm {
             .lock()
             .map(|r| r.clone())
             .unwrap_or_default()
+    }
+
+    /// How many WebSocket upgrades were asked for (each refused with a 404).
+    pub fn websocket_upgrades(&self) -> usize {
+        self.state
+            .upgrades
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Blocks until the server thread ends (it does not by itself: for the example).
@@ -343,6 +353,9 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
         .iter()
         .any(|(k, v)| k == "upgrade" && v.eq_ignore_ascii_case("websocket"))
     {
+        state
+            .upgrades
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         return write_plain(&mut socket, 404, &[], "no WebSocket endpoint").await;
     }
     let n = {
@@ -710,6 +723,15 @@ fn render_bedrock(reply: &Reply, n: usize, usage: ScriptUsage) -> Vec<Event> {
         );
     }
     out
+}
+
+/// The JSON events of a Responses-API answer to `reply` (the `n`th), as the SSE mock
+/// streams them: for servers of other transports (the Codex WebSocket one).
+pub fn responses_events(reply: &Reply, n: usize, model: &str, body_len: usize) -> Vec<String> {
+    render_responses(reply, n, model, usage_of(reply, body_len))
+        .into_iter()
+        .map(|(_, data)| data)
+        .collect()
 }
 
 fn render_responses(reply: &Reply, n: usize, model: &str, usage: ScriptUsage) -> Vec<Event> {

@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod chromium;
+pub mod codex_ws;
 pub mod export_page;
 #[macro_use]
 pub mod extensions;

@@ -19,8 +19,8 @@ use super::eventstream::EventStreamParser;
 use super::output::Output;
 use super::wire::{HttpRequest, SseDecoder, decode_chunk};
 use super::{
-    StreamOptions, anthropic, azure_openai_responses, bedrock, cloudflare, google, google_vertex,
-    mistral, openai_codex_responses, openai_completions, openai_responses,
+    StreamOptions, anthropic, azure_openai_responses, bedrock, cloudflare, codex_websocket, google,
+    google_vertex, mistral, openai_codex_responses, openai_completions, openai_responses,
 };
 use crate::ai::http::shared_client;
 use crate::ai::message::{Context, StopReason, now_ms};
@@ -319,7 +319,7 @@ async fn run_inner(
     context: &Context,
     options: &StreamOptions,
     out: &mut Output,
-    send: &impl Fn(&mut Output),
+    send: &(impl Fn(&mut Output) + Sync),
 ) -> Result<(), Failure> {
     let mut request = build(model, context, options).await?;
     if let Some(hook) = &options.on_payload {
@@ -331,6 +331,25 @@ async fn run_inner(
         // A Bedrock request is signed over its body: a replaced one would be refused.
         if model.api != Api::BedrockConverseStream {
             request.body = payload;
+        }
+    }
+    if matches!(model.api, Api::OpenAiCodexResponses) && codex_websocket::wanted(options) {
+        let mut decoder = decoder_for(model, context, options);
+        let stalled = || stalled_message(options.retry.timeout_ms);
+        match codex_websocket::stream(&request, options, decoder.as_mut(), out, send, &stalled)
+            .await
+        {
+            Ok(()) if options.cancel.is_cancelled() => return Err(Failure::Aborted),
+            Ok(()) => return Ok(()),
+            Err(codex_websocket::WsFailure::Aborted) => return Err(Failure::Aborted),
+            Err(codex_websocket::WsFailure::Failed(text)) => {
+                codex_websocket::record_failure(options);
+                return Err(Failure::Error(text));
+            }
+            // Nothing was decoded: the same request goes over SSE, as in pi.
+            Err(codex_websocket::WsFailure::BeforeStart) => {
+                codex_websocket::record_failure(options);
+            }
         }
     }
     let Started {

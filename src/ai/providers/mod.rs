@@ -15,6 +15,7 @@ pub mod anthropic;
 pub mod azure_openai_responses;
 pub mod bedrock;
 mod cloudflare;
+pub mod codex_websocket;
 mod driver;
 pub mod eventstream;
 pub mod google;
@@ -129,6 +130,31 @@ pub struct StreamOptions {
     pub on_response: Option<ResponseHook>,
     /// The HTTP client; `None` uses the process-wide [`crate::ai::http::shared_client`].
     pub client: Option<reqwest::Client>,
+    /// pi's `transport` setting: how Codex responses are streamed (others use SSE).
+    pub transport: Transport,
+}
+
+/// pi's `transport` setting. Only `openai-codex-responses` offers more than SSE; every
+/// value but `sse` tries a WebSocket first (see [`codex_websocket`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    Sse,
+    WebSocket,
+    WebSocketCached,
+    #[default]
+    Auto,
+}
+
+impl Transport {
+    /// The setting's value; anything unknown is `auto`, pi's default.
+    pub fn parse(value: &str) -> Transport {
+        match value {
+            "sse" => Transport::Sse,
+            "websocket" => Transport::WebSocket,
+            "websocket-cached" => Transport::WebSocketCached,
+            _ => Transport::Auto,
+        }
+    }
 }
 
 impl fmt::Debug for StreamOptions {
@@ -151,6 +177,7 @@ impl fmt::Debug for StreamOptions {
             .field("on_retry", &self.on_retry.is_some())
             .field("on_payload", &self.on_payload.is_some())
             .field("on_response", &self.on_response.is_some())
+            .field("transport", &self.transport)
             .finish_non_exhaustive()
     }
 }

@@ -14,6 +14,7 @@ use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::RequestAuth;
 use crate::ai::providers::{
     self, CacheRetention, PayloadHook, ResponseHook, RetryCallback, StreamOptions, ThinkingBudgets,
+    Transport,
 };
 use crate::ai::retry::RetryPolicy;
 use crate::ai::stream::{EventStream, StreamEvent};
@@ -35,6 +36,8 @@ pub struct ProviderClient {
     pub on_payload: Option<PayloadHook>,
     /// The extensions' `after_provider_response`.
     pub on_response: Option<ResponseHook>,
+    /// The `transport` setting (Codex: WebSocket first, or SSE only).
+    pub transport: Transport,
 }
 
 /// The headers pi adds to a conversation's requests to say who is calling (its
@@ -91,6 +94,7 @@ impl ProviderClient {
             on_payload: self.on_payload.clone(),
             on_response: self.on_response.clone(),
             client: Some(self.http.clone()),
+            transport: self.transport,
             ..StreamOptions::default()
         }
     }

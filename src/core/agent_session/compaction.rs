@@ -15,6 +15,7 @@ use super::client::{
 };
 use crate::ai::auth::missing_key_message;
 use crate::ai::http::shared_client;
+use crate::ai::providers::Transport;
 use crate::compaction::CompactionDetails;
 use crate::compaction::prompts::summary_reasoning;
 use crate::compaction::{
@@ -62,6 +63,7 @@ impl AgentSession {
             session_id: Some(st.session.session_id().to_string()),
             cache_retention: cache_retention_from_env(),
             http: shared_client(),
+            transport: Transport::parse(st.settings.transport()),
             on_retry: None,
             on_payload: None,
             on_response: None,

@@ -18,6 +18,7 @@ use crate::ai::message::{
     AssistantMessage, ImageContent, StopReason, UserBlock, UserContent, UserMessage, now_ms,
 };
 use crate::ai::overflow::is_context_overflow;
+use crate::ai::providers::Transport;
 use crate::ai::retry::{is_retryable_error, sleep_cancellable};
 use crate::compaction::{
     AutoCompaction, AutoCompactionCheck, CompactionSettings, check_auto_compaction,
@@ -549,6 +550,7 @@ impl AgentSession {
                 session_id: Some(st.session.session_id().to_string()),
                 cache_retention: cache_retention_from_env(),
                 http: shared_client(),
+                transport: Transport::parse(st.settings.transport()),
                 on_retry: Some(Arc::new(move |notice| {
                     if let Some(inner) = inner.upgrade() {
                         emit_to(
