@@ -20,6 +20,7 @@ mod agent_session;
 mod checkpoints;
 mod cli_print;
 mod cloud_credentials;
+mod cloud_credentials_roles;
 mod cloudflare_and_no_model;
 mod compaction_corpus;
 mod compaction_e2e;

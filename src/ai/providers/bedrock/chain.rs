@@ -4,8 +4,11 @@
 //! 1. the environment keys (unless `AWS_PROFILE` is set) — see [`AwsConfig::auth`];
 //! 2. the profile's SSO login (`sso_session` or `sso_start_url`): the token `aws sso
 //!    login` cached in `~/.aws/sso/cache/<sha1>.json`, traded at the SSO portal's
-//!    `GetRoleCredentials`;
-//! 3. the profile's keys, then its `credential_process` (a command printing JSON);
+//!    `GetRoleCredentials`; an `sso_session` token about to expire is renewed with its
+//!    cached refresh token at SSO-OIDC `CreateToken` and written back to the cache;
+//! 3. the profile's role (`role_arn` with `source_profile` or `credential_source`,
+//!    assumed at STS — see [`roles`]), its keys, its `web_identity_token_file`, then its
+//!    `credential_process` (a command printing JSON);
 //! 4. web identity: `AWS_WEB_IDENTITY_TOKEN_FILE` + `AWS_ROLE_ARN` traded at STS
 //!    `AssumeRoleWithWebIdentity`;
 //! 5. container credentials: `AWS_CONTAINER_CREDENTIALS_RELATIVE_URI` (on
@@ -33,6 +36,8 @@ use serde_json::Value;
 use super::super::sigv4::Credentials;
 pub use super::credentials::TEST_SERVER_ENV;
 use super::credentials::{AwsAuth, AwsConfig};
+
+mod roles;
 /// How long the metadata and container servers may take per request.
 pub const METADATA_TIMEOUT: Duration = Duration::from_secs(1);
 /// How long STS and the SSO portal may take.
@@ -68,6 +73,8 @@ pub async fn resolve(config: &AwsConfig, client: &reqwest::Client) -> Result<Aws
     }
     let fetched = match source {
         Source::Sso => sso(config, client).await,
+        Source::Role => roles::assume_role(config, client, Vec::new()).await,
+        Source::ProfileWebIdentity => roles::profile_web_identity(config, client).await,
         Source::Process(command) => credential_process(&command).await,
         Source::WebIdentity => web_identity(config, client).await,
         Source::Container => container(config, client).await,
@@ -84,6 +91,8 @@ pub async fn resolve(config: &AwsConfig, client: &reqwest::Client) -> Result<Aws
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Source {
     Sso,
+    Role,
+    ProfileWebIdentity,
     Process(String),
     WebIdentity,
     Container,
@@ -93,10 +102,14 @@ enum Source {
 /// The first fetched source the settings name, with a cache key for it.
 fn pick_source(config: &AwsConfig) -> Option<(String, Source)> {
     let profile = config.profile_name().to_string();
-    let sso = config.config_value("sso_start_url").is_some()
-        || config.config_value("sso_session").is_some();
-    let picked = if sso {
+    let picked = if config.is_sso_profile() {
         Source::Sso
+    } else if config.is_role_profile() {
+        Source::Role
+    } else if config.profile_value("web_identity_token_file").is_some()
+        && config.profile_value("role_arn").is_some()
+    {
+        Source::ProfileWebIdentity
     } else if let Some(command) = config.profile_value("credential_process") {
         Source::Process(command)
     } else if config.var("AWS_WEB_IDENTITY_TOKEN_FILE").is_some()
@@ -216,7 +229,10 @@ async fn sso(config: &AwsConfig, client: &reqwest::Client) -> Result<Temporary, 
         .home
         .join(".aws/sso/cache")
         .join(format!("{}.json", sha1_hex(&cache_key)));
-    let token = sso_token(&file, profile)?;
+    let token = match session {
+        Some(_) => session_token(config, client, &file, profile, &region).await?,
+        None => sso_token(&file, profile)?,
+    };
     let url = endpoint(
         config,
         &format!("https://portal.sso.{region}.amazonaws.com/federation/credentials"),
@@ -270,6 +286,95 @@ fn sso_token(file: &Path, profile: &str) -> Result<String, String> {
     }
 }
 
+/// The cached token of an `sso_session` login, renewed as the SDK's SSO token provider
+/// does when it expires within five minutes: the cached `refreshToken`, `clientId` and
+/// `clientSecret` (while `registrationExpiresAt` is ahead) go to SSO-OIDC `CreateToken`
+/// and the new token is written back to `file`. A token that cannot be renewed is used
+/// while it is still valid; after that, `aws sso login` is asked for.
+async fn session_token(
+    config: &AwsConfig,
+    client: &reqwest::Client,
+    file: &Path,
+    profile: &str,
+    region: &str,
+) -> Result<String, String> {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return sso_token(file, profile);
+    };
+    let Ok(Value::Object(mut cache)) = serde_json::from_str::<Value>(&text) else {
+        return sso_token(file, profile);
+    };
+    let field = |k: &str| {
+        cache
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let expires = field("expiresAt").as_deref().and_then(parse_time);
+    if let (Some(token), Some(expires)) = (field("accessToken"), expires)
+        && Utc::now() + EXPIRY_MARGIN < expires
+    {
+        return Ok(token);
+    }
+    let registered = field("registrationExpiresAt")
+        .as_deref()
+        .and_then(parse_time)
+        .is_some_and(|t| t > Utc::now());
+    let (Some(refresh), Some(id), Some(secret), true) = (
+        field("refreshToken"),
+        field("clientId"),
+        field("clientSecret"),
+        registered,
+    ) else {
+        return sso_token(file, profile);
+    };
+    let url = endpoint(
+        config,
+        &format!("https://oidc.{region}.amazonaws.com/token"),
+    );
+    let body = serde_json::json!({
+        "clientId": id,
+        "clientSecret": secret,
+        "refreshToken": refresh,
+        "grantType": "refresh_token",
+    });
+    let answer = send(
+        client.post(url).json(&body).timeout(SERVICE_TIMEOUT),
+        "SSO-OIDC CreateToken",
+    )
+    .await
+    .and_then(|text| json_of(&text, "SSO-OIDC CreateToken"));
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(why) => {
+            return sso_token(file, profile)
+                .map_err(|expired| format!("{expired} (renewing it failed: {why})"));
+        }
+    };
+    let (Some(token), Some(seconds)) = (
+        answer.get("accessToken").and_then(Value::as_str),
+        answer.get("expiresIn").and_then(Value::as_i64),
+    ) else {
+        return sso_token(file, profile);
+    };
+    let expires_at = Utc::now() + chrono::TimeDelta::seconds(seconds);
+    cache.insert("accessToken".into(), Value::String(token.to_string()));
+    cache.insert(
+        "expiresAt".into(),
+        Value::String(expires_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+    );
+    if let Some(refresh) = answer.get("refreshToken").and_then(Value::as_str) {
+        cache.insert("refreshToken".into(), Value::String(refresh.to_string()));
+    }
+    // As the SDK does, a cache that cannot be written is no reason to fail: the new token
+    // is used for this run all the same.
+    if let Ok(text) = serde_json::to_string_pretty(&Value::Object(cache)) {
+        let _ = std::fs::write(file, text);
+    }
+    Ok(token.to_string())
+}
+
 fn sha1_hex(text: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY, text.as_bytes());
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
@@ -319,27 +424,50 @@ async fn credential_process(command: &str) -> Result<Temporary, String> {
 
 // ---- web identity ----------------------------------------------------------------------
 
-/// The web identity token traded at STS for the role's credentials.
+/// The web identity token of `AWS_WEB_IDENTITY_TOKEN_FILE` traded at STS for the
+/// credentials of `AWS_ROLE_ARN`.
 async fn web_identity(config: &AwsConfig, client: &reqwest::Client) -> Result<Temporary, String> {
-    let file = config.var("AWS_WEB_IDENTITY_TOKEN_FILE").unwrap_or("");
-    let role = config.var("AWS_ROLE_ARN").unwrap_or("");
+    let request = WebIdentity {
+        token_file: config.var("AWS_WEB_IDENTITY_TOKEN_FILE").unwrap_or(""),
+        role_arn: config.var("AWS_ROLE_ARN").unwrap_or(""),
+        session_name: config.var("AWS_ROLE_SESSION_NAME"),
+        region: config
+            .var("AWS_REGION")
+            .or_else(|| config.var("AWS_DEFAULT_REGION"))
+            .map(str::to_string)
+            .or_else(|| config.config_value("region")),
+    };
+    assume_role_with_web_identity(config, client, &request).await
+}
+
+/// What `AssumeRoleWithWebIdentity` needs.
+struct WebIdentity<'a> {
+    token_file: &'a str,
+    role_arn: &'a str,
+    session_name: Option<&'a str>,
+    /// The STS region (`us-east-1` when `None`).
+    region: Option<String>,
+}
+
+/// Trades a web identity token at STS `AssumeRoleWithWebIdentity` (an unsigned call).
+async fn assume_role_with_web_identity(
+    config: &AwsConfig,
+    client: &reqwest::Client,
+    request: &WebIdentity<'_>,
+) -> Result<Temporary, String> {
+    let file = request.token_file;
     let token = std::fs::read_to_string(file)
         .map_err(|e| format!("Could not read the web identity token {file}: {e}"))?;
-    let session_name = config
-        .var("AWS_ROLE_SESSION_NAME")
+    let session_name = request
+        .session_name
         .map(str::to_string)
         .unwrap_or_else(|| format!("aws-sdk-js-session-{}", Utc::now().timestamp_millis()));
-    let region = config
-        .var("AWS_REGION")
-        .or_else(|| config.var("AWS_DEFAULT_REGION"))
-        .map(str::to_string)
-        .or_else(|| config.config_value("region"))
-        .unwrap_or_else(|| "us-east-1".to_string());
+    let region = request.region.as_deref().unwrap_or("us-east-1");
     let url = endpoint(config, &format!("https://sts.{region}.amazonaws.com/"));
     let form = [
         ("Action", "AssumeRoleWithWebIdentity"),
         ("Version", "2011-06-15"),
-        ("RoleArn", role),
+        ("RoleArn", request.role_arn),
         ("RoleSessionName", session_name.as_str()),
         ("WebIdentityToken", token.trim()),
     ];
@@ -348,9 +476,14 @@ async fn web_identity(config: &AwsConfig, client: &reqwest::Client) -> Result<Te
         "STS AssumeRoleWithWebIdentity",
     )
     .await?;
-    let tag = |name: &str| xml_text(&text, name);
+    sts_credentials(&text, "STS AssumeRoleWithWebIdentity")
+}
+
+/// The `<Credentials>` of an STS answer.
+fn sts_credentials(xml: &str, what: &str) -> Result<Temporary, String> {
+    let tag = |name: &str| xml_text(xml, name);
     let (Some(id), Some(secret)) = (tag("AccessKeyId"), tag("SecretAccessKey")) else {
-        return Err("STS AssumeRoleWithWebIdentity returned no credentials".into());
+        return Err(format!("{what} returned no credentials"));
     };
     Ok(Temporary {
         credentials: Credentials {
