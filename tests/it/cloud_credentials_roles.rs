@@ -390,7 +390,15 @@ fn an_sso_token_that_cannot_be_renewed_asks_for_aws_sso_login() {
         stderr.contains("SSO-OIDC CreateToken failed (500)"),
         "{stderr}"
     );
-    assert_eq!(stub.requests().len(), 1);
+    // pi's automatic retry may ask again; only ever SSO-OIDC, never the portal.
+    let asked = stub.requests();
+    assert!(!asked.is_empty());
+    assert!(
+        asked
+            .iter()
+            .all(|r| r.path() == "/oidc.eu-central-1.amazonaws.com/token"),
+        "{asked:?}"
+    );
     assert_eq!(std::fs::read_to_string(&cache_file).unwrap(), before);
     assert!(p.server.requests().is_empty());
 }
