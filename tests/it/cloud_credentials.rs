@@ -15,10 +15,16 @@ use crate::support::mock_llm::RecordedRequest;
 use crate::support::pi_project::Project;
 use crate::support::reference_pi;
 
-const BEDROCK_MODEL: &str = "anthropic.claude-3-5-haiku-20241022-v1:0";
+pub(crate) const BEDROCK_MODEL: &str = "anthropic.claude-3-5-haiku-20241022-v1:0";
 
 /// `pi --offline --provider P --model M -p hi` in `p` with only PATH, HOME and `env`.
-fn pi(p: &Project, reference: bool, provider: &str, model: &str, env: &[(&str, String)]) -> Output {
+pub(crate) fn pi(
+    p: &Project,
+    reference: bool,
+    provider: &str,
+    model: &str,
+    env: &[(&str, String)],
+) -> Output {
     let mut cmd = if reference {
         Command::new(reference_pi::script())
     } else {
@@ -44,7 +50,7 @@ fn pi(p: &Project, reference: bool, provider: &str, model: &str, env: &[(&str, S
 
 /// A project whose `amazon-bedrock` provider points at `base` (the model server when
 /// `None`).
-fn bedrock_project(base: Option<&str>) -> Project {
+pub(crate) fn bedrock_project(base: Option<&str>) -> Project {
     let p = Project::new(json!({"default": {"text": "signed ok"}}));
     let url = base.map(str::to_string).unwrap_or_else(|| p.server.url());
     let models = json!({"providers": {"amazon-bedrock": {"baseUrl": url}}});
@@ -52,7 +58,7 @@ fn bedrock_project(base: Option<&str>) -> Project {
     p
 }
 
-fn home_file(p: &Project, relative: &str, text: &str) -> String {
+pub(crate) fn home_file(p: &Project, relative: &str, text: &str) -> String {
     let path = p.dir.path().join("home").join(relative);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, text).unwrap();
@@ -60,7 +66,7 @@ fn home_file(p: &Project, relative: &str, text: &str) -> String {
 }
 
 /// Runs pi on Bedrock and returns the one model request, after checking the answer.
-fn bedrock_request(p: &Project, env: &[(&str, String)]) -> RecordedRequest {
+pub(crate) fn bedrock_request(p: &Project, env: &[(&str, String)]) -> RecordedRequest {
     let out = pi(p, false, "amazon-bedrock", BEDROCK_MODEL, env);
     assert!(
         out.status.success(),
@@ -74,7 +80,7 @@ fn bedrock_request(p: &Project, env: &[(&str, String)]) -> RecordedRequest {
 }
 
 /// Checks the request is signed with access key `key_id` and session token `token`.
-fn assert_signed_with(request: &RecordedRequest, key_id: &str, token: &str) {
+pub(crate) fn assert_signed_with(request: &RecordedRequest, key_id: &str, token: &str) {
     let auth = request.header("authorization").unwrap();
     assert!(
         auth.starts_with(&format!("AWS4-HMAC-SHA256 Credential={key_id}/")),
@@ -83,7 +89,7 @@ fn assert_signed_with(request: &RecordedRequest, key_id: &str, token: &str) {
     assert_eq!(request.header("x-amz-security-token"), Some(token));
 }
 
-fn env(pairs: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
+pub(crate) fn env(pairs: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
     pairs.iter().map(|(k, v)| (*k, v.to_string())).collect()
 }
 
@@ -294,7 +300,7 @@ fn instance_metadata_is_not_asked_when_disabled() {
     assert!(p.server.requests().is_empty());
 }
 
-fn sha1_hex(text: &str) -> String {
+pub(crate) fn sha1_hex(text: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY, text.as_bytes());
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }

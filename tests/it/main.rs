@@ -21,6 +21,7 @@ mod checkpoints;
 mod checkpoints_diff;
 mod cli_print;
 mod cloud_credentials;
+mod cloud_credentials_roles;
 mod cloudflare_and_no_model;
 mod codex_websocket;
 mod compaction_corpus;

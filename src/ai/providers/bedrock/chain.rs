@@ -4,8 +4,11 @@
 //! 1. the environment keys (unless `AWS_PROFILE` is set) — see [`AwsConfig::auth`];
 //! 2. the profile's SSO login (`sso_session` or `sso_start_url`): the token `aws sso
 //!    login` cached in `~/.aws/sso/cache/<sha1>.json`, traded at the SSO portal's
-//!    `GetRoleCredentials`;
-//! 3. the profile's keys, then its `credential_process` (a command printing JSON);
+//!    `GetRoleCredentials`; an `sso_session` token about to expire is renewed with its
+//!    cached refresh token at SSO-OIDC `CreateToken` and written back to the cache;
+//! 3. the profile's role (`role_arn` with `source_profile` or `credential_source`,
+//!    assumed at STS — see [`roles`]), its keys, its `web_identity_token_file`, then its
+//!    `credential_process` (a command printing JSON);
 //! 4. web identity: `AWS_WEB_IDENTITY_TOKEN_FILE` + `AWS_ROLE_ARN` traded at STS
 //!    `AssumeRoleWithWebIdentity`;
 //! 5. container credentials: `AWS_CONTAINER_CREDENTIALS_RELATIVE_URI` (on
@@ -33,6 +36,7 @@ use serde_json::Value;
 use super::super::sigv4::Credentials;
 pub use super::credentials::TEST_SERVER_ENV;
 use super::credentials::{AwsAuth, AwsConfig};
+
 /// How long the metadata and container servers may take per request.
 pub const METADATA_TIMEOUT: Duration = Duration::from_secs(1);
 /// How long STS and the SSO portal may take.
@@ -68,6 +72,8 @@ pub async fn resolve(config: &AwsConfig, client: &reqwest::Client) -> Result<Aws
     }
     let fetched = match source {
         Source::Sso => sso(config, client).await,
+        Source::Role => roles::assume_role(config, client, Vec::new()).await,
+        Source::ProfileWebIdentity => roles::profile_web_identity(config, client).await,
         Source::Process(command) => credential_process(&command).await,
         Source::WebIdentity => web_identity(config, client).await,
         Source::Container => container(config, client).await,
@@ -84,6 +90,8 @@ pub async fn resolve(config: &AwsConfig, client: &reqwest::Client) -> Result<Aws
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Source {
     Sso,
+    Role,
+    ProfileWebIdentity,
     Process(String),
     WebIdentity,
     Container,
@@ -93,10 +101,14 @@ enum Source {
 /// The first fetched source the settings name, with a cache key for it.
 fn pick_source(config: &AwsConfig) -> Option<(String, Source)> {
     let profile = config.profile_name().to_string();
-    let sso = config.config_value("sso_start_url").is_some()
-        || config.config_value("sso_session").is_some();
-    let picked = if sso {
+    let picked = if config.is_sso_profile() {
         Source::Sso
+    } else if config.is_role_profile() {
+        Source::Role
+    } else if config.profile_value("web_identity_token_file").is_some()
+        && config.profile_value("role_arn").is_some()
+    {
+        Source::ProfileWebIdentity
     } else if let Some(command) = config.profile_value("credential_process") {
         Source::Process(command)
     } else if config.var("AWS_WEB_IDENTITY_TOKEN_FILE").is_some()
@@ -216,7 +228,10 @@ async fn sso(config: &AwsConfig, client: &reqwest::Client) -> Result<Temporary, 
         .home
         .join(".aws/sso/cache")
         .join(format!("{}.json", sha1_hex(&cache_key)));
-    let token = sso_token(&file, profile)?;
+    let token = match session {
+        Some(_) => session_token(config, client, &file, profile, &region).await?,
+        None => sso_token(&file, profile)?,
+    };
     let url = endpoint(
         config,
         &format!("https://portal.sso.{region}.amazonaws.com/federation/credentials"),
@@ -270,6 +285,95 @@ fn sso_token(file: &Path, profile: &str) -> Result<String, String> {
     }
 }
 
+/// The cached token of an `sso_session` login, renewed as the SDK's SSO token provider
+/// does when it expires within five minutes: the cached `refreshToken`, `clientId` and
+/// `clientSecret` (while `registrationExpiresAt` is ahead) go to SSO-OIDC `CreateToken`
+/// and the new token is written back to `file`. A token that cannot be renewed is used
+/// while it is still valid; after that, `aws sso login` is asked for.
+async fn session_token(
+    config: &AwsConfig,
+    client: &reqwest::Client,
+    file: &Path,
+    profile: &str,
+    region: &str,
+) -> Result<String, String> {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return sso_token(file, profile);
+    };
+    let Ok(Value::Object(mut cache)) = serde_json::from_str::<Value>(&text) else {
+        return sso_token(file, profile);
+    };
+    let field = |k: &str| {
+        cache
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let expires = field("expiresAt").as_deref().and_then(parse_time);
+    if let (Some(token), Some(expires)) = (field("accessToken"), expires)
+        && Utc::now() + EXPIRY_MARGIN < expires
+    {
+        return Ok(token);
+    }
+    let registered = field("registrationExpiresAt")
+        .as_deref()
+        .and_then(parse_time)
+        .is_some_and(|t| t > Utc::now());
+    let (Some(refresh), Some(id), Some(secret), true) = (
+        field("refreshToken"),
+        field("clientId"),
+        field("clientSecret"),
+        registered,
+    ) else {
+        return sso_token(file, profile);
+    };
+    let url = endpoint(
+        config,
+        &format!("https://oidc.{region}.amazonaws.com/token"),
+    );
+    let body = serde_json::json!({
+        "clientId": id,
+        "clientSecret": secret,
+        "refreshToken": refresh,
+        "grantType": "refresh_token",
+    });
+    let answer = send(
+        client.post(url).json(&body).timeout(SERVICE_TIMEOUT),
+        "SSO-OIDC CreateToken",
+    )
+    .await
+    .and_then(|text| json_of(&text, "SSO-OIDC CreateToken"));
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(why) => {
+            return sso_token(file, profile)
+                .map_err(|expired| format!("{expired} (renewing it failed: {why})"));
+        }
+    };
+    let (Some(token), Some(seconds)) = (
+        answer.get("accessToken").and_then(Value::as_str),
+        answer.get("expiresIn").and_then(Value::as_i64),
+    ) else {
+        return sso_token(file, profile);
+    };
+    let expires_at = Utc::now() + chrono::TimeDelta::seconds(seconds);
+    cache.insert("accessToken".into(), Value::String(token.to_string()));
+    cache.insert(
+        "expiresAt".into(),
+        Value::String(expires_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+    );
+    if let Some(refresh) = answer.get("refreshToken").and_then(Value::as_str) {
+        cache.insert("refreshToken".into(), Value::String(refresh.to_string()));
+    }
+    // As the SDK does, a cache that cannot be written is no reason to fail: the new token
+    // is used for this run all the same.
+    if let Ok(text) = serde_json::to_string_pretty(&Value::Object(cache)) {
+        let _ = std::fs::write(file, text);
+    }
+    Ok(token.to_string())
+}
+
 fn sha1_hex(text: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY, text.as_bytes());
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
@@ -319,27 +423,50 @@ async fn credential_process(command: &str) -> Result<Temporary, String> {
 
 // ---- web identity ----------------------------------------------------------------------
 
-/// The web identity token traded at STS for the role's credentials.
+/// The web identity token of `AWS_WEB_IDENTITY_TOKEN_FILE` traded at STS for the
+/// credentials of `AWS_ROLE_ARN`.
 async fn web_identity(config: &AwsConfig, client: &reqwest::Client) -> Result<Temporary, String> {
-    let file = config.var("AWS_WEB_IDENTITY_TOKEN_FILE").unwrap_or("");
-    let role = config.var("AWS_ROLE_ARN").unwrap_or("");
+    let request = WebIdentity {
+        token_file: config.var("AWS_WEB_IDENTITY_TOKEN_FILE").unwrap_or(""),
+        role_arn: config.var("AWS_ROLE_ARN").unwrap_or(""),
+        session_name: config.var("AWS_ROLE_SESSION_NAME"),
+        region: config
+            .var("AWS_REGION")
+            .or_else(|| config.var("AWS_DEFAULT_REGION"))
+            .map(str::to_string)
+            .or_else(|| config.config_value("region")),
+    };
+    assume_role_with_web_identity(config, client, &request).await
+}
+
+/// What `AssumeRoleWithWebIdentity` needs.
+struct WebIdentity<'a> {
+    token_file: &'a str,
+    role_arn: &'a str,
+    session_name: Option<&'a str>,
+    /// The STS region (`us-east-1` when `None`).
+    region: Option<String>,
+}
+
+/// Trades a web identity token at STS `AssumeRoleWithWebIdentity` (an unsigned call).
+async fn assume_role_with_web_identity(
+    config: &AwsConfig,
+    client: &reqwest::Client,
+    request: &WebIdentity<'_>,
+) -> Result<Temporary, String> {
+    let file = request.token_file;
     let token = std::fs::read_to_string(file)
         .map_err(|e| format!("Could not read the web identity token {file}: {e}"))?;
-    let session_name = config
-        .var("AWS_ROLE_SESSION_NAME")
+    let session_name = request
+        .session_name
         .map(str::to_string)
         .unwrap_or_else(|| format!("aws-sdk-js-session-{}", Utc::now().timestamp_millis()));
-    let region = config
-        .var("AWS_REGION")
-        .or_else(|| config.var("AWS_DEFAULT_REGION"))
-        .map(str::to_string)
-        .or_else(|| config.config_value("region"))
-        .unwrap_or_else(|| "us-east-1".to_string());
+    let region = request.region.as_deref().unwrap_or("us-east-1");
     let url = endpoint(config, &format!("https://sts.{region}.amazonaws.com/"));
     let form = [
         ("Action", "AssumeRoleWithWebIdentity"),
         ("Version", "2011-06-15"),
-        ("RoleArn", role),
+        ("RoleArn", request.role_arn),
         ("RoleSessionName", session_name.as_str()),
         ("WebIdentityToken", token.trim()),
     ];
@@ -348,9 +475,14 @@ async fn web_identity(config: &AwsConfig, client: &reqwest::Client) -> Result<Te
         "STS AssumeRoleWithWebIdentity",
     )
     .await?;
-    let tag = |name: &str| xml_text(&text, name);
+    sts_credentials(&text, "STS AssumeRoleWithWebIdentity")
+}
+
+/// The `<Credentials>` of an STS answer.
+fn sts_credentials(xml: &str, what: &str) -> Result<Temporary, String> {
+    let tag = |name: &str| xml_text(xml, name);
     let (Some(id), Some(secret)) = (tag("AccessKeyId"), tag("SecretAccessKey")) else {
-        return Err("STS AssumeRoleWithWebIdentity returned no credentials".into());
+        return Err(format!("{what} returned no credentials"));
     };
     Ok(Temporary {
         credentials: Credentials {
@@ -479,6 +611,355 @@ async fn imds(config: &AwsConfig, client: &reqwest::Client) -> Result<Temporary,
         ["AccessKeyId", "SecretAccessKey", "Token", "Expiration"],
         "The instance metadata service",
     )
+}
+
+// ---- role profiles ---------------------------------------------------------------------
+
+mod roles {
+    //! Profiles that assume a role, as the AWS SDK's shared-config provider reads them:
+    //!
+    //! - `role_arn` with `source_profile = NAME`: the credentials of profile `NAME` (its keys,
+    //!   or its own role, recursively, or its web identity, `credential_process` or SSO
+    //!   login) sign an STS `AssumeRole` call; a profile met twice on the way is a cycle and
+    //!   an error;
+    //! - `role_arn` with `credential_source = Environment | Ec2InstanceMetadata |
+    //!   EcsContainer`: the environment keys, the instance role or the container role sign
+    //!   it;
+    //! - `external_id`, `role_session_name` (default `aws-sdk-js-<ms>`) and
+    //!   `duration_seconds` (default 3600) go with the call; `mfa_serial` is refused, since
+    //!   pi has no way to ask for a code;
+    //! - `web_identity_token_file` with `role_arn`: the token traded at STS
+    //!   `AssumeRoleWithWebIdentity`.
+    //!
+    //! The STS region is the profile's `region`, else `AWS_REGION` / `AWS_DEFAULT_REGION`,
+    //! else `us-east-1`.
+
+    use std::future::Future;
+    use std::pin::Pin;
+
+    use chrono::Utc;
+
+    use super::super::super::sigv4::{self, Credentials, SigningInput};
+    use super::{
+        AwsConfig, SERVICE_TIMEOUT, Temporary, WebIdentity, assume_role_with_web_identity,
+        container, credential_process, endpoint, imds, send, sso, sts_credentials,
+    };
+
+    /// A future the recursion through source profiles can return.
+    type Fetch<'a> = Pin<Box<dyn Future<Output = Result<Temporary, String>> + Send + 'a>>;
+
+    /// The credentials of the role the profile names, assumed with its source's credentials.
+    /// `visited` holds the profiles already on the way (empty for the first).
+    pub(super) fn assume_role<'a>(
+        config: &'a AwsConfig,
+        client: &'a reqwest::Client,
+        mut visited: Vec<String>,
+    ) -> Fetch<'a> {
+        Box::pin(async move {
+            let profile = config.profile_name().to_string();
+            visited.push(profile.clone());
+            if config.profile_value("mfa_serial").is_some() {
+                return Err(format!(
+                    "Profile {profile} requires multi-factor authentication (mfa_serial), which pi cannot ask for: use a profile without mfa_serial, or run `aws sts assume-role` yourself and export its keys"
+                ));
+            }
+            let role_arn = config
+                .profile_value("role_arn")
+                .ok_or_else(|| format!("Profile {profile} has no role_arn"))?;
+            let source = source_credentials(config, client, &profile, visited).await?;
+            call_assume_role(config, client, &profile, &role_arn, &source).await
+        })
+    }
+
+    /// The credentials that sign the profile's `AssumeRole`.
+    async fn source_credentials(
+        config: &AwsConfig,
+        client: &reqwest::Client,
+        profile: &str,
+        visited: Vec<String>,
+    ) -> Result<Credentials, String> {
+        if let Some(source) = config.profile_value("source_profile") {
+            // A profile may name itself when it holds the keys.
+            if source == profile
+                && let Some(keys) = config.profile_keys()
+            {
+                return Ok(keys);
+            }
+            if visited.contains(&source) {
+                let chain = [visited.as_slice(), std::slice::from_ref(&source)].concat();
+                return Err(format!(
+                    "Profile {profile}: the source_profile chain has a cycle ({})",
+                    chain.join(" -> ")
+                ));
+            }
+            let source_config = config.with_profile(&source);
+            return profile_credentials(&source_config, client, visited)
+                .await
+                .map(|t| t.credentials);
+        }
+        let named = config
+            .profile_value("credential_source")
+            .unwrap_or_default();
+        match named.as_str() {
+            "Environment" => match (
+                config.var("AWS_ACCESS_KEY_ID"),
+                config.var("AWS_SECRET_ACCESS_KEY"),
+            ) {
+                (Some(id), Some(secret)) => Ok(Credentials {
+                    access_key_id: id.to_string(),
+                    secret_access_key: secret.to_string(),
+                    session_token: config.var("AWS_SESSION_TOKEN").map(str::to_string),
+                }),
+                _ => Err(format!(
+                    "Profile {profile} takes its credential_source from the environment, but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set"
+                )),
+            },
+            "Ec2InstanceMetadata" => imds(config, client).await.map(|t| t.credentials),
+            "EcsContainer" => container(config, client).await.map(|t| t.credentials),
+            other => Err(format!(
+                "Profile {profile} has an unsupported credential_source {other:?} (Environment, Ec2InstanceMetadata or EcsContainer)"
+            )),
+        }
+    }
+
+    /// The credentials of a source profile, in the order the SDK tries them: its keys, its
+    /// role, its web identity, its `credential_process`, its SSO login.
+    fn profile_credentials<'a>(
+        config: &'a AwsConfig,
+        client: &'a reqwest::Client,
+        visited: Vec<String>,
+    ) -> Fetch<'a> {
+        Box::pin(async move {
+            if let Some(keys) = config.profile_keys() {
+                return Ok(Temporary {
+                    credentials: keys,
+                    expires: None,
+                });
+            }
+            if config.is_role_profile() {
+                return assume_role(config, client, visited).await;
+            }
+            if config.profile_value("web_identity_token_file").is_some() {
+                return profile_web_identity(config, client).await;
+            }
+            if let Some(command) = config.profile_value("credential_process") {
+                return credential_process(&command).await;
+            }
+            if config.is_sso_profile() {
+                return sso(config, client).await;
+            }
+            Err(format!(
+                "Source profile {} has no credentials (keys, role_arn, web_identity_token_file, credential_process or SSO)",
+                config.profile_name()
+            ))
+        })
+    }
+
+    /// The profile's `web_identity_token_file` traded at STS for its `role_arn`.
+    pub(super) async fn profile_web_identity(
+        config: &AwsConfig,
+        client: &reqwest::Client,
+    ) -> Result<Temporary, String> {
+        let profile = config.profile_name();
+        let (Some(token_file), Some(role_arn)) = (
+            config.profile_value("web_identity_token_file"),
+            config.profile_value("role_arn"),
+        ) else {
+            return Err(format!(
+                "Profile {profile} needs both web_identity_token_file and role_arn"
+            ));
+        };
+        let session_name = config.profile_value("role_session_name");
+        let request = WebIdentity {
+            token_file: &token_file,
+            role_arn: &role_arn,
+            session_name: session_name.as_deref(),
+            region: Some(sts_region(config)),
+        };
+        assume_role_with_web_identity(config, client, &request).await
+    }
+
+    /// The region STS is asked in for the profile.
+    fn sts_region(config: &AwsConfig) -> String {
+        config
+            .profile_value("region")
+            .or_else(|| config.var("AWS_REGION").map(str::to_string))
+            .or_else(|| config.var("AWS_DEFAULT_REGION").map(str::to_string))
+            .unwrap_or_else(|| "us-east-1".to_string())
+    }
+
+    /// STS `AssumeRole` for `role_arn`, signed (SigV4, service `sts`) with `source`.
+    async fn call_assume_role(
+        config: &AwsConfig,
+        client: &reqwest::Client,
+        profile: &str,
+        role_arn: &str,
+        source: &Credentials,
+    ) -> Result<Temporary, String> {
+        let session_name = config
+            .profile_value("role_session_name")
+            .unwrap_or_else(|| format!("aws-sdk-js-{}", Utc::now().timestamp_millis()));
+        let duration = config
+            .profile_value("duration_seconds")
+            .unwrap_or_else(|| "3600".to_string());
+        if duration.parse::<u32>().is_err() {
+            return Err(format!(
+                "Profile {profile} has a duration_seconds that is not a number: {duration}"
+            ));
+        }
+        let mut form = vec![
+            ("Action", "AssumeRole".to_string()),
+            ("Version", "2011-06-15".to_string()),
+            ("RoleArn", role_arn.to_string()),
+            ("RoleSessionName", session_name),
+            ("DurationSeconds", duration),
+        ];
+        if let Some(external_id) = config.profile_value("external_id") {
+            form.push(("ExternalId", external_id));
+        }
+        let body = form
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{}={}",
+                    sigv4::uri_encode(k, false),
+                    sigv4::uri_encode(v, false)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("&");
+        let region = sts_region(config);
+        let url = endpoint(config, &format!("https://sts.{region}.amazonaws.com/"));
+        let headers = signed_headers(&url, &region, &body, source)?;
+        let mut request = client.post(&url).timeout(SERVICE_TIMEOUT).body(body);
+        for (name, value) in headers {
+            if name != "host" {
+                request = request.header(name, value);
+            }
+        }
+        let what = format!("STS AssumeRole for profile {profile}");
+        let text = send(request, &what).await?;
+        sts_credentials(&text, &what)
+    }
+
+    /// The headers of a signed form POST to `url` (with `host`, which the caller leaves to
+    /// the HTTP client).
+    fn signed_headers(
+        url: &str,
+        region: &str,
+        body: &str,
+        source: &Credentials,
+    ) -> Result<Vec<(String, String)>, String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| format!("Bad STS URL {url}: {e}"))?;
+        let host = match (parsed.host_str(), parsed.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_string(),
+            (None, _) => return Err(format!("Bad STS URL {url}: no host")),
+        };
+        let amz_date = Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+        let mut headers = vec![
+            (
+                "content-type".to_string(),
+                "application/x-www-form-urlencoded".to_string(),
+            ),
+            ("host".to_string(), host),
+            ("x-amz-date".to_string(), amz_date.clone()),
+        ];
+        if let Some(token) = &source.session_token {
+            headers.push(("x-amz-security-token".to_string(), token.clone()));
+        }
+        let authorization = sigv4::authorization(
+            source,
+            &SigningInput {
+                method: "POST",
+                path: parsed.path(),
+                query: parsed.query().unwrap_or(""),
+                headers: &headers,
+                body: body.as_bytes(),
+                region,
+                service: "sts",
+                amz_date: &amz_date,
+                double_encode_path: true,
+            },
+        );
+        headers.push(("authorization".to_string(), authorization));
+        Ok(headers)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        fn config(profile: &str, config_file: &str) -> AwsConfig {
+            AwsConfig {
+                env: [("AWS_PROFILE".to_string(), profile.to_string())].into(),
+                config_file: Some(config_file.to_string()),
+                ..AwsConfig::default()
+            }
+        }
+
+        #[tokio::test]
+        async fn a_source_profile_cycle_is_named_without_asking_sts() {
+            let c = config(
+                "a",
+                "[profile a]\nrole_arn = arn:a\nsource_profile = b\n[profile b]\nrole_arn = arn:b\nsource_profile = a\n",
+            );
+            let err = assume_role(&c, &reqwest::Client::new(), Vec::new())
+                .await
+                .unwrap_err();
+            assert!(err.contains("cycle (a -> b -> a)"), "{err}");
+        }
+
+        #[tokio::test]
+        async fn mfa_profiles_and_unknown_credential_sources_are_refused() {
+            let client = reqwest::Client::new();
+            let c = config(
+                "m",
+                "[profile m]\nrole_arn = arn:m\nsource_profile = m\nmfa_serial = arn:mfa\naws_access_key_id = A\naws_secret_access_key = S\n",
+            );
+            let err = assume_role(&c, &client, Vec::new()).await.unwrap_err();
+            assert!(err.contains("multi-factor"), "{err}");
+            let c = config(
+                "x",
+                "[profile x]\nrole_arn = arn:x\ncredential_source = Moon\n",
+            );
+            let err = assume_role(&c, &client, Vec::new()).await.unwrap_err();
+            assert!(
+                err.contains("unsupported credential_source \"Moon\""),
+                "{err}"
+            );
+        }
+
+        #[test]
+        fn assume_role_requests_are_signed_for_sts_with_the_session_token() {
+            let source = Credentials {
+                access_key_id: "AKIDSRC".into(),
+                secret_access_key: "secret".into(),
+                session_token: Some("tok".into()),
+            };
+            let headers = signed_headers(
+                "http://127.0.0.1:9/sts.eu-west-1.amazonaws.com/",
+                "eu-west-1",
+                "a=b",
+                &source,
+            )
+            .unwrap();
+            let get = |k: &str| {
+                headers
+                    .iter()
+                    .find(|(n, _)| n == k)
+                    .map(|(_, v)| v.as_str())
+            };
+            assert_eq!(get("host"), Some("127.0.0.1:9"));
+            assert_eq!(get("x-amz-security-token"), Some("tok"));
+            let auth = get("authorization").unwrap();
+            assert!(
+                auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDSRC/"),
+                "{auth}"
+            );
+            assert!(auth.contains("/eu-west-1/sts/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-security-token,"), "{auth}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -193,20 +193,50 @@ impl AwsConfig {
                 session_token: self.var("AWS_SESSION_TOKEN").map(str::to_string),
             }));
         }
-        // An SSO profile's login comes before its keys in the SDK's chain.
-        let sso = self.config_value("sso_start_url").is_some()
-            || self.config_value("sso_session").is_some();
+        // An SSO profile's login, and a role profile's role, come before its keys in the
+        // SDK's chain.
+        if self.is_sso_profile() || self.is_role_profile() {
+            return None;
+        }
+        self.profile_keys().map(AwsAuth::SigV4)
+    }
+
+    /// The profile's own keys (`aws_access_key_id`, `aws_secret_access_key`, optional
+    /// `aws_session_token`).
+    pub(super) fn profile_keys(&self) -> Option<Credentials> {
         match (
             self.profile_value("aws_access_key_id"),
             self.profile_value("aws_secret_access_key"),
         ) {
-            (Some(id), Some(secret)) if !sso => Some(AwsAuth::SigV4(Credentials {
+            (Some(id), Some(secret)) => Some(Credentials {
                 access_key_id: id,
                 secret_access_key: secret,
                 session_token: self.profile_value("aws_session_token"),
-            })),
+            }),
             _ => None,
         }
+    }
+
+    /// Whether the profile logs in with SSO (`sso_session` or `sso_start_url`).
+    pub(super) fn is_sso_profile(&self) -> bool {
+        self.config_value("sso_start_url").is_some() || self.config_value("sso_session").is_some()
+    }
+
+    /// Whether the profile assumes a role: `role_arn` with `source_profile` or
+    /// `credential_source`.
+    pub(super) fn is_role_profile(&self) -> bool {
+        self.profile_value("role_arn").is_some()
+            && (self.profile_value("source_profile").is_some()
+                || self.profile_value("credential_source").is_some())
+    }
+
+    /// The same settings read for profile `name` (how a `source_profile` is read).
+    pub(super) fn with_profile(&self, name: &str) -> AwsConfig {
+        let mut other = self.clone();
+        other
+            .env
+            .insert("AWS_PROFILE".to_string(), name.to_string());
+        other
     }
 
     /// The SDK's words when no source has credentials.
