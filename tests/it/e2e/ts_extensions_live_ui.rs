@@ -280,9 +280,10 @@ fn working_message_replaces_working() {
             return;
         }
     };
+    // The message shows while the model is silent: long enough for a loaded machine.
     let env = Env::new(json!({"sequence": [
-        {"text": "first answer", "delay_ms": 1500},
-        {"text": "second answer", "delay_ms": 1500}
+        {"text": "first answer", "delay_ms": 5000},
+        {"text": "second answer", "delay_ms": 5000}
     ]}));
     let t = env.start(
         &format!("-e {}", dir.join("working-message-test.ts").display()),
