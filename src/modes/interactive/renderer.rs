@@ -412,11 +412,14 @@ impl InlineRenderer {
         let ours_on_screen =
             !self.resized && self.history_rows + self.live.len() <= self.height as usize;
         if ours_on_screen {
+            // No "erase below" here: every row drawn next is cleared as it is written and
+            // the frame ends with one. Erasing from the top-left corner makes tmux move
+            // the whole screen into its scrollback, which would leave a stale copy of the
+            // previous frame there.
             self.move_to_live_top(&mut out);
             if self.history_rows > 0 {
                 out.push_str(&format!("\x1b[{}A", self.history_rows));
             }
-            out.push_str(CLEAR_BELOW);
         } else {
             out.push_str("\x1b[H\x1b[2J\x1b[3J");
         }
@@ -638,6 +641,47 @@ mod tests {
         header
         old question
         old answer
+        >
+        footer
+        ");
+    }
+
+    /// tmux moves the screen into its scrollback on an "erase below" at the top-left
+    /// corner: a redraw of what is still on the screen (the session finished loading)
+    /// must erase only after the rows it wrote.
+    #[test]
+    fn redrawing_in_place_erases_nothing_before_the_first_row() {
+        let mut r = InlineRenderer::new(30, 10);
+        let lines = |v: &[&str]| -> Vec<Line<'static>> {
+            v.iter().map(|s| Line::from(s.to_string())).collect()
+        };
+        let mut first = Vec::new();
+        r.redraw_all(
+            &mut first,
+            &[],
+            &lines(&["loading", "> ", "footer"]),
+            None,
+            true,
+        )
+        .unwrap();
+        let mut bytes = Vec::new();
+        r.redraw_all(
+            &mut bytes,
+            &lines(&["header"]),
+            &lines(&["> ", "footer"]),
+            None,
+            true,
+        )
+        .unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let erase = text.find(CLEAR_BELOW).unwrap_or(usize::MAX);
+        let last_row = text.find("footer").unwrap_or(0);
+        assert!(erase > last_row, "{text:?}");
+        let mut s = Screen::new(30, 10);
+        s.parser.process(&first);
+        s.parser.process(&bytes);
+        insta::assert_snapshot!(s.all_rows(), @r"
+        header
         >
         footer
         ");
