@@ -290,7 +290,13 @@ fn working_message_replaces_working() {
         100,
         30,
     );
-    t.wait_until("the editor", WAIT, super::env::editor_ready);
+    // Typed while the session still loads, the first message is queued until it has
+    // loaded; once in four runs of the e2e group it was then not sent (cause not found
+    // yet, see the closing note of 2026-11-25). This test is about the working message,
+    // so it types once the session has loaded.
+    t.wait_until("the loaded session", WAIT, |s| {
+        super::env::editor_ready(s) && !s.contains("Loading session")
+    });
     for (question, answer) in [("one", "first answer"), ("two", "second answer")] {
         submit(&t, question);
         let screen = t.wait_for("Working... (custom)", WAIT);
