@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -22,136 +22,17 @@ use crate::support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 
-/// One request the fake provider received.
-#[derive(Debug, Clone)]
-struct Req {
-    method: String,
-    /// Path and query.
-    target: String,
-    /// Lower-cased names.
-    headers: HashMap<String, String>,
-    body: String,
-}
-
-impl Req {
-    fn path(&self) -> &str {
-        self.target.split('?').next().unwrap_or("")
-    }
-
-    fn form(&self) -> HashMap<String, String> {
-        reqwest::Url::parse(&format!("http://x/?{}", self.body))
-            .unwrap()
-            .query_pairs()
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect()
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap()
-    }
-}
-
-/// An answer: status, extra headers, body.
-type Resp = (u16, Vec<(String, String)>, String);
-type Handler = Arc<dyn Fn(&Req) -> Resp + Send + Sync>;
-
-/// A loopback HTTP server standing in for a provider's OAuth endpoints.
-struct FakeProvider {
-    url: String,
-    requests: Arc<Mutex<Vec<Req>>>,
-}
-
-impl FakeProvider {
-    fn start(handler: impl Fn(&Req) -> Resp + Send + Sync + 'static) -> FakeProvider {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let handler: Handler = Arc::new(handler);
-        let log = requests.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let handler = handler.clone();
-                let log = log.clone();
-                std::thread::spawn(move || serve(stream, &handler, &log));
-            }
-        });
-        FakeProvider { url, requests }
-    }
-
-    fn requests(&self) -> Vec<Req> {
-        self.requests.lock().unwrap().clone()
-    }
-
-    fn requests_to(&self, path: &str) -> Vec<Req> {
-        self.requests()
-            .into_iter()
-            .filter(|r| r.path() == path)
-            .collect()
-    }
-}
-
-fn read_request(stream: &mut TcpStream) -> Option<Req> {
-    let mut data = Vec::new();
-    let mut buf = [0u8; 4096];
-    let head_end = loop {
-        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        let n = stream.read(&mut buf).ok()?;
-        if n == 0 {
-            return None;
-        }
-        data.extend_from_slice(&buf[..n]);
-    };
-    let head = String::from_utf8_lossy(&data[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next()?.split_whitespace();
-    let method = first.next()?.to_string();
-    let target = first.next()?.to_string();
-    let headers: HashMap<String, String> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string()))
-        .collect();
-    let length: usize = headers
-        .get("content-length")
-        .and_then(|l| l.parse().ok())
-        .unwrap_or(0);
-    let mut body = data[head_end..].to_vec();
-    while body.len() < length {
-        let n = stream.read(&mut buf).ok()?;
-        if n == 0 {
-            break;
-        }
-        body.extend_from_slice(&buf[..n]);
-    }
-    Some(Req {
-        method,
-        target,
-        headers,
-        body: String::from_utf8_lossy(&body).to_string(),
-    })
-}
-
-fn serve(mut stream: TcpStream, handler: &Handler, log: &Mutex<Vec<Req>>) {
-    let Some(req) = read_request(&mut stream) else {
-        return;
-    };
-    log.lock().unwrap().push(req.clone());
-    let (status, headers, body) = handler(&req);
-    let mut response = format!(
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        response.push_str(&format!("{k}: {v}\r\n"));
-    }
-    response.push_str("\r\n");
-    response.push_str(&body);
-    let _ = stream.write_all(response.as_bytes());
-}
+/// The fake provider's side of each OAuth flow is a loopback HTTP server.
+use crate::support::http_stub::{
+    HttpStub as FakeProvider, StubRequest as Req, StubResponse as Resp,
+};
 
 fn json_resp(status: u16, body: Value) -> Resp {
-    (status, Vec::new(), body.to_string())
+    (
+        status,
+        vec![("Content-Type".into(), "application/json".into())],
+        body.to_string(),
+    )
 }
 
 /// A plain GET, as a browser makes it: status, `Location` header, body.

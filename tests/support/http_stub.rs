@@ -1,6 +1,7 @@
 //! A loopback HTTP/1.1 server answering each request with a closure, recording what it
 //! received: stands in for AWS STS, the SSO portal, container and instance metadata
-//! endpoints, Google STS and the GCE metadata server in credential tests.
+//! endpoints, Google STS and the GCE metadata server in credential tests, and the OAuth
+//! endpoints of the sign-in tests.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -26,6 +27,11 @@ impl StubRequest {
 
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(&name.to_lowercase()).map(String::as_str)
+    }
+
+    /// The body read as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap()
     }
 
     /// The body (or the query) read as `application/x-www-form-urlencoded`.
@@ -73,6 +79,14 @@ impl HttpStub {
 
     pub fn requests(&self) -> Vec<StubRequest> {
         self.requests.lock().unwrap().clone()
+    }
+
+    /// The requests received for `path` (without the query).
+    pub fn requests_to(&self, path: &str) -> Vec<StubRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path() == path)
+            .collect()
     }
 }
 
