@@ -349,7 +349,6 @@ impl SettingsSelector {
 
     fn render_list(&self, width: usize, height: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         let dim = ui.fg(ThemeToken::Dim);
-        let accent = ui.fg(ThemeToken::Accent);
         let mut out = vec![self.query.render(width, true), Line::default()];
         let hint = format!(
             "  Type to search · {}/space to change · {} to close",
@@ -396,24 +395,13 @@ impl SettingsSelector {
         for row in start..end {
             let item = &self.items[self.filtered[row]];
             let selected = row == self.selected;
-            let label = truncate_to_width(item.id.label(), label_width, "").into_owned();
-            let padding = " ".repeat(label_width - str_width(&label));
-            let value_width = width.saturating_sub(2 + label_width + 2 + 2);
-            let value = truncate_to_width(&item.value, value_width, "").into_owned();
-            let (cursor, label_style, value_style) = if selected {
-                (Span::styled("→ ", accent), accent, accent)
-            } else {
-                (Span::raw("  "), Style::default(), ui.fg(ThemeToken::Muted))
-            };
-            out.push(truncate_line(
-                Line::from(vec![
-                    cursor,
-                    Span::styled(format!("{label}{padding}"), label_style),
-                    Span::raw("  "),
-                    Span::styled(value, value_style),
-                ]),
+            out.push(setting_row(
+                item.id.label(),
+                &item.value,
+                label_width,
                 width,
-                Span::raw(""),
+                selected,
+                ui,
             ));
         }
         if start > 0 || end < n {
@@ -439,7 +427,6 @@ impl SettingsSelector {
     /// The Warnings submenu: pi's nested settings list, without a search box.
     fn render_warnings(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         let dim = ui.fg(ThemeToken::Dim);
-        let accent = ui.fg(ThemeToken::Accent);
         let label_width = self
             .warnings
             .iter()
@@ -449,24 +436,13 @@ impl SettingsSelector {
             .min(LABEL_MAX);
         let mut out = Vec::new();
         for (row, item) in self.warnings.iter().enumerate() {
-            let label = truncate_to_width(item.id.label(), label_width, "").into_owned();
-            let padding = " ".repeat(label_width - str_width(&label));
-            let value_width = width.saturating_sub(2 + label_width + 2 + 2);
-            let value = truncate_to_width(&item.value, value_width, "").into_owned();
-            let (cursor, label_style, value_style) = if row == 0 {
-                (Span::styled("→ ", accent), accent, accent)
-            } else {
-                (Span::raw("  "), Style::default(), ui.fg(ThemeToken::Muted))
-            };
-            out.push(truncate_line(
-                Line::from(vec![
-                    cursor,
-                    Span::styled(format!("{label}{padding}"), label_style),
-                    Span::raw("  "),
-                    Span::styled(value, value_style),
-                ]),
+            out.push(setting_row(
+                item.id.label(),
+                &item.value,
+                label_width,
                 width,
-                Span::raw(""),
+                row == 0,
+                ui,
             ));
         }
         if let Some(item) = self.warnings.first() {
@@ -519,6 +495,38 @@ impl SettingsSelector {
         )));
         out
     }
+}
+
+/// One setting: the cursor, the label padded to `label_width`, and its value, in the
+/// accent colour when selected (pi's settings list row).
+fn setting_row(
+    label: &str,
+    value: &str,
+    label_width: usize,
+    width: usize,
+    selected: bool,
+    ui: &Ui<'_>,
+) -> Line<'static> {
+    let accent = ui.fg(ThemeToken::Accent);
+    let label = truncate_to_width(label, label_width, "").into_owned();
+    let padding = " ".repeat(label_width - str_width(&label));
+    let value_width = width.saturating_sub(2 + label_width + 2 + 2);
+    let value = truncate_to_width(value, value_width, "").into_owned();
+    let (cursor, label_style, value_style) = if selected {
+        (Span::styled("→ ", accent), accent, accent)
+    } else {
+        (Span::raw("  "), Style::default(), ui.fg(ThemeToken::Muted))
+    };
+    truncate_line(
+        Line::from(vec![
+            cursor,
+            Span::styled(format!("{label}{padding}"), label_style),
+            Span::raw("  "),
+            Span::styled(value, value_style),
+        ]),
+        width,
+        Span::raw(""),
+    )
 }
 
 #[cfg(test)]
