@@ -61,6 +61,9 @@ impl Tmux {
             .arg(cwd)
             .args(["sh", "-c", &full])
             .env("TERM", "xterm-256color")
+            // A terminal as a user has it: CI machines set `CI`, which makes chalk (pi's
+            // styles for bold, italic, underline) write no styles at all in reference pi.
+            .env_remove("CI")
             .status()
             .expect("start tmux");
         assert!(status.success(), "tmux new-session failed");

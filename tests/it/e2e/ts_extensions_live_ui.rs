@@ -307,6 +307,45 @@ fn working_message_replaces_working() {
     t.wait_until("exit", WAIT, |_| t.exited());
 }
 
+/// An extension that takes a while to load, so that the session is still loading when
+/// the user types.
+const SLOW_LOAD: &str = r#"
+export default async function (pi) {
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  pi.on("session_start", (_event, ctx) => ctx.ui.notify("slow extension ready"));
+}
+"#;
+
+/// A message typed while the session loads waits, is sent once the session has loaded,
+/// and its run shows as any other: the working line, the message, the answer. (It was
+/// once sent before the UI listened to the loaded session, so the run's first events,
+/// and with them the working line, were lost.)
+#[test]
+fn a_message_typed_while_the_session_loads_is_sent_once_it_has_loaded() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    if let Err(why) = crate::ts_extensions::examples_dir() {
+        eprintln!("skipped: node and pi's modules are not available: {why}");
+        return;
+    }
+    let env = Env::new(json!({"sequence": [
+        {"text": "answer to the early message", "delay_ms": 4000}
+    ]}));
+    let slow = env.cwd().join("slow.ts");
+    std::fs::write(&slow, SLOW_LOAD).unwrap();
+    let t = env.start(&format!("-e {}", slow.display()), 100, 30);
+    t.wait_for("Loading session", WAIT);
+    submit(&t, "early message");
+    let screen = t.wait_for("Working...", WAIT);
+    assert!(screen.contains("slow extension ready"), "{screen}");
+    assert!(screen.contains("early message"), "{screen}");
+    t.wait_for("answer to the early message", WAIT);
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}
+
 /// A footer and a header whose extension then crashes.
 const CRASHING: &str = r#"
 export default function (pi) {

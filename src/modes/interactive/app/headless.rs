@@ -82,6 +82,7 @@ impl Headless {
         let effect = self.app.handle(event);
         if effect == Effect::Resubscribe {
             self.session_rx = self.app.session.subscribe();
+            self.app.run_queued_submits();
         }
         effect
     }

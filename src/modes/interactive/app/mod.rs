@@ -198,7 +198,10 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
                 external_editor(&mut app);
                 term.resume();
             }
-            Effect::Resubscribe => session_rx = app.session.subscribe(),
+            Effect::Resubscribe => {
+                session_rx = app.session.subscribe();
+                app.run_queued_submits();
+            }
             Effect::Fail(e) => {
                 // Nothing else can work without the session: say why and stop.
                 let mut out = std::io::stdout();

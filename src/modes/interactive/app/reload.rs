@@ -107,7 +107,8 @@ impl App {
         self.run_queued_submits();
     }
 
-    fn run_queued_submits(&mut self) {
+    /// Sends what was typed while the session loaded or reloaded.
+    pub(crate) fn run_queued_submits(&mut self) {
         for text in std::mem::take(&mut self.queued_submits) {
             self.on_submit(text);
         }

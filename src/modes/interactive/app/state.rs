@@ -381,9 +381,9 @@ impl App {
         self.show_startup_notices();
         self.warn_anthropic_extra_usage();
         self.forward_extension_ui();
-        for text in std::mem::take(&mut self.queued_submits) {
-            self.on_submit(text);
-        }
+        // Messages typed while loading are sent by the event loop once it listens to
+        // the new session (`run_queued_submits` after `Effect::Resubscribe`): sent from
+        // here, the prompt's first events could come before that and be lost.
     }
 
     /// Extensions' dialogs and notices come through the app's own channel. A newly
