@@ -3,11 +3,19 @@
 //! xterm modifyOtherKeys (`CSI > 4;2 m`, what tmux and xterm understand) where it does
 //! not, as pi does; and restoring all of it on exit, on panic, and around Ctrl+Z.
 //!
-//! Probes that need a terminal round trip (keyboard-protocol support) run here, once,
-//! before the event reader starts, so they never race with key input.
+//! Whether the terminal speaks the kitty protocol is asked as pi asks it, without
+//! waiting: entering the modes writes the query `CSI ? u`, followed by the primary
+//! device attributes query `CSI c` that every terminal answers, in order. The input
+//! reader sees the answers among the keys: the kitty answer ([`on_kitty_reply`] turns
+//! the protocol on), or the attributes without it before them, or nothing within
+//! 150 ms (then [`on_kitty_silence`] turns modifyOtherKeys on, as pi does after its
+//! 150 ms wait). Keys typed meanwhile are
+//! read as usual, none is lost, and a terminal that never answers costs no wait. What
+//! was learnt is kept, so re-entering the modes (after Ctrl+Z, the external editor)
+//! sets them at once.
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
@@ -22,6 +30,69 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 static ENHANCED: AtomicBool = AtomicBool::new(false);
 /// Whether we turned on modifyOtherKeys (so we turn it off again).
 static MODIFY_OTHER_KEYS: AtomicBool = AtomicBool::new(false);
+/// What is known of the terminal's kitty protocol support: [`UNKNOWN`], [`KITTY`] or
+/// [`NO_KITTY`].
+static SUPPORT: AtomicU8 = AtomicU8::new(UNKNOWN);
+/// The query was written and neither an answer nor the timeout has come yet.
+static QUERY_OPEN: AtomicBool = AtomicBool::new(false);
+const UNKNOWN: u8 = 0;
+const KITTY: u8 = 1;
+const NO_KITTY: u8 = 2;
+
+/// How long the terminal has to answer the kitty keyboard query before modifyOtherKeys
+/// is used instead (pi waits 150 ms).
+pub const KITTY_QUERY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// Asks the terminal whether it speaks the kitty keyboard protocol, then for its
+/// device attributes (whose answer, coming second, says that no kitty answer is coming).
+const KITTY_QUERY: &[u8] = b"\x1b[?u\x1b[c";
+
+/// The kitty flags pi-rs pushes: disambiguate escape codes, report alternate keys.
+fn kitty_flags() -> PushKeyboardEnhancementFlags {
+    PushKeyboardEnhancementFlags(
+        KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
+            | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS,
+    )
+}
+
+/// Whether the kitty keyboard query is waiting for its answer (the input reader then
+/// calls [`on_kitty_silence`] once [`KITTY_QUERY_TIMEOUT`] has passed without one).
+pub fn kitty_query_open() -> bool {
+    QUERY_OPEN.load(Ordering::SeqCst)
+}
+
+/// The terminal answered the kitty keyboard query: the protocol goes on (in place of
+/// modifyOtherKeys if the answer came late). Returns whether it was turned on now.
+pub fn on_kitty_reply() -> bool {
+    QUERY_OPEN.store(false, Ordering::SeqCst);
+    SUPPORT.store(KITTY, Ordering::SeqCst);
+    if !ACTIVE.load(Ordering::SeqCst) || ENHANCED.load(Ordering::SeqCst) {
+        return false;
+    }
+    let mut out = io::stdout();
+    if MODIFY_OTHER_KEYS.swap(false, Ordering::SeqCst) {
+        let _ = out.write_all(MODIFY_OTHER_KEYS_OFF);
+    }
+    let on = execute!(out, kitty_flags()).is_ok();
+    ENHANCED.store(on, Ordering::SeqCst);
+    on
+}
+
+/// No answer to the kitty keyboard query in time: modifyOtherKeys goes on, as pi does
+/// (tmux forwards modified Enter keys with it but does not answer the query).
+pub fn on_kitty_silence() {
+    if !QUERY_OPEN.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let _ = SUPPORT.compare_exchange(UNKNOWN, NO_KITTY, Ordering::SeqCst, Ordering::SeqCst);
+    if !ACTIVE.load(Ordering::SeqCst) || ENHANCED.load(Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    if out.write_all(MODIFY_OTHER_KEYS_ON).is_ok() && out.flush().is_ok() {
+        MODIFY_OTHER_KEYS.store(true, Ordering::SeqCst);
+    }
+}
 
 /// Turns xterm modifyOtherKeys mode 2 on / off.
 const MODIFY_OTHER_KEYS_ON: &[u8] = b"\x1b[>4;2m";
@@ -40,8 +111,9 @@ pub struct TerminalGuard {
 
 impl TerminalGuard {
     /// Enters raw mode, enables bracketed paste and the kitty keyboard protocol if
-    /// supported, else modifyOtherKeys. Installs a panic hook that restores the terminal before the panic
-    /// message is printed.
+    /// supported, else modifyOtherKeys (the first time: asks, see the module docs).
+    /// Installs a panic hook that restores the terminal before the panic message is
+    /// printed.
     pub fn enter() -> io::Result<TerminalGuard> {
         install_panic_hook();
         enable_modes()?;
@@ -64,23 +136,23 @@ fn enable_modes() -> io::Result<()> {
     enable_raw_mode()?;
     let mut out = io::stdout();
     execute!(out, EnableBracketedPaste)?;
-    // The support probe reads a reply from the terminal; do it only with a real tty.
-    let enhanced = matches!(terminal::supports_keyboard_enhancement(), Ok(true));
-    if enhanced {
-        execute!(
-            out,
-            PushKeyboardEnhancementFlags(
-                KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
-                    | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS
-            )
-        )?;
-    } else {
-        out.write_all(MODIFY_OTHER_KEYS_ON)?;
-        out.flush()?;
-    }
-    MODIFY_OTHER_KEYS.store(!enhanced, Ordering::SeqCst);
-    ENHANCED.store(enhanced, Ordering::SeqCst);
     ACTIVE.store(true, Ordering::SeqCst);
+    match SUPPORT.load(Ordering::SeqCst) {
+        KITTY => {
+            execute!(out, kitty_flags())?;
+            ENHANCED.store(true, Ordering::SeqCst);
+        }
+        NO_KITTY => {
+            out.write_all(MODIFY_OTHER_KEYS_ON)?;
+            out.flush()?;
+            MODIFY_OTHER_KEYS.store(true, Ordering::SeqCst);
+        }
+        _ => {
+            out.write_all(KITTY_QUERY)?;
+            out.flush()?;
+            QUERY_OPEN.store(true, Ordering::SeqCst);
+        }
+    }
     Ok(())
 }
 

@@ -114,3 +114,21 @@ fn tmux_without_extended_keys_gets_pis_warning() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// Keys typed while pi-rs starts (before and during the terminal's kitty keyboard
+/// query) reach the editor: the query's answer is read among the keys instead of by a
+/// probe that swallowed them.
+#[test]
+fn keys_typed_while_starting_are_kept() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [{"text": "reply to the early keys"}]}));
+    let t = env.start("", 100, 30);
+    t.type_text("typed at once");
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.wait_for("typed at once", WAIT);
+    t.keys(&["Enter"]);
+    t.wait_for("reply to the early keys", WAIT);
+    assert_eq!(user_texts(&env), vec!["typed at once".to_string()]);
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}

@@ -30,6 +30,12 @@ pub struct InputDecoder {
     /// The kitty protocol is on: `ESC CR` and a bare LF are Shift+Enter mappings
     /// (kitty's `send_text`, Ghostty's `text:\n`), as pi reads them.
     kitty: bool,
+    /// The terminal answered the kitty keyboard query (`CSI ? flags u`) since the last
+    /// [`InputDecoder::take_kitty_reply`].
+    kitty_reply: bool,
+    /// The terminal answered a primary device attributes query (`CSI ? … c`) since
+    /// the last [`InputDecoder::take_device_attributes`].
+    device_attributes: bool,
 }
 
 /// One step of decoding the front of the buffer.
@@ -43,6 +49,10 @@ enum Step {
     Skip(usize),
     /// The start of a bracketed paste, and its length.
     PasteStart(usize),
+    /// The terminal's answer to the kitty keyboard query, and its length.
+    KittyReply(usize),
+    /// The terminal's primary device attributes, and their length.
+    DeviceAttributes(usize),
 }
 
 impl InputDecoder {
@@ -53,6 +63,18 @@ impl InputDecoder {
     /// Tells the decoder whether the kitty keyboard protocol is on.
     pub fn set_kitty(&mut self, on: bool) {
         self.kitty = on;
+    }
+
+    /// Whether the terminal has answered the kitty keyboard query (`CSI ? u`) since the
+    /// last call: it supports the protocol.
+    pub fn take_kitty_reply(&mut self) -> bool {
+        std::mem::take(&mut self.kitty_reply)
+    }
+
+    /// Whether the terminal has answered a primary device attributes query (`CSI c`)
+    /// since the last call.
+    pub fn take_device_attributes(&mut self) -> bool {
+        std::mem::take(&mut self.device_attributes)
     }
 
     /// Whether bytes are held back waiting for the rest of a sequence.
@@ -108,6 +130,14 @@ impl InputDecoder {
                     at += used;
                 }
                 Step::Skip(used) => at += used,
+                Step::KittyReply(used) => {
+                    self.kitty_reply = true;
+                    at += used;
+                }
+                Step::DeviceAttributes(used) => {
+                    self.device_attributes = true;
+                    at += used;
+                }
                 Step::PasteStart(used) => {
                     at += used;
                     self.paste = Some(Vec::new());
@@ -304,8 +334,15 @@ fn decode_csi(buf: &[u8]) -> Step {
         return Step::PasteStart(used);
     }
     let params = &buf[2..end];
-    // Private sequences (`?`, `>`, `<`, `=`) are replies or mouse reports.
+    // Private sequences (`?`, `>`, `<`, `=`) are replies or mouse reports; the kitty
+    // keyboard query's answer (`CSI ? flags u`) says the protocol can be turned on.
     if params.first().is_some_and(|b| (b'<'..=b'?').contains(b)) {
+        if buf[end] == b'u' && params[0] == b'?' && params[1..].iter().all(u8::is_ascii_digit) {
+            return Step::KittyReply(used);
+        }
+        if buf[end] == b'c' && params[0] == b'?' {
+            return Step::DeviceAttributes(used);
+        }
         return Step::Skip(used);
     }
     let Ok(params) = std::str::from_utf8(params) else {

@@ -57,6 +57,9 @@ mod unix {
         winch: Option<Signal>,
         control: Arc<Control>,
         closed: bool,
+        /// When the kitty keyboard query counts as unanswered (see
+        /// `terminal::on_kitty_silence`), while it is open.
+        kitty_deadline: Option<tokio::time::Instant>,
     }
 
     impl TerminalInput {
@@ -79,6 +82,12 @@ mod unix {
                 winch: signal(SignalKind::window_change()).ok(),
                 control,
                 closed: false,
+                kitty_deadline: crate::modes::interactive::terminal::kitty_query_open().then(
+                    || {
+                        tokio::time::Instant::now()
+                            + crate::modes::interactive::terminal::KITTY_QUERY_TIMEOUT
+                    },
+                ),
             })
         }
 
@@ -92,9 +101,25 @@ mod unix {
                     return None;
                 }
                 let waiting = self.decoder.has_pending();
+                let kitty_deadline = self.kitty_deadline;
                 tokio::select! {
                     chunk = self.bytes.recv() => match chunk {
-                        Some(chunk) => self.queue.extend(self.decoder.feed(&chunk)),
+                        Some(chunk) => {
+                            self.queue.extend(self.decoder.feed(&chunk));
+                            use crate::modes::interactive::terminal;
+                            let attributes = self.decoder.take_device_attributes();
+                            if self.decoder.take_kitty_reply() {
+                                self.kitty_deadline = None;
+                                if terminal::on_kitty_reply() {
+                                    self.decoder.set_kitty(true);
+                                }
+                            } else if attributes {
+                                // Terminals answer in order: the attributes came
+                                // without a kitty answer before them.
+                                self.kitty_deadline = None;
+                                terminal::on_kitty_silence();
+                            }
+                        }
                         None => {
                             self.queue.extend(self.decoder.flush());
                             self.closed = true;
@@ -106,6 +131,10 @@ mod unix {
                     }
                     _ = tokio::time::sleep(ESC_TIMEOUT), if waiting => {
                         self.queue.extend(self.decoder.flush());
+                    }
+                    _ = sleep_until(kitty_deadline), if kitty_deadline.is_some() => {
+                        self.kitty_deadline = None;
+                        crate::modes::interactive::terminal::on_kitty_silence();
                     }
                 }
             }
@@ -130,6 +159,13 @@ mod unix {
     impl Drop for TerminalInput {
         fn drop(&mut self) {
             self.control.stop.store(true, Ordering::SeqCst);
+        }
+    }
+
+    async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+        match deadline {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
         }
     }
 

@@ -140,6 +140,26 @@ fn byte_sequences_decode_to_keys() {
 }
 
 #[test]
+fn the_kitty_query_answer_is_noted_and_keys_around_it_are_kept() {
+    let mut decoder = InputDecoder::new();
+    assert!(!decoder.take_kitty_reply());
+    // Typed before and after the answer, which comes split across two reads.
+    let mut events = decoder.feed(b"ab\x1b[?");
+    assert!(!decoder.take_kitty_reply());
+    events.extend(decoder.feed(b"0uc"));
+    assert_eq!(events, vec![c('a', NONE), c('b', NONE), c('c', NONE)]);
+    assert!(decoder.take_kitty_reply());
+    assert!(!decoder.take_kitty_reply(), "taken once");
+    // Other private replies are not the answer; device attributes are noted apart.
+    assert!(!decoder.take_device_attributes());
+    let events = decoder.feed(b"x\x1b[?62;22c\x1b[?1;2uy");
+    assert_eq!(events, vec![c('x', NONE), c('y', NONE)]);
+    assert!(!decoder.take_kitty_reply());
+    assert!(decoder.take_device_attributes());
+    assert!(!decoder.take_device_attributes(), "taken once");
+}
+
+#[test]
 fn kitty_release_and_repeat_are_marked() {
     let release = decode(b"\x1b[13;2:3u");
     let Some(Event::Key(key)) = release.first() else {
