@@ -646,9 +646,10 @@ impl ExtensionHost {
         prefix: &str,
         timeout: Duration,
     ) -> Option<Value> {
-        let entry = self.inner.commands.iter().find(|c| {
-            c.info.invocation_name == invocation_name && c.info.argument_completions
-        })?;
+        let entry =
+            self.inner.commands.iter().find(|c| {
+                c.info.invocation_name == invocation_name && c.info.argument_completions
+            })?;
         let name = entry.info.name.clone();
         let label = format!("argument completions of /{name}");
         let reply = entry
@@ -665,7 +666,12 @@ impl ExtensionHost {
     /// so far, what their `current.getSuggestions` returns). The answer is the chain's
     /// suggestions (`{items, prefix}` or null); `None` when the extension fails or does not
     /// answer within `timeout`.
-    pub async fn autocomplete(&self, path: &Path, query: &Value, timeout: Duration) -> Option<Value> {
+    pub async fn autocomplete(
+        &self,
+        path: &Path,
+        query: &Value,
+        timeout: Duration,
+    ) -> Option<Value> {
         let connection = self
             .inner
             .connections
@@ -688,7 +694,12 @@ impl ExtensionHost {
     /// Passes raw terminal input `data` through the `ctx.ui.onTerminalInput` listeners of
     /// extension `path`: `{"consume": true}`, `{"data": "…"}` (what goes on), or `None`
     /// when it failed or did not answer within `timeout` (the input goes on unchanged).
-    pub async fn terminal_input(&self, path: &Path, data: &str, timeout: Duration) -> Option<Value> {
+    pub async fn terminal_input(
+        &self,
+        path: &Path,
+        data: &str,
+        timeout: Duration,
+    ) -> Option<Value> {
         let connection = self
             .inner
             .connections

@@ -42,7 +42,13 @@ fn quiet_env(script: Value) -> Env {
 
 /// The reference pi with `extra` arguments in the same project and terminal size, or
 /// `None` (with the reason printed) when it is not installed.
-fn reference(env: &Env, extra: &str, vars: &[(&str, &str)], width: u16, height: u16) -> Option<Tmux> {
+fn reference(
+    env: &Env,
+    extra: &str,
+    vars: &[(&str, &str)],
+    width: u16,
+    height: u16,
+) -> Option<Tmux> {
     if let Err(why) = reference_pi::available() {
         eprintln!("reference pi comparison skipped: {why}");
         return None;
@@ -155,7 +161,8 @@ fn modal_editor_takes_the_keys_as_in_pi() {
 #[test]
 fn border_status_editor_hides_the_working_line() {
     let Some(dir) = examples() else { return };
-    let env = quiet_env(json!({"sequence": [], "default": {"text": "slow answer", "delay_ms": 2500}}));
+    let env =
+        quiet_env(json!({"sequence": [], "default": {"text": "slow answer", "delay_ms": 2500}}));
     let extension = format!("-e {}", dir.join("border-status-editor.ts").display());
     let t = env.start(&extension, 90, 24);
     let idle = t.wait_for("mock/mock-model · off", WAIT);
@@ -316,7 +323,12 @@ fn issue_numbers_complete_from_the_extension() {
         assert!(status.is_ok_and(|s| s.success()), "git {args:?} failed");
     };
     git(&["init", "-q", "-b", "trunk"]);
-    git(&["remote", "add", "origin", "https://github.com/acme/widgets.git"]);
+    git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://github.com/acme/widgets.git",
+    ]);
     let bin = env.dir.path().join("bin");
     fake_gh(&bin);
     let path = format!(
@@ -328,7 +340,10 @@ fn issue_numbers_complete_from_the_extension() {
     let extension = format!("-e {}", dir.join("github-issue-autocomplete.ts").display());
     let (list, done) = drive_issue_completion(&env.start_with_env(&extension, 90, 24, &vars));
     assert_eq!(list.len(), 2, "{list:?}");
-    assert!(list[0].contains("#12") && list[0].contains("Fix the widget"), "{list:?}");
+    assert!(
+        list[0].contains("#12") && list[0].contains("Fix the widget"),
+        "{list:?}"
+    );
     assert!(done.contains("see #12"), "{done}");
 
     let Some(t) = reference(&env, &extension, &vars, 90, 24) else {
@@ -382,7 +397,9 @@ fn drive_working_indicator(t: &Tmux) -> (String, String) {
     t.wait_for("Working indicator set to: hidden", WAIT);
     submit(t, "second");
     let none = t.wait_for("Working...", WAIT);
-    t.wait_until("the second answer", WAIT, |s| s.matches("the answer").count() >= 2);
+    t.wait_until("the second answer", WAIT, |s| {
+        s.matches("the answer").count() >= 2
+    });
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
     let working_row = |screen: &str| {
@@ -399,7 +416,8 @@ fn drive_working_indicator(t: &Tmux) -> (String, String) {
 #[test]
 fn working_indicator_frames_as_in_pi() {
     let Some(dir) = examples() else { return };
-    let env = quiet_env(json!({"sequence": [], "default": {"text": "the answer", "delay_ms": 2000}}));
+    let env =
+        quiet_env(json!({"sequence": [], "default": {"text": "the answer", "delay_ms": 2000}}));
     let extension = format!("-e {}", dir.join("working-indicator.ts").display());
     let (dot, none) = drive_working_indicator(&env.start(&extension, 80, 24));
     assert!(dot.trim_start().starts_with("● Working"), "{dot:?}");

@@ -14,8 +14,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::json;
 
-use super::overlay::{InputPurpose, Overlay, SelectPurpose};
 use super::input::KeyCommand;
+use super::overlay::{InputPurpose, Overlay, SelectPurpose};
 use super::state::{App, CustomView, ExtensionEditor};
 use crate::extensions::{NotifyLevel, UiMethod, UiRequest, UiResponse};
 use crate::modes::interactive::autocomplete::{CompletionItem, Suggestions};
@@ -230,7 +230,11 @@ impl App {
                     .filter(|items| !items.is_empty())
                     .map(|items| Suggestions { items, prefix });
             }
-            let line = query.lines.get(query.line).map(String::as_str).unwrap_or("");
+            let line = query
+                .lines
+                .get(query.line)
+                .map(String::as_str)
+                .unwrap_or("");
             let cursor_col = line[..query.col.min(line.len())].encode_utf16().count();
             for path in providers {
                 let base = current.as_ref().map(|s| {
