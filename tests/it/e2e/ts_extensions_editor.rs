@@ -272,18 +272,21 @@ fn fake_gh(bin: &Path) {
 /// Types `text` until `needle` shows (the extension may still be starting: its
 /// provider is added in `session_start`), clearing the editor between tries.
 fn type_until(t: &Tmux, text: &str, needle: &str) -> String {
-    for _ in 0..10 {
+    for _ in 0..4 {
         t.type_text(text);
         let started = std::time::Instant::now();
-        while started.elapsed() < std::time::Duration::from_secs(2) {
+        while started.elapsed() < std::time::Duration::from_secs(5) {
             let screen = t.screen();
             if screen.contains(needle) {
                 return screen;
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
+        // Apart, or Escape and Ctrl+C read as one Alt+Ctrl+C.
         t.keys(&["Escape"]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
         t.keys(&["C-c"]);
+        std::thread::sleep(std::time::Duration::from_millis(600));
     }
     t.wait_for(needle, WAIT)
 }
