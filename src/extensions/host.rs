@@ -143,6 +143,8 @@ pub struct CommandInfo {
     pub extension_path: PathBuf,
     /// Where the extension was found (RPC `get_commands` reports it).
     pub scope: ResourceScope,
+    /// The extension completes the command's arguments ([`ExtensionHost::complete_arguments`]).
+    pub argument_completions: bool,
 }
 
 /// A command-line flag registered by an extension.
@@ -369,6 +371,7 @@ impl ExtensionHost {
                         description: command.description.clone(),
                         extension_path: conn.path.clone(),
                         scope: conn.scope,
+                        argument_completions: command.argument_completions,
                     },
                     connection: conn.clone(),
                 });
@@ -632,6 +635,82 @@ impl ExtensionHost {
                 Err(CommandError::NotRunning(key.to_string()))
             }
         }
+    }
+
+    /// Asks command `/invocation_name`'s `getArgumentCompletions(prefix)` for its items
+    /// (`[{value, label, description?}]`); `None` when it has none, fails or does not
+    /// answer within `timeout`.
+    pub async fn complete_arguments(
+        &self,
+        invocation_name: &str,
+        prefix: &str,
+        timeout: Duration,
+    ) -> Option<Value> {
+        let entry =
+            self.inner.commands.iter().find(|c| {
+                c.info.invocation_name == invocation_name && c.info.argument_completions
+            })?;
+        let name = entry.info.name.clone();
+        let label = format!("argument completions of /{name}");
+        let reply = entry
+            .connection
+            .request(&label, Some(timeout), None, |id| {
+                line(&json!({"type": "complete_arguments", "id": id, "name": name, "prefix": prefix}))
+            })
+            .await;
+        reply.ok().flatten().filter(|v| !v.is_null())
+    }
+
+    /// Runs the autocomplete providers extension `path` added (`ctx.ui.addAutocompleteProvider`)
+    /// over `query` (`{lines, cursorLine, cursorCol, force, base}`, `base`: the suggestions
+    /// so far, what their `current.getSuggestions` returns). The answer is the chain's
+    /// suggestions (`{items, prefix}` or null); `None` when the extension fails or does not
+    /// answer within `timeout`.
+    pub async fn autocomplete(
+        &self,
+        path: &Path,
+        query: &Value,
+        timeout: Duration,
+    ) -> Option<Value> {
+        let connection = self
+            .inner
+            .connections
+            .iter()
+            .find(|c| c.path == path && c.node_module && c.is_alive())?;
+        let reply = connection
+            .request("autocomplete", Some(timeout), None, |id| {
+                let mut message = json!({"type": "autocomplete", "id": id});
+                if let (Value::Object(target), Value::Object(fields)) = (&mut message, query) {
+                    for (key, value) in fields {
+                        target.insert(key.clone(), value.clone());
+                    }
+                }
+                line(&message)
+            })
+            .await;
+        reply.ok().map(|value| value.unwrap_or(Value::Null))
+    }
+
+    /// Passes raw terminal input `data` through the `ctx.ui.onTerminalInput` listeners of
+    /// extension `path`: `{"consume": true}`, `{"data": "…"}` (what goes on), or `None`
+    /// when it failed or did not answer within `timeout` (the input goes on unchanged).
+    pub async fn terminal_input(
+        &self,
+        path: &Path,
+        data: &str,
+        timeout: Duration,
+    ) -> Option<Value> {
+        let connection = self
+            .inner
+            .connections
+            .iter()
+            .find(|c| c.path == path && c.node_module && c.is_alive())?;
+        let reply = connection
+            .request("terminal input", Some(timeout), None, |id| {
+                line(&json!({"type": "terminal_input", "id": id, "data": data}))
+            })
+            .await;
+        reply.ok().flatten()
     }
 
     /// Runs `/name args`. Commands have no timeout (they may wait for the user).

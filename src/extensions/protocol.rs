@@ -66,6 +66,10 @@ pub struct CommandRegistration {
     pub name: String,
     #[serde(default)]
     pub description: Option<String>,
+    /// The command completes its arguments (pi's `getArgumentCompletions`): the host
+    /// answers `complete_arguments` requests.
+    #[serde(default)]
+    pub argument_completions: bool,
 }
 
 /// Whether a tool may run alongside other tool calls.
@@ -263,6 +267,30 @@ pub struct UiCall {
     /// `setWidget`: the lines come from a component (shown as rendered).
     #[serde(default)]
     pub widget_component: Option<bool>,
+    /// `editorAction`: the id of the app keybinding the extension's editor passed on.
+    #[serde(default)]
+    pub action: Option<String>,
+    /// `setWorkingVisible`.
+    #[serde(default)]
+    pub visible: Option<bool>,
+    /// `terminalInput`: whether the extension has `ctx.ui.onTerminalInput` listeners.
+    #[serde(default)]
+    pub listening: Option<bool>,
+    /// `setWorkingIndicator`: `{frames, intervalMs}`; absent restores pi's spinner.
+    #[serde(default)]
+    pub indicator: Option<WorkingIndicator>,
+}
+
+/// pi's `WorkingIndicatorOptions`: the frames drawn in turn before the working message
+/// (none: no indicator; as given, not coloured), every `interval_ms` (pi's 80 ms when
+/// absent).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkingIndicator {
+    #[serde(default)]
+    pub frames: Option<Vec<String>>,
+    #[serde(default)]
+    pub interval_ms: Option<u64>,
 }
 
 /// A command the host runs for the extension (pi's `pi.exec`).

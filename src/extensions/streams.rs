@@ -315,6 +315,15 @@ fn handle_ui(inner: &Arc<Inner>, call: UiCall) {
         inner.out.ui_counter.fetch_add(1, Ordering::Relaxed) + 1
     );
     if !method.is_dialog() {
+        if let UiMethod::SetEditorComponent {
+            lines: Some(_),
+            input,
+            ..
+        } = &mut method
+        {
+            let writer = lock(&inner.writer).clone();
+            *input = writer.map(|w| UiInput::new(String::new(), w));
+        }
         if inner.out.has_ui {
             let _ = inner.out.ui.send(UiRequest {
                 id,

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use super::protocol::UiCall;
+use super::protocol::{UiCall, WorkingIndicator};
 
 /// What an extension asks the user interface to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,6 +92,44 @@ pub enum UiMethod {
     SetWorkingMessage {
         message: Option<String>,
     },
+    /// `ctx.ui.setWorkingVisible`: whether the working line shows while the agent works.
+    SetWorkingVisible {
+        visible: bool,
+    },
+    /// `ctx.ui.setWorkingIndicator`: `None` restores pi's spinner.
+    SetWorkingIndicator {
+        indicator: Option<WorkingIndicator>,
+    },
+    /// `ctx.ui.setEditorComponent`: `lines: Some` — the extension's editor (living in
+    /// the host) replaces pi-rs's, keys go to it through `input`; its `text` is the
+    /// editor's. `lines: None` restores pi-rs's editor with `text`.
+    SetEditorComponent {
+        lines: Option<Vec<String>>,
+        text: String,
+        input: Option<UiInput>,
+    },
+    /// The extension's editor rendered again (after a key, or when it asked).
+    EditorRender {
+        lines: Vec<String>,
+        text: String,
+    },
+    /// The extension's editor submitted `text` (pi's `onSubmit`).
+    EditorSubmit {
+        text: String,
+    },
+    /// A key of pi's app keybinding `action` reached the extension's editor, which passes
+    /// it on (pi's CustomEditor handlers).
+    EditorAction {
+        action: String,
+    },
+    /// `ctx.ui.addAutocompleteProvider`: the extension now takes part in completion
+    /// (asked with `ExtensionHost::autocomplete`).
+    AddAutocompleteProvider,
+    /// The extension has (`true`) or no longer has `ctx.ui.onTerminalInput` listeners:
+    /// raw input goes through it first (`ExtensionHost::terminal_input`).
+    TerminalInput {
+        listening: bool,
+    },
 }
 
 /// Sends key input to a custom component in the host (`ui_input` messages).
@@ -114,6 +152,20 @@ impl UiInput {
     pub fn send(&self, data: &str, width: usize) {
         let message =
             json!({"type": "ui_input", "id": self.custom_id, "data": data, "width": width});
+        self.send_message(&message);
+    }
+
+    /// Forwards a key to the extension's prompt editor (`editor_input`).
+    pub fn send_editor_input(&self, data: &str, width: usize) {
+        self.send_message(&json!({"type": "editor_input", "data": data, "width": width}));
+    }
+
+    /// Replaces the text of the extension's prompt editor (`editor_set_text`).
+    pub fn send_editor_text(&self, text: &str) {
+        self.send_message(&json!({"type": "editor_set_text", "text": text}));
+    }
+
+    fn send_message(&self, message: &Value) {
         // The host may have exited; its view is closed then.
         let _ = self.writer.send(format!("{message}\n"));
     }
@@ -176,6 +228,14 @@ impl UiMethod {
                 | UiMethod::SetFooter { .. }
                 | UiMethod::SetHeader { .. }
                 | UiMethod::SetWorkingMessage { .. }
+                | UiMethod::SetWorkingVisible { .. }
+                | UiMethod::SetWorkingIndicator { .. }
+                | UiMethod::SetEditorComponent { .. }
+                | UiMethod::EditorRender { .. }
+                | UiMethod::EditorSubmit { .. }
+                | UiMethod::EditorAction { .. }
+                | UiMethod::AddAutocompleteProvider
+                | UiMethod::TerminalInput { .. }
                 | UiMethod::SetWidget {
                     component: true,
                     ..
@@ -263,6 +323,31 @@ impl UiMethod {
             },
             "setWorkingMessage" => UiMethod::SetWorkingMessage {
                 message: call.message.clone(),
+            },
+            "setWorkingVisible" => UiMethod::SetWorkingVisible {
+                visible: call.visible != Some(false),
+            },
+            "setWorkingIndicator" => UiMethod::SetWorkingIndicator {
+                indicator: call.indicator.clone(),
+            },
+            "setEditorComponent" => UiMethod::SetEditorComponent {
+                lines: call.lines.clone(),
+                text: call.text.clone().unwrap_or_default(),
+                input: None,
+            },
+            "editorRender" => UiMethod::EditorRender {
+                lines: call.lines.clone().unwrap_or_default(),
+                text: call.text.clone().unwrap_or_default(),
+            },
+            "editorSubmit" => UiMethod::EditorSubmit {
+                text: call.text.clone().unwrap_or_default(),
+            },
+            "addAutocompleteProvider" => UiMethod::AddAutocompleteProvider,
+            "terminalInput" => UiMethod::TerminalInput {
+                listening: call.listening == Some(true),
+            },
+            "editorAction" => UiMethod::EditorAction {
+                action: call.action.clone().unwrap_or_default(),
             },
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
@@ -388,6 +473,21 @@ impl UiRequest {
             UiMethod::SetHeader { lines } => json!({"method": "setHeader", "lines": lines}),
             UiMethod::SetWorkingMessage { message } => {
                 json!({"method": "setWorkingMessage", "message": message})
+            }
+            // Never sent to RPC clients (see `needs_terminal`).
+            UiMethod::SetWorkingVisible { visible } => {
+                json!({"method": "setWorkingVisible", "visible": visible})
+            }
+            UiMethod::SetWorkingIndicator { .. } => json!({"method": "setWorkingIndicator"}),
+            UiMethod::SetEditorComponent { .. } => json!({"method": "setEditorComponent"}),
+            UiMethod::EditorRender { .. } => json!({"method": "editorRender"}),
+            UiMethod::EditorSubmit { .. } => json!({"method": "editorSubmit"}),
+            UiMethod::EditorAction { action } => {
+                json!({"method": "editorAction", "action": action})
+            }
+            UiMethod::AddAutocompleteProvider => json!({"method": "addAutocompleteProvider"}),
+            UiMethod::TerminalInput { listening } => {
+                json!({"method": "terminalInput", "listening": listening})
             }
         };
         if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {

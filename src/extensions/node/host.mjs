@@ -355,6 +355,19 @@ function applyUiState(message) {
 			}
 		}
 	}
+	if (typeof message.editorBorder === "string") editorBorderToken = message.editorBorder;
+	if (message.appKeys && typeof message.appKeys === "object") {
+		appKeys = message.appKeys;
+		applyAppKeys();
+	}
+	if (message.theme !== undefined) {
+		try {
+			promptEditor?.component?.invalidate?.();
+		} catch (err) {
+			toStderr(`invalidate failed: ${errorText(err)}`);
+		}
+	}
+	if (promptEditor) sendEditorRender();
 	for (const slot of [...live.keys()]) sendLive(slot);
 	for (const [id, view] of customViews) {
 		send({ type: "ui", method: "customRender", customId: id, lines: customLines(view) });
@@ -376,26 +389,42 @@ function makeUi() {
 		setWidget: (key, content, options) => setWidget(key, content, options),
 		setTitle: (title) => uiNotice("setTitle", { title }),
 		setEditorText: (text) => {
+			if (promptEditor) {
+				editorSetText({ text });
+				return;
+			}
 			editorText = text;
 			uiNotice("setEditorText", { text });
 		},
-		getEditorText: () => editorText,
+		getEditorText: () => (promptEditor ? editorText_() : editorText),
 		pasteToEditor: (text) => {
+			if (promptEditor) {
+				editorInput({ data: `\x1b[200~${text}\x1b[201~` });
+				return;
+			}
 			editorText += text;
 			uiNotice("setEditorText", { text: editorText });
 		},
 		setWorkingMessage: (message) =>
 			uiNotice("setWorkingMessage", message === undefined ? {} : { message: String(message) }),
-		setWorkingVisible: () => {},
-		setWorkingIndicator: () => {},
+		setWorkingVisible: (visible) => uiNotice("setWorkingVisible", { visible: visible !== false }),
+		setWorkingIndicator: (options) => {
+			if (options === undefined || options === null) {
+				uiNotice("setWorkingIndicator", {});
+				return;
+			}
+			const frames = Array.isArray(options.frames) ? options.frames.map(String) : undefined;
+			const intervalMs = Number.isFinite(options.intervalMs) && options.intervalMs > 0 ? options.intervalMs : undefined;
+			uiNotice("setWorkingIndicator", { indicator: { frames, intervalMs } });
+		},
 		setHiddenThinkingLabel: () => {},
 		setFooter: (factory) =>
 			setLive("footer", factory, "setFooter", (lines) => ({ lines }), [footerData]),
 		setHeader: (factory) => setLive("header", factory, "setHeader", (lines) => ({ lines })),
-		onTerminalInput: () => () => {},
-		addAutocompleteProvider: () => {},
-		setEditorComponent: () => {},
-		getEditorComponent: () => undefined,
+		onTerminalInput: (handler) => addTerminalInputListener(handler),
+		addAutocompleteProvider: (factory) => addAutocompleteProvider(factory),
+		setEditorComponent: (factory) => setEditorComponent(factory),
+		getEditorComponent: () => editorFactory,
 		custom: (factory, options) => showCustom(factory, options),
 		getAllThemes: () => [{ name: currentTheme.name, path: undefined }],
 		getTheme: (name) => (name === currentTheme.name ? currentTheme : undefined),
@@ -488,6 +517,230 @@ function customInput(message) {
 		const lines = customLines(view);
 		send({ type: "ui", method: "customRender", customId: message.id, lines });
 	}
+}
+
+// ---- ctx.ui.setEditorComponent: the prompt editor, living here ------------------------
+//
+// pi swaps its prompt editor for the component the factory returns. Here the component
+// lives in the host: `setEditorComponent` (with `lines`) tells pi-rs to show its lines in
+// place of its own editor and to forward every key (`editor_input`, raw terminal
+// sequences); each key, render request or `ui_state` sends `editorRender` with the new
+// lines and the editor's text (pi-rs mirrors the text for its own actions and sends
+// `editor_set_text` when one of them changed it). The editor's submit becomes
+// `editorSubmit` (pi-rs runs it as the user's prompt); pi's app keys reach pi-rs as
+// `editorAction` with the keybinding's id (the CustomEditor handlers pi copies from its
+// own editor: onEscape, onCtrlD, onPasteImage and the registered app actions).
+// `setEditorComponent` without `lines` restores pi-rs's editor with `text`.
+
+const EDITOR_ACTIONS = [
+	"app.clear",
+	"app.suspend",
+	"app.thinking.cycle",
+	"app.model.cycleForward",
+	"app.model.cycleBackward",
+	"app.model.select",
+	"app.tools.expand",
+	"app.thinking.toggle",
+	"app.editor.external",
+	"app.message.followUp",
+	"app.message.dequeue",
+	"app.session.new",
+	"app.session.tree",
+	"app.session.fork",
+	"app.session.resume",
+];
+
+let promptEditor = null; // { component, factory, queued }
+
+// pi's app keybindings (pi-rs sends the configured ones in `ui_state.appKeys`), added to
+// pi-tui's for the keybindings manager the editor factory gets.
+let appKeys = {
+	"app.interrupt": ["escape"],
+	"app.clear": ["ctrl+c"],
+	"app.exit": ["ctrl+d"],
+	"app.suspend": ["ctrl+z"],
+	"app.thinking.cycle": ["shift+tab"],
+	"app.model.cycleForward": ["ctrl+p"],
+	"app.model.cycleBackward": ["shift+ctrl+p"],
+	"app.model.select": ["ctrl+l"],
+	"app.tools.expand": ["ctrl+o"],
+	"app.thinking.toggle": ["ctrl+t"],
+	"app.editor.external": ["ctrl+g"],
+	"app.message.followUp": ["alt+enter"],
+	"app.message.dequeue": ["alt+up"],
+	"app.clipboard.pasteImage": ["ctrl+v"],
+};
+let editorKeybindings = null;
+
+function editorKeybindingsManager(tuiComponents) {
+	if (!editorKeybindings) {
+		const base = tuiComponents.getKeybindings();
+		editorKeybindings = new tuiComponents.KeybindingsManager(base.definitions, base.userBindings);
+		applyAppKeys();
+	}
+	return editorKeybindings;
+}
+
+function applyAppKeys() {
+	if (!editorKeybindings) return;
+	const definitions = { ...editorKeybindings.definitions };
+	for (const [action, keys] of Object.entries(appKeys)) {
+		definitions[action] = { defaultKeys: Array.isArray(keys) ? keys.map(String) : [], description: action };
+	}
+	editorKeybindings.definitions = definitions;
+	editorKeybindings.rebuild();
+}
+let editorBorderToken = "thinkingOff";
+
+function editorText_() {
+	try {
+		return String(promptEditor?.component?.getText?.() ?? "");
+	} catch (err) {
+		toStderr(`editor getText failed: ${errorText(err)}`);
+		return "";
+	}
+}
+
+function promptEditorLines() {
+	try {
+		const lines = promptEditor?.component?.render?.(uiState.width) ?? [];
+		return Array.isArray(lines) ? lines.map((line) => String(line).split(CURSOR_MARK).join("")) : [];
+	} catch (err) {
+		toStderr(`editor render failed: ${errorText(err)}`);
+		return [];
+	}
+}
+
+const CURSOR_MARK = "\x1b_pi:c\x07";
+
+function sendEditorRender() {
+	if (!promptEditor) return;
+	send({ type: "ui", method: "editorRender", lines: promptEditorLines(), text: editorText_() });
+}
+
+function editorTui() {
+	return {
+		requestRender() {
+			const entry = promptEditor;
+			if (!entry || entry.queued) return;
+			entry.queued = true;
+			queueMicrotask(() => {
+				entry.queued = false;
+				if (promptEditor === entry) sendEditorRender();
+			});
+		},
+		get terminal() {
+			return { columns: uiState.width, rows: uiState.rows };
+		},
+	};
+}
+
+function disposePromptEditor() {
+	const old = promptEditor;
+	promptEditor = null;
+	try {
+		old?.component?.dispose?.();
+	} catch (err) {
+		toStderr(`editor dispose failed: ${errorText(err)}`);
+	}
+}
+
+// Calls apply in order (the keybindings module is imported on first use).
+let editorChain = Promise.resolve();
+
+let editorFactory;
+
+function setEditorComponent(factory) {
+	editorFactory = typeof factory === "function" ? factory : undefined;
+	editorChain = editorChain
+		.then(() => import("./modules/tui-components.mjs"))
+		.then((tuiComponents) => applyEditorComponent(factory, () => editorKeybindingsManager(tuiComponents)))
+		.catch((err) => toStderr(`setEditorComponent failed: ${errorText(err)}`));
+}
+
+function applyEditorComponent(factory, getKeybindings) {
+	const text = promptEditor ? editorText_() : editorText;
+	disposePromptEditor();
+	if (!hello?.hasUI) return;
+	if (typeof factory !== "function") {
+		editorText = text;
+		send({ type: "ui", method: "setEditorComponent", text });
+		return;
+	}
+	const entry = { component: undefined, factory, queued: false };
+	promptEditor = entry;
+	const editorTheme = {
+		borderColor: (t) => currentTheme.fg(editorBorderToken, t),
+		selectList: {
+			selectedPrefix: (t) => currentTheme.fg("accent", t),
+			selectedText: (t) => currentTheme.fg("accent", t),
+			description: (t) => currentTheme.fg("muted", t),
+			scrollInfo: (t) => currentTheme.fg("muted", t),
+			noMatch: (t) => currentTheme.fg("muted", t),
+		},
+	};
+	let component;
+	try {
+		component = factory(editorTui(), editorTheme, getKeybindings());
+	} catch (err) {
+		promptEditor = null;
+		toStderr(`editor factory failed: ${errorText(err)}`);
+		send({ type: "ui", method: "setEditorComponent", text });
+		return;
+	}
+	if (!component || typeof component.render !== "function") {
+		promptEditor = null;
+		toStderr("editor factory returned no component");
+		send({ type: "ui", method: "setEditorComponent", text });
+		return;
+	}
+	entry.component = component;
+	component.focused = true;
+	component.onSubmit = (submitted) => {
+		send({ type: "ui", method: "editorSubmit", text: String(submitted ?? "") });
+	};
+	const action = (id) => () => send({ type: "ui", method: "editorAction", action: id });
+	if (component.actionHandlers instanceof Map) {
+		component.onEscape ??= action("app.interrupt");
+		component.onCtrlD ??= action("app.exit");
+		component.onPasteImage ??= action("app.clipboard.pasteImage");
+		// pi-rs runs extension shortcuts before the key reaches this editor.
+		component.onExtensionShortcut ??= () => false;
+		for (const id of EDITOR_ACTIONS) {
+			if (!component.actionHandlers.has(id)) component.actionHandlers.set(id, action(id));
+		}
+	}
+	try {
+		component.setText?.(text);
+	} catch (err) {
+		toStderr(`editor setText failed: ${errorText(err)}`);
+	}
+	send({ type: "ui", method: "setEditorComponent", lines: promptEditorLines(), text: editorText_() });
+}
+
+function editorInput(message) {
+	if (!promptEditor) return;
+	if (Number.isInteger(message.width) && message.width > 0) uiState.width = message.width;
+	try {
+		promptEditor.component.handleInput?.(String(message.data ?? ""));
+	} catch (err) {
+		toStderr(`editor input failed: ${errorText(err)}`);
+	}
+	sendEditorRender();
+}
+
+function editorSetText(message) {
+	const text = String(message.text ?? "");
+	if (!promptEditor) {
+		editorText = text;
+		return;
+	}
+	try {
+		promptEditor.component.setText?.(text);
+	} catch (err) {
+		toStderr(`editor setText failed: ${errorText(err)}`);
+	}
+	sendEditorRender();
 }
 
 // ---- ctx -----------------------------------------------------------------------------
@@ -1068,6 +1321,122 @@ async function runCommand(message) {
 	}
 }
 
+// ---- ctx.ui.onTerminalInput ----------------------------------------------------------
+//
+// pi runs these listeners on raw input before its UI handles it. pi-rs sends
+// `terminal_input` requests (keys as the terminal sequences pi-tui reads, pastes wrapped
+// in bracketed-paste markers) only while this extension has a listener, and waits a
+// bounded time for the answer: `{consume: true}` or `{data}` (what goes on).
+
+const terminalInputListeners = new Set();
+
+function addTerminalInputListener(handler) {
+	if (typeof handler !== "function" || !hello?.hasUI) return () => {};
+	const entry = { handler };
+	terminalInputListeners.add(entry);
+	if (terminalInputListeners.size === 1) uiNotice("terminalInput", { listening: true });
+	return () => {
+		if (!terminalInputListeners.delete(entry)) return;
+		if (terminalInputListeners.size === 0) uiNotice("terminalInput", { listening: false });
+	};
+}
+
+function terminalInput(message) {
+	let data = String(message.data ?? "");
+	for (const { handler } of [...terminalInputListeners]) {
+		let result;
+		try {
+			result = handler(data);
+		} catch (err) {
+			toStderr(`onTerminalInput handler failed: ${errorText(err)}`);
+			continue;
+		}
+		if (result?.consume) return { consume: true };
+		if (result?.data !== undefined) data = String(result.data);
+	}
+	return { data };
+}
+
+// ---- autocomplete: registerCommand's getArgumentCompletions, addAutocompleteProvider ----
+//
+// pi asks its editor's provider chain on the keys that open or update the popup; pi-rs
+// does the same with its own provider, then (without blocking typing) sends this host
+// `autocomplete` with its suggestions as `base` — what the first wrapper's
+// `current.getSuggestions` returns — and shows the chain's answer if the editor has not
+// changed since. Argument completions of an extension command come from
+// `complete_arguments`.
+
+function completionItems(items) {
+	if (!Array.isArray(items)) return null;
+	return items
+		.filter((item) => item && typeof item === "object" && item.value !== undefined)
+		.map((item) => ({
+			value: String(item.value),
+			label: String(item.label ?? item.value),
+			...(item.description !== undefined && item.description !== null ? { description: String(item.description) } : {}),
+		}));
+}
+
+async function completeArguments(message) {
+	const command = commands.get(message.name);
+	if (typeof command?.getArgumentCompletions !== "function") return null;
+	return completionItems(await command.getArgumentCompletions(String(message.prefix ?? "")));
+}
+
+const autocompleteWrappers = [];
+let autocompleteChain = null;
+let autocompleteBase = null;
+let autocompleteAbort = null;
+
+// pi-tui's default completion: the prefix before the cursor becomes the item's value.
+function applyCompletionDefault(lines, cursorLine, cursorCol, item, prefix) {
+	const out = [...lines];
+	const line = out[cursorLine] ?? "";
+	const start = Math.max(0, cursorCol - String(prefix ?? "").length);
+	out[cursorLine] = line.slice(0, start) + item.value + line.slice(cursorCol);
+	return { lines: out, cursorLine, cursorCol: start + item.value.length };
+}
+
+function buildAutocompleteChain() {
+	let provider = {
+		getSuggestions: async () => autocompleteBase,
+		applyCompletion: applyCompletionDefault,
+		shouldTriggerFileCompletion: () => true,
+	};
+	for (const wrap of autocompleteWrappers) {
+		try {
+			provider = wrap(provider) ?? provider;
+		} catch (err) {
+			toStderr(`autocomplete provider factory failed: ${errorText(err)}`);
+		}
+	}
+	return provider;
+}
+
+function addAutocompleteProvider(factory) {
+	if (typeof factory !== "function") return;
+	autocompleteWrappers.push(factory);
+	autocompleteChain = null;
+	uiNotice("addAutocompleteProvider", {});
+}
+
+async function autocomplete(message) {
+	autocompleteAbort?.abort();
+	const controller = new AbortController();
+	autocompleteAbort = controller;
+	autocompleteChain ??= buildAutocompleteChain();
+	const base = message.base && typeof message.base === "object" ? message.base : null;
+	autocompleteBase = base ? { items: completionItems(base.items) ?? [], prefix: String(base.prefix ?? "") } : null;
+	const lines = Array.isArray(message.lines) ? message.lines.map(String) : [""];
+	const result = await autocompleteChain.getSuggestions(lines, message.cursorLine ?? 0, message.cursorCol ?? 0, {
+		signal: controller.signal,
+		force: message.force === true,
+	});
+	if (!result || typeof result !== "object") return null;
+	const items = completionItems(result.items);
+	return items ? { items, prefix: String(result.prefix ?? "") } : null;
+}
+
 // ---- loading -------------------------------------------------------------------------
 
 function toolSpec(t) {
@@ -1090,7 +1459,11 @@ function registration() {
 		// pi's synchronous getters read the session state pi-rs sends.
 		state: true,
 		events: [...handlers.keys()],
-		commands: [...commands.values()].map((c) => ({ name: c.name, description: c.description })),
+		commands: [...commands.values()].map((c) => ({
+			name: c.name,
+			description: c.description,
+			...(typeof c.getArgumentCompletions === "function" ? { argumentCompletions: true } : {}),
+		})),
 		tools: [...tools.values()].map(toolSpec),
 		flags: [...flags.values()].map((f) => ({
 			name: f.name,
@@ -1238,6 +1611,24 @@ async function handle(message) {
 			return;
 		case "ui_input":
 			customInput(message);
+			return;
+		case "terminal_input":
+			answer(message.id, terminalInput(message));
+			return;
+		case "complete_arguments":
+		case "autocomplete":
+			try {
+				const run = message.type === "autocomplete" ? autocomplete(message) : completeArguments(message);
+				answer(message.id, (await run) ?? null);
+			} catch (err) {
+				answer(message.id, undefined, errorText(err));
+			}
+			return;
+		case "editor_input":
+			editorInput(message);
+			return;
+		case "editor_set_text":
+			editorSetText(message);
 			return;
 		case "ui_state":
 			applyUiState(message);

@@ -19,6 +19,7 @@ mod footer;
 mod keys;
 mod tree;
 mod ts_extensions;
+mod ts_extensions_editor;
 mod ts_extensions_live_ui;
 mod ts_extensions_ui;
 mod tui;

@@ -657,7 +657,11 @@ export class BorderedLoader extends Container {
  * before the Editor's own handling.
  */
 export class CustomEditor extends Editor {
-  #actions = new Map();
+  actionHandlers = new Map();
+  onEscape;
+  onCtrlD;
+  onPasteImage;
+  onExtensionShortcut;
 
   constructor(tui, theme, keybindings, options) {
     super(tui, theme, options);
@@ -665,7 +669,7 @@ export class CustomEditor extends Editor {
   }
 
   onAction(action, handler) {
-    this.#actions.set(action, handler);
+    this.actionHandlers.set(action, handler);
   }
 
   handleInput(data) {
@@ -676,16 +680,16 @@ export class CustomEditor extends Editor {
       return;
     }
     if (kb.matches(data, "app.interrupt")) {
-      const handler = this.isShowingAutocomplete() ? undefined : (this.onEscape ?? this.#actions.get("app.interrupt"));
+      const handler = this.isShowingAutocomplete() ? undefined : (this.onEscape ?? this.actionHandlers.get("app.interrupt"));
       if (handler) handler();
       else super.handleInput(data);
       return;
     }
     if (kb.matches(data, "app.exit") && this.getText().length === 0) {
-      (this.onCtrlD ?? this.#actions.get("app.exit"))?.();
+      (this.onCtrlD ?? this.actionHandlers.get("app.exit"))?.();
       return;
     }
-    for (const [action, handler] of this.#actions) {
+    for (const [action, handler] of this.actionHandlers) {
       if (action !== "app.interrupt" && action !== "app.exit" && kb.matches(data, action)) {
         handler();
         return;

@@ -136,6 +136,13 @@ impl App {
         .with_files(self.project_files.clone());
         self.editor
             .set_autocomplete_provider(std::sync::Arc::new(provider));
+        let extensions_complete = !self.extension_ui.completion_providers.is_empty()
+            || self
+                .session
+                .extension_commands()
+                .iter()
+                .any(|c| c.argument_completions);
+        self.editor.set_extension_completion(extensions_complete);
     }
 
     /// Runs a submitted editor text.

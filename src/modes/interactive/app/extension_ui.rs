@@ -14,11 +14,63 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::json;
 
+use super::input::KeyCommand;
 use super::overlay::{InputPurpose, Overlay, SelectPurpose};
-use super::state::{App, CustomView};
+use super::state::{App, CustomView, ExtensionEditor};
 use crate::extensions::{NotifyLevel, UiMethod, UiRequest, UiResponse};
-use crate::modes::interactive::autocomplete::CompletionItem;
+use crate::modes::interactive::autocomplete::{CompletionItem, Suggestions};
+use crate::modes::interactive::editor::CompletionQuery;
 use crate::modes::interactive::keys::{Action, KeySpec};
+
+/// How long one extension may take to answer a completion request (its argument
+/// completions, or its provider chain). Typing never waits for it; a later answer is
+/// dropped.
+pub const EXTENSION_COMPLETION_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `/name args…` before the cursor on the first line: the command and the argument text.
+fn command_argument_context(query: &CompletionQuery) -> Option<(String, String)> {
+    if query.line != 0 {
+        return None;
+    }
+    let line = query.lines.first()?;
+    let before = line.get(..query.col)?.trim_start();
+    let rest = before.strip_prefix('/')?;
+    let (name, args) = rest.split_once(' ')?;
+    Some((name.to_string(), args.to_string()))
+}
+
+/// Completion items as an extension sent them (`[{value, label, description?}]`).
+fn completion_items(value: &serde_json::Value) -> Vec<CompletionItem> {
+    value
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|item| {
+                    let value = item.get("value")?.as_str()?.to_string();
+                    Some(CompletionItem {
+                        label: item
+                            .get("label")
+                            .and_then(|l| l.as_str())
+                            .map_or_else(|| value.clone(), str::to_string),
+                        description: item
+                            .get("description")
+                            .and_then(|d| d.as_str())
+                            .map(str::to_string),
+                        value,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A provider chain's answer (`{items, prefix}` or null).
+fn suggestions_from(value: &serde_json::Value) -> Option<Suggestions> {
+    let items = completion_items(value.get("items")?);
+    let prefix = value.get("prefix")?.as_str()?.to_string();
+    Some(Suggestions { items, prefix })
+}
 
 /// The options of a `confirm` dialog, in pi's order.
 const CONFIRM_OPTIONS: [&str; 2] = ["Yes", "No"];
@@ -35,14 +87,279 @@ fn option_items(options: &[String]) -> Vec<CompletionItem> {
 }
 
 impl App {
-    /// A request from an extension.
-    pub fn on_extension_ui(&mut self, request: UiRequest) {
+    /// A request from an extension; what its editor asked of the app (submit, an app
+    /// action) comes back as a key command for the event loop.
+    pub fn on_extension_ui(&mut self, request: UiRequest) -> KeyCommand {
         self.dirty = true;
         if request.method.is_dialog() {
             self.extension_ui.waiting.push_back(request);
             self.open_waiting_extension_dialog();
+            return KeyCommand::None;
+        }
+        match request.method {
+            UiMethod::SetWorkingVisible { visible } => {
+                self.extension_ui.working_hidden = !visible;
+            }
+            UiMethod::SetWorkingIndicator { indicator } => {
+                self.extension_ui.working_indicator =
+                    indicator.map(|indicator| (indicator, std::time::Instant::now()));
+            }
+            UiMethod::SetEditorComponent { lines, text, input } => {
+                match (lines, input) {
+                    (Some(lines), Some(input)) => {
+                        // The extension's editor starts with pi-rs's text (pi copies it).
+                        self.extension_ui.editor = Some(ExtensionEditor {
+                            owner: request.extension_path.clone(),
+                            lines,
+                            text,
+                            input,
+                        });
+                        self.sync_extension_editor_text();
+                    }
+                    _ => {
+                        // pi's editor again, with the text of the editor that goes.
+                        if let Some(old) = self.extension_ui.editor.take()
+                            && old.owner == request.extension_path
+                        {
+                            self.editor.set_text(&text);
+                        }
+                    }
+                }
+            }
+            UiMethod::EditorRender { lines, text } => {
+                if let Some(editor) = self.extension_ui.editor.as_mut()
+                    && editor.owner == request.extension_path
+                {
+                    editor.lines = lines;
+                    if editor.text != text {
+                        editor.text = text.clone();
+                        self.editor.set_text(&text);
+                    }
+                }
+            }
+            UiMethod::EditorSubmit { text } => {
+                if self.extension_editor_from(&request.extension_path) {
+                    // pi's submit handler: empty prompts are ignored.
+                    self.editor.set_text("");
+                    if let Some(editor) = self.extension_ui.editor.as_mut() {
+                        editor.text.clear();
+                    }
+                    if !text.trim().is_empty() {
+                        self.editor.add_to_history(&text);
+                        return KeyCommand::Submit(text);
+                    }
+                }
+            }
+            UiMethod::EditorAction { action } => {
+                if self.extension_editor_from(&request.extension_path)
+                    && let Some(action) = Action::from_id(&action)
+                {
+                    let command = self.run_app_action(action).unwrap_or(KeyCommand::None);
+                    self.sync_extension_editor_text();
+                    return command;
+                }
+            }
+            UiMethod::AddAutocompleteProvider => {
+                if !self
+                    .extension_ui
+                    .completion_providers
+                    .contains(&request.extension_path)
+                {
+                    self.extension_ui
+                        .completion_providers
+                        .push(request.extension_path.clone());
+                }
+                self.refresh_autocomplete();
+            }
+            UiMethod::TerminalInput { listening } => {
+                let listeners = &mut self.extension_ui.input_listeners;
+                listeners.retain(|p| *p != request.extension_path);
+                if listening {
+                    listeners.push(request.extension_path.clone());
+                }
+            }
+            _ => self.on_extension_notice(request),
+        }
+        KeyCommand::None
+    }
+
+    /// What raw terminal input goes through before pi-rs handles it: the extensions
+    /// with `ctx.ui.onTerminalInput` listeners and the host to ask (none: nothing to do).
+    pub fn terminal_input_filter(
+        &self,
+    ) -> Option<(crate::extensions::ExtensionHost, Vec<std::path::PathBuf>)> {
+        if self.extension_ui.input_listeners.is_empty() {
+            return None;
+        }
+        let host = self.session.extension_host()?;
+        Some((host, self.extension_ui.input_listeners.clone()))
+    }
+
+    /// Passes the editor's last completion request on to the extensions, without
+    /// waiting: first the argument completions of an extension command (`/name args`),
+    /// then each extension's provider chain, which gets the suggestions so far as its
+    /// base. The answer is shown if the editor has not changed meanwhile. Each
+    /// extension gets [`EXTENSION_COMPLETION_BOUND`]; one that does not answer in time
+    /// (or fails) leaves the suggestions as they were.
+    pub(super) fn ask_extension_completion(&mut self) {
+        let Some(query) = self.editor.take_completion_query() else {
+            return;
+        };
+        let Some(host) = self.session.extension_host() else {
+            return;
+        };
+        let providers = self.extension_ui.completion_providers.clone();
+        let arguments = command_argument_context(&query).filter(|(name, _)| {
+            self.session
+                .extension_commands()
+                .iter()
+                .any(|c| c.invocation_name == *name && c.argument_completions)
+        });
+        if providers.is_empty() && arguments.is_none() {
             return;
         }
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let mut current = query.base.clone();
+            if let Some((name, prefix)) = arguments {
+                let items = host
+                    .complete_arguments(&name, &prefix, EXTENSION_COMPLETION_BOUND)
+                    .await;
+                current = items
+                    .map(|items| completion_items(&items))
+                    .filter(|items| !items.is_empty())
+                    .map(|items| Suggestions { items, prefix });
+            }
+            let line = query
+                .lines
+                .get(query.line)
+                .map(String::as_str)
+                .unwrap_or("");
+            let cursor_col = line[..query.col.min(line.len())].encode_utf16().count();
+            for path in providers {
+                let base = current.as_ref().map(|s| {
+                    json!({"items": s.items.iter().map(|i| json!({
+                        "value": i.value, "label": i.label, "description": i.description,
+                    })).collect::<Vec<_>>(), "prefix": s.prefix})
+                });
+                let request = json!({
+                    "lines": query.lines, "cursorLine": query.line, "cursorCol": cursor_col,
+                    "force": query.force, "base": base,
+                });
+                if let Some(answer) = host
+                    .autocomplete(&path, &request, EXTENSION_COMPLETION_BOUND)
+                    .await
+                {
+                    current = suggestions_from(&answer);
+                }
+            }
+            let _ = tx.send(super::msg::AppMsg::ExtensionCompletions(query, current));
+        });
+    }
+
+    /// Whether the editor on screen is the one extension `path` set.
+    fn extension_editor_from(&self, path: &std::path::Path) -> bool {
+        self.extension_ui
+            .editor
+            .as_ref()
+            .is_some_and(|editor| editor.owner == path)
+    }
+
+    /// The frame of an extension's working indicator to draw now (pi's Loader: frames
+    /// in turn every `intervalMs`, 80 ms by default; no frames: no indicator).
+    pub(super) fn working_indicator_frame(&self) -> Option<Vec<Span<'static>>> {
+        let (indicator, since) = self.extension_ui.working_indicator.as_ref()?;
+        let Some(frames) = indicator.frames.as_ref() else {
+            // Options without frames keep pi's spinner frames, drawn verbatim.
+            let spinner = crate::modes::interactive::components::SPINNER;
+            let interval = indicator.interval_ms.filter(|ms| *ms > 0).unwrap_or(80);
+            let index = (since.elapsed().as_millis() / u128::from(interval)) as usize;
+            return Some(vec![Span::raw(spinner[index % spinner.len()])]);
+        };
+        if frames.is_empty() {
+            return Some(Vec::new());
+        }
+        let interval = indicator.interval_ms.filter(|ms| *ms > 0).unwrap_or(80);
+        let index = if frames.len() == 1 {
+            0
+        } else {
+            (since.elapsed().as_millis() / u128::from(interval)) as usize % frames.len()
+        };
+        Some(ansi_line(&frames[index]).spans)
+    }
+
+    /// pi's app keybindings as configured (`app.*` id → key ids), for the keybindings
+    /// manager an extension's editor gets.
+    fn app_keys(&self) -> serde_json::Value {
+        let mut keys = serde_json::Map::new();
+        for action in Action::ALL {
+            if action.id().starts_with("app.") {
+                let list: Vec<String> = self
+                    .keys
+                    .keys(*action)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                keys.insert(action.id().to_string(), json!(list));
+            }
+        }
+        serde_json::Value::Object(keys)
+    }
+
+    /// The colour token of the editor's border now (thinking level, bash mode).
+    fn editor_border_token(&self) -> crate::modes::interactive::theme::ThemeToken {
+        crate::modes::interactive::editor::border_token(
+            self.session.thinking_level(),
+            self.editor.bash_mode(),
+        )
+    }
+
+    /// Whether an extension's editor replaces pi-rs's (`ctx.ui.setEditorComponent`).
+    pub fn extension_editor_active(&self) -> bool {
+        self.extension_ui.editor.is_some()
+    }
+
+    /// Sends a key (raw terminal input) to the extension's editor.
+    pub(super) fn send_to_extension_editor(&mut self, data: &str) {
+        let width = self.width();
+        if let Some(editor) = &self.extension_ui.editor {
+            editor.input.send_editor_input(data, width);
+        }
+    }
+
+    /// pi-rs's editor mirrors the extension editor's text; when an app action changed it
+    /// (Ctrl+C clears, Alt+Up restores queued messages, …), the extension's editor gets
+    /// the new text.
+    pub(super) fn sync_extension_editor_text(&mut self) {
+        let text = self.editor.text();
+        if let Some(editor) = self.extension_ui.editor.as_mut()
+            && editor.text != text
+        {
+            editor.input.send_editor_text(&text);
+            editor.text = text;
+        }
+    }
+
+    /// The extension editor's lines, for the view.
+    pub(super) fn extension_editor_lines(&self, width: usize) -> Option<Vec<Line<'static>>> {
+        let editor = self.extension_ui.editor.as_ref()?;
+        Some(
+            editor
+                .lines
+                .iter()
+                .map(|line| {
+                    crate::modes::interactive::text::truncate_line(
+                        ansi_line(line),
+                        width,
+                        Span::raw(""),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// Notices that change what is on screen at once.
+    fn on_extension_notice(&mut self, request: UiRequest) {
         match request.method {
             UiMethod::Notify { message, level } => match level {
                 NotifyLevel::Info => self.notice(message),
@@ -91,7 +408,10 @@ impl App {
                 let _ = write!(out, "\x1b]0;{clean}\x07");
                 let _ = out.flush();
             }
-            UiMethod::SetEditorText { text } => self.editor.set_text(&text),
+            UiMethod::SetEditorText { text } => {
+                self.editor.set_text(&text);
+                self.sync_extension_editor_text();
+            }
             UiMethod::CustomRender { custom_id, lines } => {
                 if let Some(view) = self.extension_ui.custom.as_mut()
                     && view.custom_id == custom_id
@@ -140,7 +460,15 @@ impl App {
             | UiMethod::Select { .. }
             | UiMethod::Confirm { .. }
             | UiMethod::Input { .. }
-            | UiMethod::Editor { .. } => {}
+            | UiMethod::Editor { .. }
+            | UiMethod::SetWorkingVisible { .. }
+            | UiMethod::SetWorkingIndicator { .. }
+            | UiMethod::SetEditorComponent { .. }
+            | UiMethod::EditorRender { .. }
+            | UiMethod::EditorSubmit { .. }
+            | UiMethod::EditorAction { .. }
+            | UiMethod::AddAutocompleteProvider
+            | UiMethod::TerminalInput { .. } => {}
         }
     }
 
@@ -363,6 +691,8 @@ impl App {
             "statuses": self.extension_ui.statuses,
             "providerCount": self.provider_count,
             "revision": self.extension_ui.revision,
+            "editorBorder": self.editor_border_token().name(),
+            "appKeys": self.app_keys(),
         });
         let generation = self.theme.generation();
         let theme_changed = match &self.extension_ui.sent_state {
@@ -398,6 +728,16 @@ impl App {
                 path.display()
             ));
         }
+        if let Some(editor) = &self.extension_ui.editor
+            && !host.is_running(&editor.owner)
+        {
+            let path = editor.owner.clone();
+            self.extension_ui.editor = None;
+            self.notice(format!(
+                "Warning: extension {} stopped; showing the built-in editor",
+                path.display()
+            ));
+        }
         if let Some(path) = &self.extension_ui.header_owner
             && !host.is_running(path)
         {
@@ -422,6 +762,11 @@ impl App {
         ui.component_widgets.clear();
         ui.footer = None;
         ui.working_message = None;
+        ui.working_hidden = false;
+        ui.working_indicator = None;
+        ui.editor = None;
+        ui.completion_providers.clear();
+        ui.input_listeners.clear();
         ui.sent_state = None;
         if ui.header_owner.take().is_some() {
             self.header.custom = None;

@@ -49,13 +49,23 @@ pub enum Effect {
 impl App {
     /// Applies one event to the state. See the module documentation.
     pub fn handle(&mut self, event: UiEvent) -> Effect {
+        let effect = self.apply_event(event);
+        // An extension's prompt editor gets what pi-rs put in the editor meanwhile.
+        self.sync_extension_editor_text();
+        effect
+    }
+
+    fn apply_event(&mut self, event: UiEvent) -> Effect {
         match event {
             UiEvent::Key(key) => {
                 let command = self.on_key(key);
-                self.run_key_command(command)
+                let effect = self.run_key_command(command);
+                self.ask_extension_completion();
+                effect
             }
             UiEvent::Paste(text) => {
                 self.on_paste(&text);
+                self.ask_extension_completion();
                 Effect::None
             }
             UiEvent::Resize(width, height) => {
@@ -91,6 +101,11 @@ impl App {
                     Effect::Fail(e)
                 }
             },
+            UiEvent::Msg(AppMsg::ExtensionUi(request)) => {
+                self.dirty = true;
+                let command = self.on_extension_ui(request);
+                self.run_key_command(command)
+            }
             UiEvent::Msg(msg) => {
                 on_app_msg(self, msg);
                 Effect::None
@@ -183,7 +198,9 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
             app.notice("Branch summarization cancelled");
             app.open_tree(Some(target));
         }
-        AppMsg::ExtensionUi(request) => app.on_extension_ui(request),
+        AppMsg::ExtensionUi(request) => {
+            let _ = app.on_extension_ui(request);
+        }
         AppMsg::ShareDone(result) => app.share_done(result),
         AppMsg::Reloaded(result) => app.finish_reload(result),
         AppMsg::Login(msg) => app.on_login_msg(msg),
@@ -194,6 +211,9 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::GitBranch(branch) => {
             app.git_branch = branch;
             app.footer_cache = None;
+        }
+        AppMsg::ExtensionCompletions(query, suggestions) => {
+            app.editor.extension_suggestions(&query, suggestions);
         }
         AppMsg::FilesWalked(files) => {
             app.project_files = files;

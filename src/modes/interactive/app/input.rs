@@ -53,6 +53,10 @@ impl App {
             self.send_to_custom_component(text);
             return;
         }
+        if self.overlay.is_none() && self.extension_editor_active() {
+            self.send_to_extension_editor(&format!("\x1b[200~{text}\x1b[201~"));
+            return;
+        }
         match &mut self.overlay {
             Some(overlay) => overlay.handle_paste(text),
             None => self.editor.handle_paste(text),
@@ -95,15 +99,44 @@ impl App {
         if self.run_extension_shortcut(&key) {
             return KeyCommand::None;
         }
+        if self.extension_editor_active() {
+            // An extension's editor gets every key; pi's app keys come back from it as
+            // `editorAction` (its CustomEditor handlers), its submit as `editorSubmit`.
+            if let Some(data) = super::extension_ui::key_sequence(&key) {
+                self.send_to_extension_editor(&data);
+            }
+            return KeyCommand::None;
+        }
         // The completion popup owns Escape, arrows, Tab and Enter while it is open.
         let action = if self.editor.is_showing_autocomplete() {
             None
         } else {
             self.keys.action_for(&key, APP_ACTIONS)
         };
+        if let Some(action) = action
+            && let Some(command) = self.run_app_action(action)
+        {
+            return command;
+        }
+
+        match self.editor.handle_key(&key) {
+            EditorAction::Submit(text) => {
+                if text.trim().is_empty() {
+                    return KeyCommand::None;
+                }
+                self.editor.add_to_history(&text);
+                KeyCommand::Submit(text)
+            }
+            EditorAction::Handled | EditorAction::Ignored => KeyCommand::None,
+        }
+    }
+
+    /// Runs one of pi's app actions (`app.*` keybindings); `None` when it does not apply
+    /// now (Ctrl+D on a non-empty editor) and the key goes to the editor.
+    pub(super) fn run_app_action(&mut self, action: Action) -> Option<KeyCommand> {
         match action {
-            Some(Action::Interrupt) => return self.on_escape(),
-            Some(Action::Clear) => {
+            Action::Interrupt => return Some(self.on_escape()),
+            Action::Clear => {
                 let now = Instant::now();
                 if self
                     .last_ctrl_c
@@ -114,23 +147,23 @@ impl App {
                     self.editor.set_text("");
                     self.last_ctrl_c = Some(now);
                 }
-                return KeyCommand::None;
+                return Some(KeyCommand::None);
             }
-            Some(Action::Exit) if self.editor.is_empty() => {
+            Action::Exit if self.editor.is_empty() => {
                 self.quit = true;
-                return KeyCommand::None;
+                return Some(KeyCommand::None);
             }
-            Some(Action::Suspend) => return KeyCommand::Suspend,
-            Some(Action::ThinkingCycle) => {
+            Action::Suspend => return Some(KeyCommand::Suspend),
+            Action::ThinkingCycle => {
                 match self.session.cycle_thinking_level() {
                     Ok(Some(level)) => self.show_status(format!("Thinking level: {level}")),
                     Ok(None) => self.show_status("Current model does not support thinking"),
                     Err(e) => self.notice(e),
                 }
                 self.footer_cache = None;
-                return KeyCommand::None;
+                return Some(KeyCommand::None);
             }
-            Some(a @ (Action::ModelCycleForward | Action::ModelCycleBackward)) => {
+            a @ (Action::ModelCycleForward | Action::ModelCycleBackward) => {
                 let direction = if a == Action::ModelCycleForward {
                     Direction::Forward
                 } else {
@@ -162,20 +195,20 @@ impl App {
                     Err(e) => self.notice(e),
                 }
                 self.footer_cache = None;
-                return KeyCommand::None;
+                return Some(KeyCommand::None);
             }
-            Some(Action::ModelSelect) => {
+            Action::ModelSelect => {
                 self.open_model_selector();
-                return KeyCommand::None;
+                return Some(KeyCommand::None);
             }
-            Some(Action::ToolsExpand) => {
+            Action::ToolsExpand => {
                 let expanded = !self.transcript.expanded();
                 self.transcript.set_expanded(expanded);
                 self.header.expanded = expanded;
                 self.full_redraw = true;
-                return KeyCommand::None;
+                return Some(KeyCommand::None);
             }
-            Some(Action::ThinkingToggle) => {
+            Action::ThinkingToggle => {
                 self.hide_thinking = !self.hide_thinking;
                 self.transcript.set_hide_thinking(self.hide_thinking);
                 let hide = self.hide_thinking;
@@ -183,39 +216,29 @@ impl App {
                     .session
                     .set_global_setting(&["hideThinkingBlock"], serde_json::Value::Bool(hide));
                 self.full_redraw = true;
-                return KeyCommand::None;
+                return Some(KeyCommand::None);
             }
-            Some(Action::EditorExternal) => return KeyCommand::ExternalEditor,
-            Some(Action::MessageFollowUp) => {
+            Action::EditorExternal => return Some(KeyCommand::ExternalEditor),
+            Action::MessageFollowUp => {
                 let text = self.editor.expanded_text();
                 if text.trim().is_empty() {
-                    return KeyCommand::None;
+                    return Some(KeyCommand::None);
                 }
                 self.editor.add_to_history(&text);
                 self.editor.set_text("");
-                return KeyCommand::FollowUp(text);
+                return Some(KeyCommand::FollowUp(text));
             }
-            Some(Action::MessageDequeue) => {
+            Action::MessageDequeue => {
                 match self.restore_queued_to_editor() {
                     0 => self.show_status("No queued messages to restore"),
                     1 => self.show_status("Restored 1 queued message to editor"),
                     n => self.show_status(format!("Restored {n} queued messages to editor")),
                 }
-                return KeyCommand::None;
+                return Some(KeyCommand::None);
             }
             _ => {}
         }
-
-        match self.editor.handle_key(&key) {
-            EditorAction::Submit(text) => {
-                if text.trim().is_empty() {
-                    return KeyCommand::None;
-                }
-                self.editor.add_to_history(&text);
-                KeyCommand::Submit(text)
-            }
-            EditorAction::Handled | EditorAction::Ignored => KeyCommand::None,
-        }
+        None
     }
 
     /// Escape, in pi's order: abort the agent (queued messages go back to the editor),

@@ -178,6 +178,33 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
             _ = tokio::time::sleep_until(progress_at), if progress_due.is_some() => UiEvent::FrameDue,
             _ = tokio::time::sleep_until(deadline), if app.dirty => UiEvent::FrameDue,
         };
+        // `ctx.ui.onTerminalInput`: listeners see the input first and may consume or
+        // replace it (replaced input is decoded again).
+        let event = match event {
+            UiEvent::Key(_) | UiEvent::Paste(_) => match app.terminal_input_filter() {
+                Some((host, listeners)) => {
+                    match filter_terminal_input(&host, &listeners, &event).await {
+                        InputVerdict::Pass => event,
+                        InputVerdict::Consumed => {
+                            app.dirty = true;
+                            continue;
+                        }
+                        InputVerdict::Replaced(mut events) => {
+                            // All but the last here; the last goes the usual way.
+                            let Some(last) = events.pop() else {
+                                continue;
+                            };
+                            for replaced in events {
+                                let _ = app.handle(replaced);
+                            }
+                            last
+                        }
+                    }
+                }
+                None => event,
+            },
+            other => other,
+        };
         let is_msg = matches!(event, UiEvent::Msg(_));
         match app.handle(event) {
             Effect::None => {}
@@ -249,6 +276,64 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     // groups and would outlive us otherwise).
     let _ = tokio::time::timeout(EXTENSION_SHUTDOWN_LIMIT, app.session.shutdown()).await;
     0
+}
+
+/// How long pi-rs waits for one extension's `onTerminalInput` listeners to decide about
+/// a key or a paste; without an answer by then the input goes on unchanged. Only
+/// extensions that registered a listener are asked.
+pub const TERMINAL_INPUT_BOUND: Duration = Duration::from_millis(100);
+
+/// What the `onTerminalInput` listeners made of some input.
+enum InputVerdict {
+    Pass,
+    Consumed,
+    /// A listener replaced the data: the events it decodes to.
+    Replaced(Vec<UiEvent>),
+}
+
+/// Runs input through the extensions' `onTerminalInput` listeners in order, as pi's TUI
+/// does: one that consumes it ends the chain; one that returns `data` passes that on.
+async fn filter_terminal_input(
+    host: &crate::extensions::ExtensionHost,
+    listeners: &[std::path::PathBuf],
+    event: &UiEvent,
+) -> InputVerdict {
+    let original = match event {
+        UiEvent::Key(key) => match extension_ui::key_sequence(key) {
+            Some(data) => data,
+            None => return InputVerdict::Pass,
+        },
+        UiEvent::Paste(text) => format!("\x1b[200~{text}\x1b[201~"),
+        _ => return InputVerdict::Pass,
+    };
+    let mut data = original.clone();
+    for path in listeners {
+        let Some(answer) = host.terminal_input(path, &data, TERMINAL_INPUT_BOUND).await else {
+            continue;
+        };
+        if answer.get("consume").and_then(serde_json::Value::as_bool) == Some(true) {
+            return InputVerdict::Consumed;
+        }
+        if let Some(replaced) = answer.get("data").and_then(serde_json::Value::as_str) {
+            data = replaced.to_string();
+        }
+    }
+    if data == original {
+        return InputVerdict::Pass;
+    }
+    let mut decoder = crate::modes::interactive::input::InputDecoder::new();
+    let mut events = decoder.feed(data.as_bytes());
+    events.extend(decoder.flush());
+    InputVerdict::Replaced(
+        events
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::Key(key) => Some(UiEvent::Key(key)),
+                Event::Paste(text) => Some(UiEvent::Paste(text)),
+                _ => None,
+            })
+            .collect(),
+    )
 }
 
 /// pi's check of tmux's keyboard setup: without `extended-keys` tmux never passes

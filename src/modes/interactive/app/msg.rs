@@ -22,6 +22,11 @@ pub enum AppMsg {
     Warning(String),
     Error(String),
     Redraw,
+    /// Extensions answered a completion request of the editor.
+    ExtensionCompletions(
+        crate::modes::interactive::editor::CompletionQuery,
+        Option<crate::modes::interactive::autocomplete::Suggestions>,
+    ),
     FilesWalked(Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>),
     /// The checked-out branch changed (`git switch` in another terminal).
     GitBranch(Option<String>),

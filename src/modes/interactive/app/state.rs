@@ -58,6 +58,29 @@ pub struct ExtensionUi {
     /// Bumped when the footer data changes while live components are shown, so they are
     /// rendered again (pi renders them on every frame).
     pub(super) revision: u64,
+    /// `ctx.ui.setWorkingVisible(false)` hides the working line.
+    pub working_hidden: bool,
+    /// `ctx.ui.setWorkingIndicator`: frames (coloured by the extension) and interval,
+    /// and when it was set (the frame shown follows the clock).
+    pub working_indicator: Option<(crate::extensions::protocol::WorkingIndicator, Instant)>,
+    /// `ctx.ui.setEditorComponent`: the extension's editor on screen in place of pi-rs's.
+    pub(super) editor: Option<ExtensionEditor>,
+    /// Extensions that added autocomplete providers, in the order they did (pi chains
+    /// the wrappers in that order).
+    pub completion_providers: Vec<PathBuf>,
+    /// Extensions with `ctx.ui.onTerminalInput` listeners, in the order they added them.
+    pub input_listeners: Vec<PathBuf>,
+}
+
+/// An extension's prompt editor (it lives in the extension's host): its last lines, the
+/// text it holds (pi-rs's own editor mirrors it so app actions can read and change it),
+/// its extension, and where keys go.
+pub(super) struct ExtensionEditor {
+    pub owner: PathBuf,
+    pub lines: Vec<String>,
+    /// The text the host last reported (or was last sent).
+    pub text: String,
+    pub input: crate::extensions::UiInput,
 }
 
 /// A custom component drawn by its extension's host: its last lines, and where keys go.

@@ -68,10 +68,15 @@ impl App {
         let status = match (&self.status, &self.flash) {
             (Status::Idle, None) => None,
             (Status::Idle, Some((text, _))) => Some(StatusLine::message(self.spinner, text)),
-            (Status::Working, _) => Some(match &self.extension_ui.working_message {
-                Some(message) => StatusLine::message(self.spinner, message),
-                None => StatusLine::working(self.spinner),
-            }),
+            // `ctx.ui.setWorkingVisible(false)`: no working line at all (pi stops its loader).
+            (Status::Working, _) if self.extension_ui.working_hidden => None,
+            (Status::Working, _) => Some(
+                match &self.extension_ui.working_message {
+                    Some(message) => StatusLine::message(self.spinner, message),
+                    None => StatusLine::working(self.spinner),
+                }
+                .with_indicator(self.working_indicator_frame()),
+            ),
             (
                 Status::Retrying {
                     attempt,
@@ -113,15 +118,21 @@ impl App {
             for (key, lines) in &self.extension_ui.widgets_above {
                 out.extend(self.extension_widget_lines(key, lines, width));
             }
-            let thinking = self.session.thinking_level();
-            let style = border_style(&self.theme, thinking, self.editor.bash_mode());
-            self.editor.set_border_style(Some(style));
-            let rendered = self.editor.render(width, &self.theme);
-            let base = out.len();
-            cursor = rendered
-                .cursor
-                .map(|(col, row)| (base + row as usize, col as usize));
-            out.extend(rendered.lines);
+            if let Some(lines) = self.extension_editor_lines(width) {
+                // The extension's editor draws its own cursor (pi-tui's inverse cell).
+                cursor = None;
+                out.extend(lines);
+            } else {
+                let thinking = self.session.thinking_level();
+                let style = border_style(&self.theme, thinking, self.editor.bash_mode());
+                self.editor.set_border_style(Some(style));
+                let rendered = self.editor.render(width, &self.theme);
+                let base = out.len();
+                cursor = rendered
+                    .cursor
+                    .map(|(col, row)| (base + row as usize, col as usize));
+                out.extend(rendered.lines);
+            }
             for (key, lines) in &self.extension_ui.widgets_below {
                 out.extend(self.extension_widget_lines(key, lines, width));
             }

@@ -19,6 +19,9 @@ pub struct StatusLine {
     pub message: String,
     /// Colour of the spinner (`accent` while working, `warning` while retrying).
     pub spinner: ThemeToken,
+    /// An extension's indicator frame (`ctx.ui.setWorkingIndicator`), drawn as given in
+    /// place of the spinner; an empty frame draws no indicator.
+    pub indicator: Option<Vec<Span<'static>>>,
 }
 
 impl StatusLine {
@@ -28,6 +31,7 @@ impl StatusLine {
             frame,
             message: "Working...".to_string(),
             spinner: ThemeToken::Accent,
+            indicator: None,
         }
     }
 
@@ -47,7 +51,14 @@ impl StatusLine {
                 ui.key(Action::Interrupt)
             ),
             spinner: ThemeToken::Warning,
+            indicator: None,
         }
+    }
+
+    /// The same line with an extension's indicator frame in place of the spinner.
+    pub fn with_indicator(mut self, indicator: Option<Vec<Span<'static>>>) -> Self {
+        self.indicator = indicator;
+        self
     }
 
     /// Any other message (`Auto-compacting... (escape to cancel)`, extension text).
@@ -56,6 +67,7 @@ impl StatusLine {
             frame,
             message: message.to_string(),
             spinner: ThemeToken::Accent,
+            indicator: None,
         }
     }
 }
@@ -63,19 +75,25 @@ impl StatusLine {
 impl Component for StatusLine {
     /// A blank row, then the spinner line (wrapped if the message is long).
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
-        let spinner = SPINNER[self.frame % SPINNER.len()];
-        let mut out = vec![Line::default()];
-        out.extend(text_block(
-            vec![vec![
-                Span::styled(format!("{spinner} "), ui.fg(self.spinner)),
-                Span::styled(
-                    sanitize_single_line(&self.message),
-                    ui.fg(ThemeToken::Muted),
-                ),
-            ]],
-            width,
-            1,
+        let mut spans = match &self.indicator {
+            // pi's loader: a frame, a space, then the message; no frame, no space.
+            Some(frame) if frame.iter().all(|s| s.content.is_empty()) => Vec::new(),
+            Some(frame) => {
+                let mut spans = frame.clone();
+                spans.push(Span::raw(" "));
+                spans
+            }
+            None => {
+                let spinner = SPINNER[self.frame % SPINNER.len()];
+                vec![Span::styled(format!("{spinner} "), ui.fg(self.spinner))]
+            }
+        };
+        spans.push(Span::styled(
+            sanitize_single_line(&self.message),
+            ui.fg(ThemeToken::Muted),
         ));
+        let mut out = vec![Line::default()];
+        out.extend(text_block(vec![spans], width, 1));
         out
     }
 }

@@ -14,6 +14,13 @@ fn in_at_context(before: &str) -> bool {
     before[token_start..].starts_with('@')
 }
 
+/// `#…` being typed: pi's editor also opens completion there (extension providers, e.g.
+/// issue numbers, answer it).
+fn in_hash_context(before: &str) -> bool {
+    let token_start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+    before[token_start..].starts_with('#')
+}
+
 impl Editor {
     fn slash_context(&self, before: &str) -> bool {
         self.cursor_line == 0 && before.trim_start().starts_with('/')
@@ -26,6 +33,8 @@ impl Editor {
         };
         if keys.matches(key, Action::SelectCancel) {
             self.popup = None;
+            // An extension's answer still on its way must not reopen it.
+            self.completion_generation += 1;
             return PopupKey::Done;
         }
         if keys.matches(key, Action::SelectUp) {
@@ -87,6 +96,18 @@ impl Editor {
         }
         let suggestions =
             provider.suggestions(&self.lines, self.cursor_line, self.cursor_col, force);
+        self.completion_generation += 1;
+        if self.extension_completion {
+            self.completion_query = Some(super::CompletionQuery {
+                lines: self.lines.clone(),
+                line: self.cursor_line,
+                col: self.cursor_col,
+                force,
+                explicit_tab,
+                base: suggestions.clone(),
+                generation: self.completion_generation,
+            });
+        }
         let Some(Suggestions { items, prefix }) = suggestions.filter(|s| !s.items.is_empty())
         else {
             self.popup = None;
@@ -97,6 +118,39 @@ impl Editor {
             self.popup = None;
             return;
         }
+        self.show_suggestions(items, prefix, force);
+    }
+
+    /// The extensions' answer to completion request `query`: shown when the editor is
+    /// as it was then (pi drops a stale answer); no suggestions close the popup.
+    pub fn extension_suggestions(
+        &mut self,
+        query: &super::CompletionQuery,
+        suggestions: Option<Suggestions>,
+    ) {
+        if query.generation != self.completion_generation
+            || self.lines != query.lines
+            || (self.cursor_line, self.cursor_col) != (query.line, query.col)
+        {
+            return;
+        }
+        if suggestions == query.base {
+            return;
+        }
+        let Some(Suggestions { items, prefix }) = suggestions.filter(|s| !s.items.is_empty())
+        else {
+            self.popup = None;
+            return;
+        };
+        if query.force && query.explicit_tab && items.len() == 1 {
+            self.apply_completion(&items[0], &prefix);
+            self.popup = None;
+            return;
+        }
+        self.show_suggestions(items, prefix, query.force);
+    }
+
+    fn show_suggestions(&mut self, items: Vec<CompletionItem>, prefix: String, force: bool) {
         // Highlight an exact match, else the first item starting with what was typed.
         let best = items.iter().position(|i| i.value == prefix).or_else(|| {
             items
@@ -143,13 +197,15 @@ impl Editor {
         };
         if c == '/' && at_message_start {
             self.request(false, false);
-        } else if c == '@' {
+        } else if c == '@' || (c == '#' && self.extension_completion) {
             let prev = before[..before.len() - 1].chars().next_back();
             if prev.is_none_or(|p| p == ' ' || p == '\t') {
                 self.request(false, false);
             }
         } else if (c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-            && (self.slash_context(&before) || in_at_context(&before))
+            && (self.slash_context(&before)
+                || in_at_context(&before)
+                || (self.extension_completion && in_hash_context(&before)))
         {
             self.request(false, false);
         }
@@ -163,7 +219,10 @@ impl Editor {
             return;
         }
         let before = self.current()[..self.cursor_col].to_string();
-        if self.slash_context(&before) || in_at_context(&before) {
+        if self.slash_context(&before)
+            || in_at_context(&before)
+            || (self.extension_completion && in_hash_context(&before))
+        {
             self.request(false, false);
         }
     }

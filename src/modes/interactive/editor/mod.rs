@@ -54,17 +54,23 @@ pub enum BashMode {
 /// The editor border colour: the bash-mode colour while a `!` command is typed,
 /// otherwise the colour of the current thinking level (as pi).
 pub fn border_style(theme: &Theme, thinking: ThinkingLevel, bash: Option<BashMode>) -> Style {
+    theme.fg(border_token(thinking, bash))
+}
+
+/// The theme colour of the editor's border (pi's `getThinkingBorderColor`, or the bash
+/// mode colour).
+pub fn border_token(thinking: ThinkingLevel, bash: Option<BashMode>) -> ThemeToken {
     if bash.is_some() {
-        return theme.fg(ThemeToken::BashMode);
+        return ThemeToken::BashMode;
     }
-    theme.fg(match thinking {
+    match thinking {
         ThinkingLevel::Off => ThemeToken::ThinkingOff,
         ThinkingLevel::Minimal => ThemeToken::ThinkingMinimal,
         ThinkingLevel::Low => ThemeToken::ThinkingLow,
         ThinkingLevel::Medium => ThemeToken::ThinkingMedium,
         ThinkingLevel::High => ThemeToken::ThinkingHigh,
         ThinkingLevel::Xhigh => ThemeToken::ThinkingXhigh,
-    })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +140,26 @@ pub struct Editor {
     popup_max_visible: usize,
     border: Option<Style>,
     disable_submit: bool,
+    /// Extensions take part in completion: each popup request is kept for the app
+    /// (see [`Editor::take_completion_query`]).
+    extension_completion: bool,
+    completion_query: Option<CompletionQuery>,
+    /// Counts popup requests; an extension's late answer to an older one is dropped.
+    completion_generation: u64,
+}
+
+/// A completion request the app passes on to extensions (their providers and command
+/// argument completions), with the editor's own suggestions as `base`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompletionQuery {
+    pub lines: Vec<String>,
+    pub line: usize,
+    /// Byte offset in `lines[line]`.
+    pub col: usize,
+    pub force: bool,
+    pub explicit_tab: bool,
+    pub base: Option<super::autocomplete::Suggestions>,
+    pub generation: u64,
 }
 
 impl Editor {
@@ -161,7 +187,24 @@ impl Editor {
             popup_max_visible: 5,
             border: None,
             disable_submit: false,
+            extension_completion: false,
+            completion_query: None,
+            completion_generation: 0,
         }
+    }
+
+    /// Whether extensions take part in completion (they added providers or complete
+    /// command arguments).
+    pub fn set_extension_completion(&mut self, on: bool) {
+        self.extension_completion = on;
+        if !on {
+            self.completion_query = None;
+        }
+    }
+
+    /// The last popup request since the previous call, for extensions to answer.
+    pub fn take_completion_query(&mut self) -> Option<CompletionQuery> {
+        self.completion_query.take()
     }
 
     /// The visible text rows before the editor scrolls (pi: 30% of the terminal, at
@@ -276,6 +319,7 @@ impl Editor {
     /// Hides the completion popup.
     pub fn cancel_autocomplete(&mut self) {
         self.popup = None;
+        self.completion_generation += 1;
     }
 
     fn replace_text(&mut self, text: &str) {
