@@ -387,6 +387,16 @@ pub enum ExtensionMessage {
         #[serde(default)]
         data: Option<Value>,
     },
+    /// One pi-ai event of a `provider_stream` request in progress (the extension's
+    /// `streamSimple` streaming a reply).
+    StreamEvent {
+        id: u64,
+        event: Value,
+    },
+    /// Abandons a `call` in progress (an `llm_stream` whose AbortSignal fired).
+    CancelCall {
+        id: Value,
+    },
 }
 
 /// `run_tool`: a built-in tool call made by an extension.
@@ -469,6 +479,8 @@ mod tests {
             r#"{"type":"register_tool","tool":{"name":"late","description":"d"}}"#,
             r#"{"type":"emit","channel":"c","data":{"n":1}}"#,
             r#"{"type":"set_session_name","name":"Refactor","extra":"ignored"}"#,
+            r#"{"type":"stream_event","id":5,"event":{"type":"start"}}"#,
+            r#"{"type":"cancel_call","id":"h9"}"#,
         ];
         for l in lines {
             assert!(ExtensionMessage::parse(l.as_bytes()).is_ok(), "{l}");
