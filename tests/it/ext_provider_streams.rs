@@ -50,14 +50,22 @@ export default function (pi: any) {{
     );
 }
 
-fn pi_js(p: &Project) -> std::process::Command {
+/// `pi` in the project with `JS_KEY` set, no model chosen.
+fn pi_cmd(p: &Project) -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_pi"));
     cmd.current_dir(p.cwd())
         .env("HOME", p.dir.path().join("home"))
         .env_remove("PI_CODING_AGENT_DIR")
         .env("JS_KEY", "js-secret")
-        .args(["--offline", "--provider", "js", "--model", "js-model"])
+        .arg("--offline")
         .stdin(std::process::Stdio::null());
+    cmd
+}
+
+/// `pi` on the extension's `js/js-model`.
+fn pi_js(p: &Project) -> std::process::Command {
+    let mut cmd = pi_cmd(p);
+    cmd.args(["--provider", "js", "--model", "js-model"]);
     cmd
 }
 
@@ -224,7 +232,7 @@ fn stream_simple_delegating_to_pi_ai_functions_reaches_the_model_server() {
         &base,
     );
     let run = |p: &Project| {
-        let mut cmd = pi_js(p);
+        let mut cmd = pi_cmd(p);
         cmd.args(["--provider", "proxy", "--model", "mock-model", "-p", "hi"]);
         cmd.output().unwrap()
     };
