@@ -30,6 +30,7 @@ mod callback;
 mod codex;
 mod common;
 mod copilot;
+pub mod external;
 mod flow;
 pub mod lock;
 pub mod login;

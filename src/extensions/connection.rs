@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -278,6 +278,7 @@ impl Connection {
                 label: label.to_string(),
                 reply: tx,
                 updates,
+                events: None,
             },
         );
         if !self.inner.send_line(build(id)) {
@@ -285,6 +286,43 @@ impl Connection {
             return Err(Failure::NotRunning);
         }
         Ok((id, rx))
+    }
+
+    /// Sends a request whose progress arrives as `stream_event` messages (on the
+    /// returned receiver) before its answer.
+    pub fn begin_stream(
+        &self,
+        label: &str,
+        build: impl FnOnce(u64) -> String,
+    ) -> Result<
+        (
+            u64,
+            oneshot::Receiver<Reply>,
+            mpsc::UnboundedReceiver<Value>,
+        ),
+        Failure,
+    > {
+        if !self.is_alive() {
+            return Err(Failure::NotRunning);
+        }
+        self.inner.out.state.refresh();
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        lock(&self.inner.pending).insert(
+            id,
+            Pending {
+                label: label.to_string(),
+                reply: tx,
+                updates: None,
+                events: Some(events_tx),
+            },
+        );
+        if !self.inner.send_line(build(id)) {
+            lock(&self.inner.pending).remove(&id);
+            return Err(Failure::NotRunning);
+        }
+        Ok((id, rx, events_rx))
     }
 
     /// Stops waiting for request `id` (a late answer is ignored).

@@ -20,7 +20,7 @@ use super::actions::ExtensionAction;
 use super::connection::{Connection, StartOptions};
 use super::events::{EventName, ShutdownReason};
 use super::link::lock;
-use super::link::{Failure, Outputs};
+use super::link::{CallCancels, Failure, Outputs};
 use super::log::{DEFAULT_LOG_LIMIT, ExtensionLog};
 use super::protocol::{FlagType, Hello, PROTOCOL_VERSION, ToolRegistration, line};
 use super::source::{ExtensionSource, ResourceScope};
@@ -210,6 +210,10 @@ pub(crate) struct HostInner {
     pub(crate) session: Mutex<(Option<PathBuf>, Option<String>)>,
     /// The session state sent to the extensions (`state.rs`).
     pub(crate) state: Arc<StateSync>,
+    pub(crate) call_cancels: Arc<CallCancels>,
+    /// This host's id in the table of APIs streamed by extensions
+    /// (`ai::providers::external`).
+    pub(crate) stream_owner: u64,
 }
 
 /// The running extensions of a session. Cheap to clone; all clones share the processes.
@@ -253,7 +257,9 @@ impl ExtensionHost {
             log: log.clone(),
             ui_counter: Arc::new(AtomicU64::new(0)),
             state: Arc::new(StateSync::default()),
+            call_cancels: Arc::new(CallCancels::default()),
         };
+        let call_cancels = outputs.call_cancels.clone();
         let state = outputs.state.clone();
         let flags = hello_flags(&options.cli_flags);
         let builtin: Vec<&str> = options.builtin_tools.iter().map(String::as_str).collect();
@@ -394,8 +400,15 @@ impl ExtensionHost {
                 shut_down: AtomicBool::new(false),
                 log,
                 state,
+                call_cancels,
+                stream_owner: super::provider_stream::next_owner(),
             }),
         };
+        for conn in &host.inner.connections {
+            for provider in &conn.registration.providers {
+                host.apply_js_provider(conn, &provider.name, &provider.config);
+            }
+        }
         (
             host,
             HostChannels {
@@ -519,6 +532,65 @@ impl ExtensionHost {
             Err(error) => json!({"type": "response", "id": id, "error": error}),
         };
         conn.send_line(line(&message));
+    }
+
+    /// Sends a line to the extension at `path` (false: it is not running).
+    pub(crate) fn send_to(&self, path: &Path, message: &Value) -> bool {
+        self.inner
+            .connections
+            .iter()
+            .find(|c| c.path == path)
+            .is_some_and(|c| c.send_line(line(message)))
+    }
+
+    /// Cancellation of the `call`s extensions may abandon (`cancel_call`).
+    pub(crate) fn call_cancels(&self) -> &CallCancels {
+        &self.inner.call_cancels
+    }
+
+    /// pi's `registerProvider` config with `streamSimple` (the host marks it `true`):
+    /// requests for its `api` are streamed by this extension from now on.
+    fn apply_js_provider(&self, conn: &Arc<Connection>, name: &str, config: &Value) {
+        if let Some(label) = config
+            .get("oauth")
+            .and_then(|o| o.get("name"))
+            .and_then(Value::as_str)
+        {
+            crate::ai::oauth::external::register(
+                name,
+                self.inner.stream_owner,
+                Arc::new(super::oauth_bridge::ExtensionOAuth::new(conn, name, label)),
+            );
+        }
+        if config.get("streamSimple").and_then(Value::as_bool) != Some(true) {
+            return;
+        }
+        let Some(api) = config.get("api").and_then(Value::as_str) else {
+            return;
+        };
+        crate::ai::providers::external::register(
+            api,
+            self.inner.stream_owner,
+            Arc::new(super::provider_stream::ExtensionStreamer::new(conn)),
+        );
+    }
+
+    /// A provider registered after loading by the extension at `path` (its config as
+    /// in `register.providers`): its `streamSimple` takes effect here, the models in the
+    /// caller's registry.
+    pub(crate) fn register_js_provider(&self, path: &Path, name: &str, config: &Value) {
+        if let Some(conn) = self.inner.connections.iter().find(|c| c.path == path) {
+            self.apply_js_provider(conn, name, config);
+        }
+    }
+
+    /// `unregisterProvider(name)`: its sign-in goes, and `api` (what its `streamSimple`
+    /// served) is no longer streamed by the extension.
+    pub(crate) fn unregister_js_provider(&self, name: &str, api: Option<&str>) {
+        crate::ai::oauth::external::unregister(name, self.inner.stream_owner);
+        if let Some(api) = api {
+            crate::ai::providers::external::unregister(api, self.inner.stream_owner);
+        }
     }
 
     /// pi's `pi.events.emit` across extensions: every other running extension that
@@ -817,6 +889,8 @@ impl ExtensionHost {
         {
             return;
         }
+        crate::ai::providers::external::unregister_owner(self.inner.stream_owner);
+        crate::ai::oauth::external::unregister_owner(self.inner.stream_owner);
         let grace = self.inner.options.shutdown_grace;
         futures::future::join_all(self.inner.connections.iter().map(|c| c.close(grace))).await;
         self.inner.log.line("host", "all extensions shut down");

@@ -31,6 +31,37 @@ pub(crate) struct Outputs {
     pub ui_counter: Arc<AtomicU64>,
     /// The session state pushed to every extension (`state.rs`).
     pub state: Arc<super::state::StateSync>,
+    /// `call`s an extension may cancel (`cancel_call`), by extension path and call id.
+    pub call_cancels: Arc<CallCancels>,
+}
+
+/// Cancellation tokens of the `call`s in progress that an extension may abandon (an
+/// `llm_stream` whose AbortSignal fired).
+#[derive(Default)]
+pub(crate) struct CallCancels(Mutex<HashMap<String, CancellationToken>>);
+
+impl CallCancels {
+    fn key(path: &std::path::Path, id: &Value) -> String {
+        format!("{}\u{0}{id}", path.display())
+    }
+
+    /// A token for call `id` of the extension at `path`, cancelled by its `cancel_call`.
+    pub(crate) fn token(&self, path: &std::path::Path, id: &Value) -> CancellationToken {
+        let token = CancellationToken::new();
+        lock(&self.0).insert(Self::key(path, id), token.clone());
+        token
+    }
+
+    /// The call is over.
+    pub(crate) fn finish(&self, path: &std::path::Path, id: &Value) {
+        lock(&self.0).remove(&Self::key(path, id));
+    }
+
+    pub(crate) fn cancel(&self, path: &std::path::Path, id: &Value) {
+        if let Some(token) = lock(&self.0).remove(&Self::key(path, id)) {
+            token.cancel();
+        }
+    }
 }
 
 /// Why a request got no usable answer.
@@ -55,6 +86,8 @@ pub(super) struct Pending {
     pub(super) label: String,
     pub(super) reply: oneshot::Sender<Reply>,
     pub(super) updates: Option<UpdateSink>,
+    /// Where `stream_event`s for this request go (`provider_stream`).
+    pub(super) events: Option<mpsc::UnboundedSender<Value>>,
 }
 
 pub(super) struct Inner {

@@ -415,6 +415,16 @@ pub enum ExtensionMessage {
         #[serde(default)]
         data: Option<Value>,
     },
+    /// One pi-ai event of a `provider_stream` request in progress (the extension's
+    /// `streamSimple` streaming a reply).
+    StreamEvent {
+        id: u64,
+        event: Value,
+    },
+    /// Abandons a `call` in progress (an `llm_stream` whose AbortSignal fired).
+    CancelCall {
+        id: Value,
+    },
 }
 
 /// `run_tool`: a built-in tool call made by an extension.
@@ -497,6 +507,8 @@ mod tests {
             r#"{"type":"register_tool","tool":{"name":"late","description":"d"}}"#,
             r#"{"type":"emit","channel":"c","data":{"n":1}}"#,
             r#"{"type":"set_session_name","name":"Refactor","extra":"ignored"}"#,
+            r#"{"type":"stream_event","id":5,"event":{"type":"start"}}"#,
+            r#"{"type":"cancel_call","id":"h9"}"#,
         ];
         for l in lines {
             assert!(ExtensionMessage::parse(l.as_bytes()).is_ok(), "{l}");
@@ -513,7 +525,7 @@ mod tests {
     fn bad_lines_are_described() {
         assert_eq!(
             ExtensionMessage::parse(br#"{"type":"fly"}"#).unwrap_err(),
-            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`, `call`, `register_tool`, `emit`"
+            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`, `call`, `register_tool`, `emit`, `stream_event`, `cancel_call`"
         );
         assert_eq!(
             ExtensionMessage::parse(br#"{"id":1}"#).unwrap_err(),

@@ -161,6 +161,8 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::Call { .. } => "\"call\"",
         ExtensionMessage::RegisterTool { .. } => "\"register_tool\"",
         ExtensionMessage::Emit { .. } => "\"emit\"",
+        ExtensionMessage::StreamEvent { .. } => "\"stream_event\"",
+        ExtensionMessage::CancelCall { .. } => "\"cancel_call\"",
     }
 }
 
@@ -295,6 +297,19 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
         ExtensionMessage::Emit { channel, data } => {
             inner.action(ActionKind::Emit { channel, data })
         }
+        ExtensionMessage::StreamEvent { id, event } => {
+            let sink = lock(&inner.pending).get(&id).and_then(|p| p.events.clone());
+            match sink {
+                Some(sink) => {
+                    let _ = sink.send(event);
+                }
+                None => inner.out.log.line(
+                    &inner.name,
+                    &format!("stream_event for unknown request {id} ignored"),
+                ),
+            }
+        }
+        ExtensionMessage::CancelCall { id } => inner.out.call_cancels.cancel(&inner.path, &id),
     }
     Ok(())
 }

@@ -30,6 +30,7 @@ mod e2e;
 mod export_browser;
 mod export_html;
 mod ext_events;
+mod ext_provider_streams;
 mod ext_providers;
 mod extensions_agent;
 mod extensions_events;

@@ -511,7 +511,11 @@ fn parse_root(root: &Value, builtin_providers: &[&str]) -> (ModelsConfig, Vec<St
                     if provider.base_url.is_none() && !p.contains_key("baseUrl") {
                         ck.problem(&ppath, "\"baseUrl\" is required when defining custom models (e.g. \"http://localhost:11434/v1\")");
                     }
-                    if provider.api_key.is_none() && !p.contains_key("apiKey") {
+                    // An extension's provider may sign in instead (`oauth`, as pi allows).
+                    if provider.api_key.is_none()
+                        && !p.contains_key("apiKey")
+                        && !p.contains_key("oauth")
+                    {
                         ck.problem(&ppath, "\"apiKey\" is required when defining custom models (any value works for local servers, e.g. \"ollama\")");
                     }
                     if provider.api.is_none() && !p.contains_key("api") {

@@ -259,7 +259,17 @@ fn error_message(
 }
 
 /// Streams one response of `model` to `context`. See the module docs for the contract.
+/// An API an extension streams (pi's `registerProvider` with `streamSimple`) goes to it.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> EventStream {
+    if let Some(streamer) = super::external::get(model.api.as_str()) {
+        return streamer.stream(model, context, options);
+    }
+    stream_builtin(model, context, options)
+}
+
+/// [`stream`] with pi-rs's own client for `model.api`, even when an extension serves it
+/// (pi-ai's `streamAnthropic`, `streamOpenAIResponses`, … called from an extension).
+pub fn stream_builtin(model: &Model, context: &Context, options: StreamOptions) -> EventStream {
     let (model, context) = (model.clone(), context.clone());
     let (tx, rx) = unbounded();
     // The work runs inside the returned stream (no spawn): it needs no runtime handle at

@@ -18,6 +18,7 @@ mod cloudflare;
 pub mod codex_websocket;
 mod driver;
 pub mod eventstream;
+pub mod external;
 pub mod google;
 pub mod google_vertex;
 pub mod mistral;
@@ -39,7 +40,7 @@ use super::auth::ApiKey;
 use super::model::{Model, ThinkingLevel};
 use super::retry::{RetryNotice, RetryPolicy};
 
-pub use driver::stream;
+pub use driver::{stream, stream_builtin};
 pub use output::{Output, calculate_cost};
 pub use wire::{HttpRequest, SseDecoder, decode_chunk};
 

@@ -102,6 +102,7 @@ impl AgentSession {
         for m in st.registry.all() {
             m.provider.hash(&mut hasher);
             m.id.hash(&mut hasher);
+            m.base_url.hash(&mut hasher);
         }
         let registry = &st.registry;
         b.set_lazy("models", hasher.finish(), || {
@@ -220,9 +221,25 @@ impl AgentSession {
 
     /// Runs a `call` in its own task and answers it.
     pub(crate) fn apply_call(&self, path: PathBuf, id: Value, method: String, params: Value) {
+        // Registry changes apply in order with what the extension sends next (pi's
+        // registerProvider is synchronous: a `setModel` right after it finds the model).
+        let registry_change = match method.as_str() {
+            "register_provider" => Some(self.register_provider_call(&path, &params)),
+            "unregister_provider" => Some(self.unregister_provider_call(&params)),
+            _ => None,
+        };
+        if let Some(result) = registry_change {
+            if let Some(host) = self.extension_host() {
+                host.answer_call(&path, id, result);
+            }
+            return;
+        }
         let session = self.clone();
         tokio::spawn(async move {
-            let result = session.run_call(&method, &params).await;
+            let result = match method.as_str() {
+                "llm_stream" => session.llm_stream_call(&path, &id, &params).await,
+                _ => session.run_call(&method, &params).await,
+            };
             if let Some(host) = session.extension_host() {
                 host.answer_call(&path, id, result);
             }

@@ -20,6 +20,7 @@ pub mod client;
 mod compaction;
 mod config;
 mod ext_calls;
+mod ext_llm;
 mod extensions;
 mod input;
 mod jsonl;

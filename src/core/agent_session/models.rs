@@ -237,10 +237,57 @@ impl AgentSession {
 }
 
 impl AgentSession {
+    /// For a provider an extension registered with `oauth`: an expired stored credential
+    /// is renewed with the extension's `refreshToken` (under pi's auth.json lock, read
+    /// again once held, as for the built-in providers) and saved.
+    async fn refresh_extension_oauth_if_due(&self) -> Result<(), String> {
+        let (provider, path) = {
+            let st = self.state();
+            let Some(model) = &st.model else {
+                return Ok(());
+            };
+            let expired = st.registry.auth().get(&model.provider).is_some_and(|e| {
+                e.get("type").and_then(serde_json::Value::as_str) == Some("oauth")
+                    && oauth::is_expired_oauth(e, crate::ai::message::now_ms())
+            });
+            if !expired {
+                return Ok(());
+            }
+            (
+                model.provider.clone(),
+                st.registry.auth().path().to_path_buf(),
+            )
+        };
+        let Some(flow) = oauth::external::get(&provider) else {
+            return Ok(());
+        };
+        let guard = oauth::lock(&path, std::time::Duration::from_secs(40)).await?;
+        let entry = {
+            let mut st = self.state();
+            st.registry.auth_mut().reload();
+            match st.registry.auth().get(&provider) {
+                Some(e) if oauth::is_expired_oauth(e, crate::ai::message::now_ms()) => e.clone(),
+                // Another process refreshed it meanwhile.
+                _ => return Ok(()),
+            }
+        };
+        let mut credentials = entry;
+        if let Some(map) = credentials.as_object_mut() {
+            map.remove("type");
+        }
+        let renewed = flow
+            .refresh(credentials)
+            .await
+            .map_err(|e| format!("Failed to refresh OAuth token for {provider}: {e}"))?;
+        drop(guard);
+        self.save_credential(&provider, renewed)
+    }
+
     /// Refreshes the current model's stored OAuth token if it has expired (pi does this
     /// before every request), then re-reads auth.json so the request uses the new token.
     /// The registry lock is not held while the token endpoint is asked.
     pub(crate) async fn refresh_oauth_if_due(&self) -> Result<(), String> {
+        self.refresh_extension_oauth_if_due().await?;
         let (path, refresher) = {
             let st = self.state();
             let Some(model) = &st.model else {

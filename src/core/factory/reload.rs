@@ -106,6 +106,7 @@ impl SessionFactory {
             warnings.push(format!("models.json error: {error}"));
         }
         if let Some(loaded) = extensions {
+            warnings.extend(session.apply_extension_providers(&loaded.host));
             let tools = extension_tools(&self.config.tools, &loaded.host);
             session.attach_extensions(loaded.host, loaded.channels, tools);
         }

@@ -48,8 +48,12 @@
 //                           toolCallId): pi-rs's built-in tools (hello.builtinTools and
 //                           `run_tool` requests; partial updates and the signal are not
 //                           passed on).
+//   __piHost.ai.getModels() the model registry (state.models)
+//   __piHost.ai.stream(model, context, options, onEvent, simple, api)
+//                           one model request run by pi-rs (`call` llm_stream, events as
+//                           `llm_event`); `api` forces pi-rs's client for that API.
 //   Not provided yet (the modules throw a clear error when an extension calls what needs
-//   them): __piHost.ai.getModels / ai.stream (LLM calls), __piHost.highlightCode.
+//   them): __piHost.highlightCode.
 // ---------------------------------------------------------------------------------------
 
 import { createInterface } from "node:readline";
@@ -163,16 +167,33 @@ function call(method, params) {
 }
 
 let pendingProviders = []; // [{name, config}] from registerProvider while loading
+// api -> the streamSimple of the provider registered last for it (pi-ai's API registry:
+// pi-rs sends `provider_stream` for models of that api).
+const jsStreams = new Map();
+const providerApis = new Map(); // provider name -> the api its streamSimple serves
+const oauthProviders = new Map(); // provider name -> its oauth ({name, login, refreshToken, getApiKey})
 
 /**
- * A provider config as JSON for pi-rs: pi's fields without the functions. `streamSimple`
- * (a provider implemented in JS) and `oauth` (a /login flow) are not supported yet.
+ * A provider config as JSON for pi-rs: pi's fields, `streamSimple` as `true` (the function
+ * stays here and serves `provider_stream`). Throws as pi's validation does.
  */
 function providerConfig(name, config) {
 	const { streamSimple, oauth, ...rest } = config;
-	if (streamSimple) toStderr(`registerProvider("${name}"): streamSimple is not supported by pi-rs yet`);
-	if (oauth) toStderr(`registerProvider("${name}"): oauth is not supported by pi-rs yet`);
-	return JSON.parse(JSON.stringify(rest));
+	if (streamSimple && !config.api) {
+		throw new Error(`Provider ${name}: "api" is required when registering streamSimple.`);
+	}
+	if (typeof streamSimple === "function") {
+		jsStreams.set(config.api, streamSimple);
+		providerApis.set(name, config.api);
+	}
+	const json = JSON.parse(JSON.stringify(rest));
+	if (typeof streamSimple === "function") json.streamSimple = true;
+	// The sign-in stays here (`oauth` requests); pi-rs learns its label for /login.
+	if (oauth && typeof oauth.login === "function") {
+		oauthProviders.set(name, oauth);
+		json.oauth = { name: String(oauth.name ?? name), usesCallbackServer: oauth.usesCallbackServer === true };
+	}
+	return json;
 }
 
 function notLoaded(what) {
@@ -1086,19 +1107,30 @@ const pi = {
 	},
 	// As pi: registrations made while loading are queued and reach pi-rs's model registry
 	// with `register`; unregistering while loading drops the queued ones of that name.
+	// After loading they reach pi-rs's registry at once (a `call`; a config pi-rs rejects
+	// is logged, as pi's registry would throw).
 	registerProvider(name, config) {
-		if (loaded) {
-			toStderr(`registerProvider("${name}") after loading is not supported by pi-rs yet`);
+		const json = providerConfig(name, config ?? {});
+		if (!loaded) {
+			pendingProviders.push({ name, config: json });
 			return;
 		}
-		pendingProviders.push({ name, config: providerConfig(name, config ?? {}) });
+		call("register_provider", { name, config: json }).catch((err) =>
+			toStderr(`registerProvider("${name}") failed: ${errorText(err)}`),
+		);
 	},
 	unregisterProvider(name) {
-		if (loaded) {
-			toStderr(`unregisterProvider("${name}") after loading is not supported by pi-rs yet`);
+		oauthProviders.delete(name);
+		const api = providerApis.get(name);
+		providerApis.delete(name);
+		if (api !== undefined && ![...providerApis.values()].includes(api)) jsStreams.delete(api);
+		if (!loaded) {
+			pendingProviders = pendingProviders.filter((p) => p.name !== name);
 			return;
 		}
-		pendingProviders = pendingProviders.filter((p) => p.name !== name);
+		call("unregister_provider", { name, api }).catch((err) =>
+			toStderr(`unregisterProvider("${name}") failed: ${errorText(err)}`),
+		);
 	},
 	events: eventBus,
 };
@@ -1510,6 +1542,142 @@ async function load() {
 	send(registration());
 }
 
+// ---- model requests -------------------------------------------------------------------
+
+/** What pi-rs needs of an event: `partial` (the whole message so far) only as the block
+ * the event is about, where pi-rs reads it (tool call id and name, signatures). */
+function slimEvent(event) {
+	if (!event || typeof event !== "object") return event;
+	const { partial, ...rest } = event;
+	if (
+		partial &&
+		typeof rest.contentIndex === "number" &&
+		(rest.type === "toolcall_start" || rest.type === "text_end" || rest.type === "thinking_end")
+	) {
+		rest.block = partial.content?.[rest.contentIndex];
+	}
+	return rest;
+}
+
+// `provider_stream`: pi-rs asks the extension's streamSimple for a reply; every pi-ai
+// event goes back as `stream_event`, then the `response`. `cancel` aborts its signal.
+async function providerStream(message) {
+	const run = jsStreams.get(message.api);
+	if (!run) {
+		answer(message.id, undefined, `no streamSimple is registered for api "${message.api}"`);
+		return;
+	}
+	const controller = new AbortController();
+	running.set(message.id, controller);
+	try {
+		const events = await run(message.model, message.context, {
+			...(message.options ?? {}),
+			signal: controller.signal,
+		});
+		for await (const event of events) {
+			if (controller.signal.aborted) break;
+			send({ type: "stream_event", id: message.id, event: slimEvent(event) });
+			if (event?.type === "done" || event?.type === "error") break;
+		}
+		answer(message.id, null);
+	} catch (err) {
+		answer(message.id, undefined, errorText(err));
+	} finally {
+		running.delete(message.id);
+	}
+}
+
+// `oauth`: a provider's sign-in (`action` "login": its callbacks become `stream_event`s and
+// what the user types arrives as `oauth_input`), `refreshToken` ("refresh") or `getApiKey`
+// ("api_key"). `cancel` aborts a login (callbacks.signal; pending prompts reject).
+const oauthInputs = new Map(); // request id -> deliver(value)
+
+async function oauthRequest(message) {
+	const { id, provider, action } = message;
+	const oauth = oauthProviders.get(provider);
+	if (!oauth) {
+		answer(id, undefined, `no oauth is registered for provider "${provider}"`);
+		return;
+	}
+	const controller = new AbortController();
+	running.set(id, controller);
+	try {
+		if (action === "refresh") {
+			answer(id, await oauth.refreshToken(message.credentials));
+		} else if (action === "api_key") {
+			answer(id, await oauth.getApiKey(message.credentials));
+		} else if (action === "login") {
+			const queued = [];
+			const waiting = [];
+			oauthInputs.set(id, (value) => {
+				const waiter = waiting.shift();
+				if (waiter) waiter(String(value ?? ""));
+				else queued.push(String(value ?? ""));
+			});
+			const cancelled = new Promise((_, reject) =>
+				controller.signal.addEventListener("abort", () => reject(new Error("Login cancelled")), { once: true }),
+			);
+			cancelled.catch(() => {});
+			const nextInput = () =>
+				queued.length > 0
+					? Promise.resolve(queued.shift())
+					: Promise.race([new Promise((resolve) => waiting.push(resolve)), cancelled]);
+			const event = (e) => send({ type: "stream_event", id, event: e });
+			const callbacks = {
+				onAuth: (info) => event({ type: "auth", url: info?.url, instructions: info?.instructions }),
+				onPrompt: (prompt) => {
+					event({ type: "prompt", message: prompt?.message ?? "", placeholder: prompt?.placeholder });
+					return nextInput();
+				},
+				onProgress: (text) => event({ type: "progress", message: String(text) }),
+				onManualCodeInput: () => {
+					event({ type: "manual_input" });
+					return nextInput();
+				},
+				// pi shows a selector; here the options are listed and their id typed.
+				onSelect: async (prompt) => {
+					const options = prompt?.options ?? [];
+					const list = options.map((o) => `${o.id} (${o.label})`).join(", ");
+					event({ type: "prompt", message: `${prompt?.message ?? "Select"}: ${list}` });
+					const picked = (await nextInput()).trim();
+					return options.find((o) => o.id === picked || o.label === picked)?.id;
+				},
+				signal: controller.signal,
+			};
+			answer(id, await Promise.race([oauth.login(callbacks), cancelled]));
+		} else {
+			answer(id, undefined, `unknown oauth action "${action}"`);
+		}
+	} catch (err) {
+		answer(id, undefined, errorText(err));
+	} finally {
+		running.delete(id);
+		oauthInputs.delete(id);
+	}
+}
+
+// Requests the extension makes through pi-ai (`stream`, `complete`, `streamSimpleAnthropic`,
+// …): a `call` of `llm_stream`, whose events arrive as `llm_event` lines.
+const llmStreams = new Map(); // call id -> onEvent
+
+function llmStream(model, context, options, onEvent, simple, api) {
+	const { signal, ...rest } = options ?? {};
+	const id = `h${++nextId}`;
+	const result = new Promise((resolve, reject) => {
+		pending.set(id, { resolve, reject });
+	});
+	llmStreams.set(id, onEvent);
+	const params = JSON.parse(JSON.stringify({ model, context, options: rest, simple: simple === true, api }));
+	send({ type: "call", id, method: "llm_stream", params });
+	const onAbort = () => send({ type: "cancel_call", id });
+	if (signal?.aborted) onAbort();
+	else signal?.addEventListener?.("abort", onAbort, { once: true });
+	return result.finally(() => {
+		llmStreams.delete(id);
+		signal?.removeEventListener?.("abort", onAbort);
+	});
+}
+
 const currentTheme = makeTheme();
 let keybindings = { definitions: {}, userBindings: {} };
 const host = {
@@ -1523,6 +1691,11 @@ const host = {
 	keybindings: () => keybindings,
 	request,
 	send: (type, fields) => send({ ...fields, type }),
+	// pi-ai's model catalog and requests (modules/pi-ai.mjs).
+	ai: {
+		getModels: () => state.models ?? [],
+		stream: llmStream,
+	},
 	log: toStderr,
 	// pi's built-in tools (createReadTool & co. without custom operations): definitions
 	// from hello.builtinTools, calls as `run_tool` requests. A failed call throws, as pi's
@@ -1598,6 +1771,18 @@ async function handle(message) {
 			return;
 		case "cancel":
 			running.get(message.id)?.abort();
+			return;
+		case "provider_stream":
+			await providerStream(message);
+			return;
+		case "llm_event":
+			llmStreams.get(message.id)?.(message.event);
+			return;
+		case "oauth":
+			await oauthRequest(message);
+			return;
+		case "oauth_input":
+			oauthInputs.get(message.id)?.(message.value);
 			return;
 		case "shortcut":
 			try {

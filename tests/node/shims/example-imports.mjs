@@ -20,8 +20,6 @@ const modules = {
 
 /** Names documented as not provided (docs/extensions.md, "Modules pi provides to extensions"). */
 const KNOWN_GAPS = new Set([
-  "@mariozechner/pi-ai streamSimpleAnthropic",
-  "@mariozechner/pi-ai streamSimpleOpenAIResponses",
   "@mariozechner/pi-coding-agent SessionManager",
   "@mariozechner/pi-coding-agent createLocalBashOperations",
 ]);

@@ -74,8 +74,8 @@ const calls = [];
 globalThis.__piHost = {
   ai: {
     getModels: () => [model, { ...model, id: "m2" }, { ...model, provider: "q", id: "z" }],
-    stream: async (mdl, context, options, onEvent, simple) => {
-      calls.push({ model: mdl.id, context, maxTokens: options.maxTokens, simple });
+    stream: async (mdl, context, options, onEvent, simple, api) => {
+      calls.push({ model: mdl.id, context, maxTokens: options.maxTokens, simple, ...(api ? { api } : {}) });
       if (context.fail === "reject") throw new Error("host broke");
       const final = context.fail ? { ...msg, stopReason: "error", errorMessage: "429" } : msg;
       onEvent({ type: "start", partial: msg });
@@ -91,6 +91,20 @@ const events = [];
 for await (const e of mine.streamSimple(model, { messages: [] }, {})) events.push(e.type);
 same("stream events", events, ["start", "text_delta", "done"]);
 same("simple flag", calls[1].simple, true);
+// pi-ai's per-API functions run pi-rs's client of their API, whatever model.api says.
+for (const [name, api, simple] of [
+  ["streamAnthropic", "anthropic-messages", false],
+  ["streamSimpleAnthropic", "anthropic-messages", true],
+  ["streamSimpleOpenAIResponses", "openai-responses", true],
+  ["streamOpenAICompletions", "openai-completions", false],
+  ["streamSimpleGoogle", "google-generative-ai", true],
+]) {
+  check(`${name} is exported by pi's pi-ai too`, typeof theirs[name] === "function", name);
+  const types = [];
+  for await (const e of mine[name](model, { messages: [] }, {})) types.push(e.type);
+  same(`${name} events`, types, ["start", "text_delta", "done"]);
+  same(`${name} forces its api`, [calls.at(-1).api, calls.at(-1).simple], [api, simple]);
+}
 const failed = await mine.complete(model, { messages: [], fail: true });
 same("provider error resolves with stopReason error", [failed.stopReason, failed.errorMessage], ["error", "429"]);
 const rejected = await mine.complete(model, { messages: [], fail: "reject" });

@@ -9,7 +9,7 @@
 //                                                 pi-ai's Model shape (id, name, api, provider,
 //                                                 baseUrl, reasoning, input, cost, contextWindow,
 //                                                 maxTokens, …). Backs getModel/getModels/getProviders.
-//   __piHost.ai.stream(model, context, options, onEvent, simple)
+//   __piHost.ai.stream(model, context, options, onEvent, simple, api)
 //                                              → Promise<AssistantMessage>. Runs one LLM request
 //                                                 through pi-rs's providers (context = pi-ai Context:
 //                                                 systemPrompt, messages, tools). Calls
@@ -21,6 +21,8 @@
 //                                                 hold an AbortSignal in `signal`. `simple` is true
 //                                                 for streamSimple/completeSimple (options carry
 //                                                 `reasoning` instead of provider options).
+//                                                 `api`, when given, forces pi-rs's client
+//                                                 for that API (streamAnthropic & co.).
 //   __piHost.theme()                           → the current Theme (the object pi passes as
 //                                                 ctx.ui.theme: fg(color, text), bg(color, text),
 //                                                 bold, italic, underline, inverse, strikethrough);

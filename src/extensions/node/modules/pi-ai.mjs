@@ -7,6 +7,9 @@
 // its own API implementation with `registerApiProvider` (custom providers): requests for that
 // `model.api` then run in JavaScript, as in pi.
 //
+// pi-ai's per-API functions (`streamAnthropic`, `streamSimpleOpenAIResponses`, …) run
+// pi-rs's client for that API through the host too.
+//
 // Pure helpers behave as pi-ai 0.73.1's: `StringEnum`, `Type` (typebox), `EventStream`,
 // `AssistantMessageEventStream`, `createAssistantMessageEventStream`, `calculateCost`,
 // `getSupportedThinkingLevels`, `clampThinkingLevel`, `modelsAreEqual`. Types (`Model`,
@@ -167,7 +170,7 @@ function failedMessage(model, error, aborted) {
   };
 }
 
-function streamThroughHost(model, context, options, simple) {
+function streamThroughHost(model, context, options, simple, api) {
   const events = new AssistantMessageEventStream();
   let run;
   try {
@@ -180,7 +183,7 @@ function streamThroughHost(model, context, options, simple) {
     return events;
   }
   Promise.resolve()
-    .then(() => run(model, context, options ?? {}, (event) => events.push(event), simple))
+    .then(() => run(model, context, options ?? {}, (event) => events.push(event), simple, api))
     .then(
       (message) => {
         if (message !== undefined) {
@@ -219,6 +222,35 @@ export function streamSimple(model, context, options) {
 export async function completeSimple(model, context, options) {
   return streamSimple(model, context, options).result();
 }
+
+// --- pi-ai's per-API stream functions ----------------------------------------------------
+//
+// `streamAnthropic(model, context, options)` & co. run pi-rs's client for their API with
+// `model` (its `baseUrl`, `id`, headers) whatever `model.api` says, as pi-ai's do. The
+// plain ones take provider options, of which pi-rs reads the common ones (apiKey, headers,
+// maxTokens, temperature, sessionId, cacheRetention, signal); the Simple ones also read
+// `reasoning`.
+
+function perApi(api, simple) {
+  return (model, context, options) => streamThroughHost(model, context, options, simple, api);
+}
+
+export const streamAnthropic = perApi("anthropic-messages", false);
+export const streamSimpleAnthropic = perApi("anthropic-messages", true);
+export const streamOpenAICompletions = perApi("openai-completions", false);
+export const streamSimpleOpenAICompletions = perApi("openai-completions", true);
+export const streamOpenAIResponses = perApi("openai-responses", false);
+export const streamSimpleOpenAIResponses = perApi("openai-responses", true);
+export const streamAzureOpenAIResponses = perApi("azure-openai-responses", false);
+export const streamSimpleAzureOpenAIResponses = perApi("azure-openai-responses", true);
+export const streamOpenAICodexResponses = perApi("openai-codex-responses", false);
+export const streamSimpleOpenAICodexResponses = perApi("openai-codex-responses", true);
+export const streamGoogle = perApi("google-generative-ai", false);
+export const streamSimpleGoogle = perApi("google-generative-ai", true);
+export const streamGoogleVertex = perApi("google-vertex", false);
+export const streamSimpleGoogleVertex = perApi("google-vertex", true);
+export const streamMistral = perApi("mistral-conversations", false);
+export const streamSimpleMistral = perApi("mistral-conversations", true);
 
 // --- Models ------------------------------------------------------------------------------------
 

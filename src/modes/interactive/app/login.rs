@@ -78,10 +78,19 @@ impl App {
     /// that take an API key (built-in ones pi names, and custom ones), sorted by name.
     fn login_options(&mut self, kind: AuthKind) -> Vec<LoginOption> {
         let mut options: Vec<LoginOption> = match kind {
-            AuthKind::OAuth => OAuthProvider::ALL
-                .into_iter()
-                .map(|p| self.option(p.id(), p.name().to_string(), kind))
-                .collect(),
+            AuthKind::OAuth => {
+                let mut options: Vec<LoginOption> = OAuthProvider::ALL
+                    .into_iter()
+                    .map(|p| self.option(p.id(), p.name().to_string(), kind))
+                    .collect();
+                // Providers extensions registered with `oauth`, under their `oauth.name`.
+                for (id, name) in crate::ai::oauth::external::providers() {
+                    if !options.iter().any(|o| o.id == id) {
+                        options.push(self.option(&id, name, kind));
+                    }
+                }
+                options
+            }
             AuthKind::ApiKey => {
                 let _ = self.session.reload_models();
                 let builtin = builtin_providers();
@@ -143,6 +152,8 @@ impl App {
             LoginMode::Login(AuthKind::OAuth) => {
                 if let Some(provider) = OAuthProvider::for_provider(&option.id) {
                     self.start_oauth_login(provider, &option.name);
+                } else if let Some(flow) = crate::ai::oauth::external::get(&option.id) {
+                    self.start_extension_login(flow, &option.id, &option.name);
                 }
             }
             LoginMode::Login(AuthKind::ApiKey) if option.id == BEDROCK => {
@@ -228,6 +239,35 @@ impl App {
         });
     }
 
+    /// Starts the sign-in of a provider an extension registered with `oauth`: its
+    /// `login(callbacks)` runs in the extension, the callbacks drive the same dialog.
+    fn start_extension_login(
+        &mut self,
+        flow: std::sync::Arc<dyn crate::ai::oauth::external::ExternalOAuth>,
+        id: &str,
+        name: &str,
+    ) {
+        let (input_tx, input) = mpsc::unbounded_channel();
+        let (events, mut events_rx) = mpsc::unbounded_channel();
+        self.overlay = Some(Overlay::Login(Box::new(LoginDialog::oauth(
+            id, name, input_tx,
+        ))));
+        let tx = self.tx.clone();
+        let forward = tx.clone();
+        tokio::spawn(async move {
+            while let Some(event) = events_rx.recv().await {
+                if forward.send(AppMsg::Login(LoginMsg::Event(event))).is_err() {
+                    return;
+                }
+            }
+        });
+        let (id, name) = (id.to_string(), name.to_string());
+        tokio::spawn(async move {
+            let result = flow.login(LoginIo { events, input }).await;
+            let _ = tx.send(AppMsg::Login(LoginMsg::ExtensionDone { id, name, result }));
+        });
+    }
+
     /// What a sign-in flow reported.
     pub fn on_login_msg(&mut self, msg: LoginMsg) {
         match msg {
@@ -246,6 +286,21 @@ impl App {
                 match result {
                     Ok(entry) => match self.session.save_credential(provider.id(), entry) {
                         Ok(()) => self.complete_provider_auth(provider.id(), name, AuthKind::OAuth),
+                        Err(e) => self.notice(format!("Error: Failed to login to {name}: {e}")),
+                    },
+                    Err(LoginError::Cancelled) => {}
+                    Err(LoginError::Failed(e)) => {
+                        self.notice(format!("Error: Failed to login to {name}: {e}"));
+                    }
+                }
+            }
+            LoginMsg::ExtensionDone { id, name, result } => {
+                if matches!(&self.overlay, Some(Overlay::Login(d)) if d.provider == id) {
+                    self.overlay = None;
+                }
+                match result {
+                    Ok(entry) => match self.session.save_credential(&id, entry) {
+                        Ok(()) => self.complete_provider_auth(&id, &name, AuthKind::OAuth),
                         Err(e) => self.notice(format!("Error: Failed to login to {name}: {e}")),
                     },
                     Err(LoginError::Cancelled) => {}
@@ -389,4 +444,5 @@ fn is_api_key_provider(provider: &str, builtin: &[&str]) -> bool {
         return false;
     }
     OAuthProvider::for_provider(provider).is_none()
+        && crate::ai::oauth::external::get(provider).is_none()
 }

@@ -56,4 +56,10 @@ pub enum LoginMsg {
         provider: crate::ai::auth::OAuthProvider,
         result: Result<serde_json::Value, crate::ai::oauth::login::LoginError>,
     },
+    /// The sign-in of a provider an extension registered with `oauth`.
+    ExtensionDone {
+        id: String,
+        name: String,
+        result: Result<serde_json::Value, crate::ai::oauth::login::LoginError>,
+    },
 }
