@@ -256,6 +256,8 @@ struct Compare<'a> {
     unreadable: usize,
     incomplete: Option<String>,
     changes: Vec<Change>,
+    /// Files found deleted: listed after the others (each list in path order).
+    deleted: Vec<Change>,
 }
 
 impl<'a> Compare<'a> {
@@ -271,6 +273,7 @@ impl<'a> Compare<'a> {
             unreadable: 0,
             incomplete: None,
             changes: Vec::new(),
+            deleted: Vec::new(),
         }
     }
 
@@ -338,7 +341,7 @@ impl<'a> Compare<'a> {
         if self.root.join(&path).exists() {
             return;
         }
-        self.changes.push(Change {
+        self.deleted.push(Change {
             path,
             before: Some(entry.hash),
             after: None,
@@ -347,6 +350,8 @@ impl<'a> Compare<'a> {
 
     fn finish(mut self, mut index: Index, too_large: usize) -> ScanOutcome {
         self.changes.sort_by(|a, b| a.path.cmp(&b.path));
+        self.deleted.sort_by(|a, b| a.path.cmp(&b.path));
+        self.changes.append(&mut self.deleted);
         if self.incomplete.is_some() {
             index.partial = true;
         }

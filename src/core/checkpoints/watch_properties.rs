@@ -172,11 +172,11 @@ fn watcher_sees_files_created_written_deleted_and_renamed() {
     assert_eq!(
         got,
         own(&[
-            ("a.txt", true, false),
             ("d/c.txt", true, true),
-            ("d/e/f.txt", true, false),
             ("g/f.txt", false, true),
             ("new.txt", false, true),
+            ("a.txt", true, false),
+            ("d/e/f.txt", true, false),
         ])
     );
     // Nothing changed: nothing recorded, still without a walk.
