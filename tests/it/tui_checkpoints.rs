@@ -2,7 +2,8 @@
 //! `Headless`: the agent changes a file in two turns; `/tree` to the first turn shows
 //! the files diff (Shift+D) and asks "Restore files?"; restoring brings the earlier
 //! content back, going back brings the later one; a file changed by hand is listed and
-//! `/undo-restore` puts the hand-made content back.
+//! `/undo-restore` puts the hand-made content back. Shift+M marks an entry, and Shift+D
+//! on another then shows the files diff between the two (two branches).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
 use std::time::Duration;
@@ -121,4 +122,76 @@ async fn tree_restore_prompt_restores_earlier_files_and_lists_user_changes() {
         std::fs::read_to_string(&file).is_ok_and(|t| t == "mine\n")
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_diff_between_two_branches_from_a_marked_entry() {
+    let env = Env::new(
+        json!({"sequence": [
+            write("first\n"), {"text": "alpha done"},
+            write("second\n"), {"text": "beta done"},
+            write("gamma\n"), {"text": "gamma done"},
+        ]}),
+        json!({}),
+    );
+    let file = env.cwd().join("a.txt");
+    let mut ui = env.ui(100, 40);
+    for (prompt, answer) in [("one", "alpha done"), ("two", "beta done")] {
+        submit(&mut ui, prompt).await;
+        ui.wait_for(answer, WAIT).await;
+        ui.wait_until("idle", WAIT, |s| !s.contains("Working"))
+            .await;
+    }
+    // A second branch from the first turn (files restored there first).
+    tree_to(&mut ui, "alpha").await;
+    ui.wait_for("Restore files?", WAIT).await;
+    ui.keys(&["Enter"]);
+    ui.wait_for("Restored 1 file(s)", WAIT).await;
+    submit(&mut ui, "three").await;
+    ui.wait_for("gamma done", WAIT).await;
+    ui.wait_until("idle", WAIT, |s| !s.contains("Working"))
+        .await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "gamma\n");
+
+    // Mark the end of the first branch, select the end of the second, Shift+D.
+    submit(&mut ui, "/tree").await;
+    ui.wait_for("Session Tree", WAIT).await;
+    ui.type_text("beta");
+    ui.keys(&["M"]);
+    let screen = ui.screen();
+    assert!(selected(&screen).contains("[diff from]"), "{screen}");
+    ui.keys(&["BSpace", "BSpace", "BSpace", "BSpace"]);
+    ui.type_text("gamma");
+    let screen = ui.screen();
+    assert!(selected(&screen).contains("gamma done"), "{screen}");
+    ui.keys(&["D"]);
+    let screen = ui
+        .wait_for("Files: marked point → this point of the tree", WAIT)
+        .await;
+    assert!(screen.contains("M a.txt +1 -1"), "{screen}");
+    assert!(
+        screen.contains("-second") && screen.contains("+gamma"),
+        "{screen}"
+    );
+    // Escape closes the diff; the mark stays until Shift+M on it again.
+    ui.keys(&["Escape"]);
+    let screen = ui.wait_for("Session Tree", WAIT).await;
+    assert!(selected(&screen).contains("gamma"), "{screen}");
+    ui.keys(&["BSpace", "BSpace", "BSpace", "BSpace", "BSpace"]);
+    ui.type_text("beta");
+    let screen = ui.screen();
+    assert!(selected(&screen).contains("[diff from]"), "{screen}");
+    ui.keys(&["M"]);
+    assert!(!ui.screen().contains("[diff from]"), "{}", ui.screen());
+    // Without a mark, Shift+D compares with the working tree again.
+    ui.keys(&["D"]);
+    let screen = ui
+        .wait_for("Files: working tree → this point of the tree", WAIT)
+        .await;
+    assert!(
+        screen.contains("-gamma") && screen.contains("+second"),
+        "{screen}"
+    );
+    // Nothing on disk changed.
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "gamma\n");
 }

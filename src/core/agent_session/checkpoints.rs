@@ -141,9 +141,13 @@ impl AgentSession {
         Store::for_project(&self.inner.paths.agent_dir, &self.inner.cwd)
     }
 
-    /// A run begins: the user may have edited files since the last scan.
+    /// A run begins: the user may have edited files since the last scan. The first run
+    /// creates the checkpointer, so its watcher is set up while the model answers.
     pub(crate) fn checkpoint_run_started(&self) {
-        if let Some(c) = lock(&self.inner.checkpoints).as_mut() {
+        if !self.checkpoints_enabled() {
+            return;
+        }
+        if let Some(c) = self.checkpointer().as_mut() {
             c.mark_stale();
         }
     }

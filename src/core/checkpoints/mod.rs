@@ -12,6 +12,9 @@
 //! call). `bash` is recorded by comparing the working tree against an index of size,
 //! mtime and inode per file ([`scan`]): only files whose metadata changed are read and
 //! hashed, so the cost follows the number of changed files, not the size of the project.
+//! On Linux, inotify watches ([`watch`]) spare even the walk: a `bash` checkpoint then
+//! only looks at the entries the kernel reported changed, and walks the tree whenever
+//! those news cannot be trusted.
 //!
 //! The file state at an entry is the replay of the checkpoints on the path from the root
 //! to it ([`state_at`]); a path no checkpoint on that path touched has the content the
@@ -24,6 +27,9 @@ pub mod prune;
 pub mod scan;
 pub mod store;
 mod tracker;
+pub mod watch;
+#[cfg(test)]
+mod watch_properties;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -32,9 +38,9 @@ use serde::{Deserialize, Serialize};
 
 pub use diff::{FileDiff, FileStatus, Side};
 pub use prune::prune;
-pub use scan::{Index, IndexEntry, ScanBounds, ScanOutcome, scan};
+pub use scan::{Index, IndexEntry, ScanBounds, ScanOutcome, scan, scan_changed};
 pub use store::{PruneReport, Store, hash_bytes, read_hash};
-pub use tracker::Checkpointer;
+pub use tracker::{Checkpointer, ScanKind};
 
 /// The `customType` of a checkpoint entry.
 pub const CHECKPOINT_TYPE: &str = "pi-rs.checkpoint";

@@ -178,9 +178,10 @@ impl Drop for Batch<'_> {
     }
 }
 
-/// Walks `root` on several threads, honouring the ignore files, collecting the metadata
-/// key of every regular file within the bounds.
-fn walk(root: &Path, bounds: &ScanBounds, started: Instant) -> Walked {
+/// Walks `base` (`root` or a directory below it) on several threads, honouring the ignore
+/// files, collecting the metadata key of every regular file within the bounds, named
+/// relative to `root`.
+fn walk(root: &Path, base: &Path, bounds: &ScanBounds, started: Instant) -> Walked {
     let threads = match bounds.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         n => n,
@@ -188,7 +189,7 @@ fn walk(root: &Path, bounds: &ScanBounds, started: Instant) -> Walked {
     let shared = Mutex::new(Walked::default());
     let count = AtomicUsize::new(0);
     let stop: Mutex<Option<String>> = Mutex::new(None);
-    crate::tools::walk::walker(root, crate::tools::walk::IgnoreRules::Fd)
+    crate::tools::walk::walker(base, crate::tools::walk::IgnoreRules::Fd)
         .threads(threads)
         .build_parallel()
         .run(|| {
@@ -242,124 +243,323 @@ fn walk(root: &Path, bounds: &ScanBounds, started: Instant) -> Walked {
     walked
 }
 
-/// Walks `root` (see [`ScanBounds::threads`]), storing the content of every new or
-/// changed file in `store`. Entries of `old` move into the new index, so a scan costs a
-/// metadata walk plus reading the files whose size, mtime or inode changed.
-pub fn scan(root: &Path, store: &Store, old: Index, bounds: &ScanBounds) -> ScanOutcome {
-    let started = Instant::now();
-    let racy_after = racy_threshold();
-    let walked = walk(root, bounds, started);
-    let Index {
-        files: mut old_files,
-        partial: old_partial,
-    } = old;
-    let mut out = ScanOutcome {
-        index: Index {
-            files: HashMap::with_capacity(old_files.len().max(walked.files.len())),
-            partial: false,
-        },
-        changes: Vec::new(),
-        incomplete: walked.incomplete,
-    };
-    let mut unreadable = 0usize;
-    let mut out_of_time = false;
-    for Seen {
-        path,
-        key: (size, mtime_ns, ino),
-    } in walked.files
-    {
-        let prev = match old_files.remove(&path) {
-            Some(p) if p.size == size && p.mtime_ns == mtime_ns && p.ino == ino => {
-                out.index.files.insert(path, p);
-                continue;
-            }
-            prev => prev,
-        };
-        if !out_of_time && started.elapsed() > bounds.max_duration {
-            out_of_time = true;
-            out.incomplete.get_or_insert_with(|| {
-                format!(
-                    "stopped after {} s while reading changed files",
-                    bounds.max_duration.as_secs()
-                )
+/// Compares what a walk saw with the previous index, reading and storing the files whose
+/// metadata changed.
+struct Compare<'a> {
+    root: &'a Path,
+    store: &'a Store,
+    bounds: &'a ScanBounds,
+    started: Instant,
+    racy_after: i128,
+    old_partial: bool,
+    out_of_time: bool,
+    unreadable: usize,
+    incomplete: Option<String>,
+    changes: Vec<Change>,
+    /// Files found deleted: listed after the others (each list in path order).
+    deleted: Vec<Change>,
+}
+
+impl<'a> Compare<'a> {
+    fn new(root: &'a Path, store: &'a Store, bounds: &'a ScanBounds, started: Instant) -> Self {
+        Compare {
+            root,
+            store,
+            bounds,
+            started,
+            racy_after: racy_threshold(),
+            old_partial: false,
+            out_of_time: false,
+            unreadable: 0,
+            incomplete: None,
+            changes: Vec::new(),
+            deleted: Vec::new(),
+        }
+    }
+
+    /// A file the walk saw, with its old entry: its entry for the new index (`None`: it
+    /// stays unknown).
+    fn seen(
+        &mut self,
+        path: &str,
+        (size, mtime_ns, ino): (u64, i128, u64),
+        prev: Option<IndexEntry>,
+    ) -> Option<IndexEntry> {
+        if prev
+            .as_ref()
+            .is_some_and(|p| p.size == size && p.mtime_ns == mtime_ns && p.ino == ino)
+        {
+            return prev;
+        }
+        if !self.out_of_time && self.started.elapsed() > self.bounds.max_duration {
+            self.out_of_time = true;
+            let secs = self.bounds.max_duration.as_secs();
+            self.incomplete.get_or_insert_with(|| {
+                format!("stopped after {secs} s while reading changed files")
             });
         }
-        if out_of_time {
+        if self.out_of_time {
             // Not read: a known file keeps its old entry (the next scan compares it
             // again), a new one stays unknown (the index is partial).
-            if let Some(p) = prev {
-                out.index.files.insert(path, p);
-            }
-            continue;
+            return prev;
         }
-        let hash = match std::fs::read(root.join(&path)).map(|b| store.put(&b)) {
+        let hash = match std::fs::read(self.root.join(path)).map(|b| self.store.put(&b)) {
             Ok(Ok(hash)) => hash,
             _ => {
-                unreadable += 1;
+                self.unreadable += 1;
                 // Keep what was known: an unreadable file is not a deleted one.
-                if let Some(p) = prev {
-                    out.index.files.insert(path, p);
-                }
-                continue;
+                return prev;
             }
         };
         // After a partial scan, a file the index lacks may be old: not known to be new.
-        let unknown = prev.is_none() && old_partial;
+        let unknown = prev.is_none() && self.old_partial;
         if !unknown && prev.as_ref().map(|p| p.hash.as_str()) != Some(hash.as_str()) {
-            out.changes.push(Change {
-                path: path.clone(),
+            self.changes.push(Change {
+                path: path.to_string(),
                 before: prev.map(|p| p.hash),
                 after: Some(hash.clone()),
             });
         }
         // A file modified within the clock's granularity of this scan could change
         // again without its mtime moving: never trust its metadata (git's "racily clean").
-        let mtime_ns = if mtime_ns >= racy_after { -1 } else { mtime_ns };
-        out.index.files.insert(
-            path,
-            IndexEntry {
-                size,
-                mtime_ns,
-                ino,
-                hash,
-            },
-        );
+        let mtime_ns = if mtime_ns >= self.racy_after {
+            -1
+        } else {
+            mtime_ns
+        };
+        Some(IndexEntry {
+            size,
+            mtime_ns,
+            ino,
+            hash,
+        })
     }
-    out.changes.sort_by(|a, b| a.path.cmp(&b.path));
-    if out.incomplete.is_some() {
-        out.index.partial = true;
+
+    /// A file of the old index the walk did not see: deleted, or now ignored / too large
+    /// (then keep quiet about it).
+    fn unseen(&mut self, path: String, entry: IndexEntry) {
+        if self.root.join(&path).exists() {
+            return;
+        }
+        self.deleted.push(Change {
+            path,
+            before: Some(entry.hash),
+            after: None,
+        });
+    }
+
+    fn finish(mut self, mut index: Index, too_large: usize) -> ScanOutcome {
+        self.changes.sort_by(|a, b| a.path.cmp(&b.path));
+        self.deleted.sort_by(|a, b| a.path.cmp(&b.path));
+        self.changes.append(&mut self.deleted);
+        if self.incomplete.is_some() {
+            index.partial = true;
+        }
+        let mut notes = Vec::new();
+        if let Some(why) = self.incomplete.take() {
+            notes.push(why);
+        }
+        if too_large > 0 {
+            notes.push(format!(
+                "{too_large} files over the size bound not recorded"
+            ));
+        }
+        if self.unreadable > 0 {
+            notes.push(format!("{} unreadable files not recorded", self.unreadable));
+        }
+        ScanOutcome {
+            index,
+            changes: self.changes,
+            incomplete: (!notes.is_empty()).then(|| notes.join("; ")),
+        }
+    }
+}
+
+/// Walks `root` (see [`ScanBounds::threads`]), storing the content of every new or
+/// changed file in `store`. Entries of `old` move into the new index, so a scan costs a
+/// metadata walk plus reading the files whose size, mtime or inode changed.
+pub fn scan(root: &Path, store: &Store, old: Index, bounds: &ScanBounds) -> ScanOutcome {
+    let started = Instant::now();
+    let mut cmp = Compare::new(root, store, bounds, started);
+    let walked = walk(root, root, bounds, started);
+    let Index {
+        files: mut old_files,
+        partial: old_partial,
+    } = old;
+    cmp.old_partial = old_partial;
+    cmp.incomplete = walked.incomplete;
+    let mut files = HashMap::with_capacity(old_files.len().max(walked.files.len()));
+    for Seen { path, key } in walked.files {
+        let prev = old_files.remove(&path);
+        if let Some(entry) = cmp.seen(&path, key, prev) {
+            files.insert(path, entry);
+        }
+    }
+    if cmp.incomplete.is_some() {
         // Unseen files are not known to be gone: keep what the old scan knew.
-        out.index.files.extend(old_files);
+        files.extend(old_files);
     } else {
         let mut gone: Vec<(String, IndexEntry)> = old_files.into_iter().collect();
         gone.sort_by(|a, b| a.0.cmp(&b.0));
         for (path, entry) in gone {
-            // Not seen: deleted, or now ignored / too large (then keep quiet about it).
-            if root.join(&path).exists() {
+            cmp.unseen(path, entry);
+        }
+    }
+    let index = Index {
+        files,
+        partial: false,
+    };
+    cmp.finish(index, walked.too_large)
+}
+
+/// The parent directory of a relative path (`""`: the root) and its last component.
+fn split_parent(path: &str) -> (&str, &str) {
+    match path.rfind('/') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => ("", path),
+    }
+}
+
+/// Whether `path` is `tree` or below it.
+fn is_under(path: &str, tree: &str) -> bool {
+    path == tree
+        || (path.len() > tree.len()
+            && path.starts_with(tree)
+            && path.as_bytes()[tree.len()] == b'/')
+}
+
+/// Like [`scan`], but only looks at what the watcher reported changed (`dirty`): each
+/// named entry of a watched directory (listed with the ignore rules, so a new ignored
+/// file stays out) and the whole subtree of each directory created, deleted or renamed.
+/// Every other entry of `old` is carried over unchanged. `old` must be complete (not
+/// [`Index::partial`]) and the news complete since it was made ([`super::watch`]); then
+/// the outcome is the one [`scan`] would give, at a cost proportional to the changes.
+pub fn scan_changed(
+    root: &Path,
+    store: &Store,
+    old: Index,
+    bounds: &ScanBounds,
+    dirty: &super::watch::Dirty,
+) -> ScanOutcome {
+    use std::collections::HashSet;
+    let started = Instant::now();
+    let mut cmp = Compare::new(root, store, bounds, started);
+    cmp.old_partial = old.partial;
+    // Subtrees to walk whole, leaving out those inside another.
+    let in_tree = |path: &str| {
+        let mut p = path;
+        while let Some(i) = p.rfind('/') {
+            p = &p[..i];
+            if dirty.trees.contains(p) {
+                return true;
+            }
+        }
+        false
+    };
+    let mut trees: Vec<&str> = dirty
+        .trees
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !in_tree(t))
+        .collect();
+    trees.sort_unstable();
+    let covered = |path: &str| in_tree(path) || dirty.trees.contains(path);
+    let mut names: Vec<&str> = dirty
+        .files
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !covered(p))
+        .collect();
+    names.sort_unstable();
+    let mut by_dir: HashMap<&str, HashSet<&str>> = HashMap::new();
+    for path in &names {
+        let (dir, name) = split_parent(path);
+        by_dir.entry(dir).or_default().insert(name);
+    }
+
+    let mut walked = Walked::default();
+    for (dir, wanted) in &by_dir {
+        let base = if dir.is_empty() {
+            root.to_path_buf()
+        } else {
+            root.join(dir)
+        };
+        let listing = crate::tools::walk::walker(&base, crate::tools::walk::IgnoreRules::Fd)
+            .max_depth(Some(1))
+            .build();
+        for entry in listing.flatten() {
+            if entry.depth() != 1
+                || entry.file_type().is_none_or(|t| !t.is_file())
+                || !wanted.contains(entry.file_name().to_string_lossy().as_ref())
+            {
                 continue;
             }
-            out.changes.push(Change {
-                path,
-                before: Some(entry.hash),
-                after: None,
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            let key = stat_key(&meta);
+            if key.0 > bounds.max_file_bytes {
+                walked.too_large += 1;
+                continue;
+            }
+            walked.files.push(Seen {
+                path: relative_name(root, entry.path()),
+                key,
             });
         }
     }
-    let mut notes = Vec::new();
-    if let Some(why) = out.incomplete.take() {
-        notes.push(why);
+    for tree in &trees {
+        let (parent, name) = split_parent(tree);
+        let visible = super::watch::list_dir(root, parent)
+            .iter()
+            .any(|(n, is_dir)| *is_dir && n == name);
+        if !visible {
+            continue;
+        }
+        let mut sub = walk(root, &root.join(tree), bounds, started);
+        walked.files.append(&mut sub.files);
+        walked.too_large += sub.too_large;
+        if walked.incomplete.is_none() {
+            walked.incomplete = sub.incomplete;
+        }
     }
-    if walked.too_large > 0 {
-        notes.push(format!(
-            "{} files over the size bound not recorded",
-            walked.too_large
-        ));
+
+    cmp.incomplete = walked.incomplete;
+    let Index { mut files, .. } = old;
+    let mut seen: HashSet<String> = HashSet::with_capacity(walked.files.len());
+    for Seen { path, key } in walked.files {
+        let prev = files.remove(&path);
+        if let Some(entry) = cmp.seen(&path, key, prev) {
+            files.insert(path.clone(), entry);
+        }
+        seen.insert(path);
     }
-    if unreadable > 0 {
-        notes.push(format!("{unreadable} unreadable files not recorded"));
+    if cmp.incomplete.is_none() {
+        let mut gone: Vec<String> = names
+            .iter()
+            .filter(|p| !seen.contains(**p) && files.contains_key(**p))
+            .map(|p| p.to_string())
+            .collect();
+        if !trees.is_empty() {
+            gone.extend(
+                files
+                    .keys()
+                    .filter(|k| !seen.contains(*k) && trees.iter().any(|t| is_under(k, t)))
+                    .cloned(),
+            );
+        }
+        gone.sort();
+        for path in gone {
+            if let Some(entry) = files.remove(&path) {
+                cmp.unseen(path, entry);
+            }
+        }
     }
-    out.incomplete = (!notes.is_empty()).then(|| notes.join("; "));
-    out
+    let index = Index {
+        files,
+        partial: false,
+    };
+    cmp.finish(index, walked.too_large)
 }
 
 #[cfg(test)]

@@ -6,7 +6,19 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::watch::{Trust, Watcher};
 use super::{Change, Checkpoint, Index, IndexEntry, ScanBounds, Store};
+
+/// How the last working-tree scan found the changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanKind {
+    /// No scan yet.
+    None,
+    /// A walk of the whole tree.
+    Walk,
+    /// Only the entries the watcher reported.
+    Watched,
+}
 
 /// What a tool call in flight needs to finish its checkpoint.
 enum Pending {
@@ -30,6 +42,12 @@ pub struct Checkpointer {
     /// The index in memory has news the saved one lacks.
     dirty: bool,
     pending: HashMap<String, Pending>,
+    /// The inotify watches of the project (Linux), set up in the background.
+    watcher: Option<Watcher>,
+    /// The index came from a complete walk that began once the watches were in place:
+    /// the watcher's news since then are all that changed.
+    trust: Option<Trust>,
+    last_scan: ScanKind,
 }
 
 impl Checkpointer {
@@ -38,14 +56,38 @@ impl Checkpointer {
         self.stale = true;
     }
 
+    /// A checkpointer for the project `cwd`, starting its watcher in the background.
     pub fn new(agent_dir: &Path, cwd: &Path) -> Checkpointer {
+        let mut c = Checkpointer::walking_only(agent_dir, cwd);
+        c.watcher = Watcher::start(cwd);
+        c
+    }
+
+    /// A checkpointer that always walks the tree (no watcher).
+    pub fn walking_only(agent_dir: &Path, cwd: &Path) -> Checkpointer {
         Checkpointer {
             store: Store::for_project(agent_dir, cwd),
             index: None,
             stale: true,
             dirty: false,
             pending: HashMap::new(),
+            watcher: None,
+            trust: None,
+            last_scan: ScanKind::None,
         }
+    }
+
+    /// Waits until the watcher's watches are in place (tests and the benchmark).
+    pub fn wait_for_watcher(&self, timeout: std::time::Duration) -> Result<(), String> {
+        match &self.watcher {
+            Some(w) => w.wait_ready(timeout),
+            None => Err("no watcher".into()),
+        }
+    }
+
+    /// How the last scan found its changes.
+    pub fn last_scan(&self) -> ScanKind {
+        self.last_scan
     }
 
     /// Scans the tree against the index (loading it first) and returns the changes.
@@ -53,17 +95,41 @@ impl Checkpointer {
     /// The saved index only spares the next process from hashing every file again, so
     /// it is written by the first scan of a run and when the checkpointer is dropped,
     /// not after every `bash` call (on 100k files it is megabytes).
+    ///
+    /// When the watcher's news are complete since the index was made, only the entries
+    /// it reported are looked at; otherwise the whole tree is walked.
     fn rescan(&mut self, cwd: &Path) -> (Vec<Change>, Option<String>) {
         let first_of_run = self.stale || self.index.is_none();
         let old = match self.index.take() {
             Some(index) => index,
             None => Index::load(&self.store.index_path()),
         };
-        let outcome = super::scan(cwd, &self.store, old, &ScanBounds::default());
+        let bounds = ScanBounds::default();
+        let news = match (&self.watcher, &self.trust) {
+            (Some(w), Some(trust)) if !old.partial => w.take(trust).ok(),
+            _ => None,
+        };
+        let walked = news.is_none();
+        let outcome = match news {
+            Some(dirty) => {
+                self.last_scan = ScanKind::Watched;
+                super::scan_changed(cwd, &self.store, old, &bounds, &dirty)
+            }
+            None => {
+                self.last_scan = ScanKind::Walk;
+                self.trust = self.watcher.as_ref().and_then(Watcher::begin_full);
+                super::scan(cwd, &self.store, old, &bounds)
+            }
+        };
+        if outcome.index.partial {
+            self.trust = None;
+        }
         self.index = Some(outcome.index);
         self.stale = false;
         self.dirty = true;
-        if first_of_run {
+        // With the watcher's news, the next scans of this process do not need the saved
+        // index: it is written after the first walk of a run only (and on drop).
+        if first_of_run && walked {
             self.save_index();
         }
         (outcome.changes, outcome.incomplete)

@@ -5,6 +5,8 @@
 //! - `tui`: prompts and streaming, tool diffs, abort, resize, `--resume`, `/compact`,
 //!   extension dialogs.
 //! - `abort`: Escape during a retry wait and an overflow compaction.
+//! - `checkpoints`: `/tree` offers to restore the files a `write` and a `bash` call
+//!   changed; restoring and `/undo-restore`.
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
 //! - `keys`: Shift+Enter and the editor keys through tmux's extended keys; the warning
 //!   when they are off.
@@ -14,6 +16,7 @@
 //!   and the result opening in the reference pi.
 
 mod abort;
+mod checkpoints;
 mod env;
 mod footer;
 mod keys;

@@ -567,15 +567,19 @@ impl App {
                     });
                 }
             }
-            OverlayOutcome::TreeDiff(target) => {
-                match self.session.checkpoint_diff(None, target.as_str()) {
+            OverlayOutcome::TreeDiff(from, target) => {
+                let title = if from.is_some() {
+                    "Files: marked point → this point of the tree"
+                } else {
+                    "Files: working tree → this point of the tree"
+                };
+                match self
+                    .session
+                    .checkpoint_diff(from.as_ref().map(EntryId::as_str), target.as_str())
+                {
                     Ok(files) => {
                         let rows = self.height().saturating_sub(12).max(5);
-                        let view = CheckpointDiffView::new(
-                            "Files: working tree → this point of the tree",
-                            &files,
-                            rows,
-                        );
+                        let view = CheckpointDiffView::new(title, &files, rows);
                         if let Some(Overlay::Tree { diff, .. }) = self.overlay.as_mut() {
                             *diff = Some(Box::new(view));
                         }

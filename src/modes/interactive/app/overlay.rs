@@ -110,7 +110,7 @@ pub enum Overlay {
     Settings(Box<SettingsSelector>),
     Thinking(ThinkingSelector),
     /// `/tree`, with the label being typed for an entry (Shift+L) or the files diff of
-    /// an entry (Shift+D) if any.
+    /// an entry (Shift+D; from the entry marked with Shift+M if any) if any.
     Tree {
         selector: Box<TreeSelector>,
         label: Option<(EntryId, Box<Editor>)>,
@@ -161,8 +161,9 @@ pub enum OverlayOutcome {
     TreeAlreadyAtLeaf,
     /// Shift+L in `/tree`: ask for the entry's label (its current one pre-filled).
     TreeEditLabel(EntryId, Option<String>),
-    /// Shift+D in `/tree`: compute and show the files diff of the entry.
-    TreeDiff(EntryId),
+    /// Shift+D in `/tree`: compute and show the files diff of the entry `to`, from the
+    /// marked entry (`Some`) or the working tree.
+    TreeDiff(Option<EntryId>, EntryId),
     /// A label typed in `/tree` (`None` removes it); the tree stays open.
     TreeLabel {
         target: EntryId,
@@ -340,7 +341,7 @@ impl Overlay {
                     TreeOutcome::EditLabel(id, current) => {
                         OverlayOutcome::TreeEditLabel(id, current)
                     }
-                    TreeOutcome::ShowDiff(id) => OverlayOutcome::TreeDiff(id),
+                    TreeOutcome::ShowDiff { from, to } => OverlayOutcome::TreeDiff(from, to),
                 }
             }
             Overlay::Summarize { dialog, target } => match dialog.handle_key(key, keys) {

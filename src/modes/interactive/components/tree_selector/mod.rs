@@ -120,9 +120,10 @@ pub enum TreeOutcome {
     /// Shift+L: ask for a label for the entry (its current label pre-filled), save it
     /// with `set_label`, then call [`TreeSelector::set_label`].
     EditLabel(EntryId, Option<String>),
-    /// Shift+D: show how the files at the entry differ from the working tree (file
+    /// Shift+D: show how the files at the entry `to` differ from those at `from` (the
+    /// entry marked with Shift+M), or from the working tree when nothing is marked (file
     /// checkpoints, a pi-rs addition; `docs/checkpoints.md`).
-    ShowDiff(EntryId),
+    ShowDiff { from: Option<EntryId>, to: EntryId },
 }
 
 /// How to open the selector.
@@ -198,6 +199,8 @@ pub struct TreeSelector {
     now: Option<DateTime<FixedOffset>>,
     /// Entries whose tool call changed files (file checkpoints): marked `✎` in the row.
     file_changes: std::collections::HashSet<String>,
+    /// The entry marked with Shift+M: Shift+D compares it with the selected one.
+    diff_mark: Option<u32>,
 }
 
 impl TreeSelector {
@@ -256,6 +259,7 @@ impl TreeSelector {
             label_times: false,
             now: None,
             file_changes: std::collections::HashSet::new(),
+            diff_mark: None,
         };
         selector.apply_filter();
         selector.selected = selector.nearest_visible_row(initial);
@@ -279,6 +283,9 @@ impl TreeSelector {
         next.label_times = self.label_times;
         next.now = self.now;
         next.file_changes = std::mem::take(&mut self.file_changes);
+        next.diff_mark = self
+            .diff_mark
+            .and_then(|i| find(&next.snap.tree, self.id(i)));
         next.folded = folded
             .iter()
             .filter_map(|id| find(&next.snap.tree, id))
@@ -290,6 +297,16 @@ impl TreeSelector {
     /// Marks the entries (by id) whose tool call changed files.
     pub fn set_file_changes(&mut self, ids: std::collections::HashSet<String>) {
         self.file_changes = ids;
+    }
+
+    /// The entry marked for a diff between two entries (Shift+M), if any.
+    pub fn diff_mark(&self) -> Option<&EntryId> {
+        self.diff_mark.map(|i| self.id(i))
+    }
+
+    /// Whether the row of entry `i` is the one marked for a diff.
+    fn is_diff_mark(&self, i: u32) -> bool {
+        self.diff_mark == Some(i)
     }
 
     /// Whether the row of entry `i` carries the file-change marker.
@@ -458,12 +475,31 @@ impl TreeSelector {
             Action::TreeToggleLabelTimestamp,
         ];
         let len = self.view.len();
-        if key.code == KeyCode::Char('D')
-            && key.modifiers.difference(KeyModifiers::SHIFT).is_empty()
-            && keys.action_for(key, ACTIONS).is_none()
-        {
+        let shifted = |c: char| {
+            key.code == KeyCode::Char(c)
+                && key.modifiers.difference(KeyModifiers::SHIFT).is_empty()
+                && keys.action_for(key, ACTIONS).is_none()
+        };
+        if shifted('D') {
             if let Some(&i) = self.view.rows.get(self.selected) {
-                return TreeOutcome::ShowDiff(self.id(i).clone());
+                let from = self
+                    .diff_mark
+                    .filter(|&m| m != i)
+                    .map(|m| self.id(m).clone());
+                return TreeOutcome::ShowDiff {
+                    from,
+                    to: self.id(i).clone(),
+                };
+            }
+            return TreeOutcome::None;
+        }
+        if shifted('M') {
+            if let Some(&i) = self.view.rows.get(self.selected) {
+                self.diff_mark = if self.diff_mark == Some(i) {
+                    None
+                } else {
+                    Some(i)
+                };
             }
             return TreeOutcome::None;
         }

@@ -73,7 +73,7 @@ impl TreeSelector {
         .map(|a| ui.key(a))
         .join("/");
         let help = format!(
-            "  ↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. {}: label. {filters}: filters ({}/{} cycle). {}: label time. shift+d: files diff",
+            "  ↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. {}: label. {filters}: filters ({}/{} cycle). {}: label time. shift+d: files diff (shift+m: mark to compare)",
             ui.key(Action::TreeEditLabel),
             ui.key(Action::TreeFilterCycleForward),
             ui.key(Action::TreeFilterCycleBackward),
@@ -191,6 +191,9 @@ impl TreeSelector {
         }
         if self.changed_files(i) {
             spans.push(Span::styled("✎ ", ui.fg(ThemeToken::Success)));
+        }
+        if self.is_diff_mark(i) {
+            spans.push(Span::styled("[diff from] ", accent));
         }
         let outline = &self.snap.outlines[i as usize];
         let mut content = content_spans(outline, self.answered_call(i, outline), ui);
