@@ -263,6 +263,24 @@ pub struct UiCall {
     /// `setWidget`: the lines come from a component (shown as rendered).
     #[serde(default)]
     pub widget_component: Option<bool>,
+    /// `custom`: the component is an overlay drawn over the screen.
+    #[serde(default)]
+    pub overlay: Option<bool>,
+    /// `custom` overlays and `overlayShow`: pi-tui's `OverlayOptions` (without `visible`).
+    #[serde(default)]
+    pub overlay_options: Option<Value>,
+    /// The overlay's `visible(columns, rows)` callback's answer at the last render.
+    #[serde(default)]
+    pub overlay_visible: Option<bool>,
+    /// The width the `lines` were rendered at.
+    #[serde(default)]
+    pub width: Option<u64>,
+    /// `overlayHandle`: `setHidden`, `focus` or `unfocus`.
+    #[serde(default)]
+    pub action: Option<String>,
+    /// `overlayHandle` `setHidden`: hide (true) or show (false).
+    #[serde(default)]
+    pub hidden: Option<bool>,
 }
 
 /// A command the host runs for the extension (pi's `pi.exec`).
