@@ -65,7 +65,12 @@ async fn overlays_cover_the_screen_and_give_it_back() {
     assert_eq!(before_rows.len(), 12, "{before}");
 
     // Top-left at row 1, column 2: over a history row (a note) and the rows below it.
-    show(&mut ui, "h1", &["+--+", "|ok|", "+--+"], json!({"anchor": "top-left", "width": 4, "margin": {"top": 1, "left": 2}}));
+    show(
+        &mut ui,
+        "h1",
+        &["+--+", "|ok|", "+--+"],
+        json!({"anchor": "top-left", "width": 4, "margin": {"top": 1, "left": 2}}),
+    );
     let shown = rows(&ui.screen());
     assert_eq!(shown.len(), 12);
     assert_eq!(shown[0], before_rows[0]);
@@ -79,7 +84,12 @@ async fn overlays_cover_the_screen_and_give_it_back() {
     assert!(!ui.screen().contains("zz"));
 
     // A second one, bottom-right, on top; hidden and shown again through its handle.
-    show(&mut ui, "h2", &["AB", "CD"], json!({"anchor": "bottom-right", "width": 2}));
+    show(
+        &mut ui,
+        "h2",
+        &["AB", "CD"],
+        json!({"anchor": "bottom-right", "width": 2}),
+    );
     let two = rows(&ui.screen());
     assert_eq!(two[10], overlaid(&before_rows[10], 58, "AB"));
     assert_eq!(two[11], overlaid(&before_rows[11], 58, "CD"));
@@ -105,7 +115,12 @@ async fn an_overlay_its_visible_callback_hides_is_not_drawn_or_focused() {
     let env = Env::new(json!({"sequence": []}), json!({}));
     let mut ui = env.ui(60, 12);
     let before = ui.screen();
-    show(&mut ui, "h1", &["PANEL"], json!({"anchor": "center", "width": 5}));
+    show(
+        &mut ui,
+        "h1",
+        &["PANEL"],
+        json!({"anchor": "center", "width": 5}),
+    );
     assert!(ui.screen().contains("PANEL"));
     ui.app.on_extension_ui(request(UiMethod::CustomRender {
         custom_id: "h1".into(),
@@ -118,17 +133,30 @@ async fn an_overlay_its_visible_callback_hides_is_not_drawn_or_focused() {
     ui.type_text("typed");
     assert!(ui.screen().contains("typed"));
     // A non-capturing overlay never takes the keyboard.
-    show(&mut ui, "h2", &["TIMER"], json!({"anchor": "top-right", "width": 5, "nonCapturing": true}));
+    show(
+        &mut ui,
+        "h2",
+        &["TIMER"],
+        json!({"anchor": "top-right", "width": 5, "nonCapturing": true}),
+    );
     ui.type_text("more");
     let screen = ui.screen();
-    assert!(screen.contains("TIMER") && screen.contains("typedmore"), "{screen}");
+    assert!(
+        screen.contains("TIMER") && screen.contains("typedmore"),
+        "{screen}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn overlays_are_placed_again_after_a_resize() {
     let env = Env::new(json!({"sequence": []}), json!({}));
     let mut ui = env.ui(60, 12);
-    show(&mut ui, "h1", &["[BOX]"], json!({"anchor": "bottom-right", "width": 5}));
+    show(
+        &mut ui,
+        "h1",
+        &["[BOX]"],
+        json!({"anchor": "bottom-right", "width": 5}),
+    );
     assert!(rows(&ui.screen())[11].ends_with("[BOX]"));
     ui.resize(40, 10);
     let resized = rows(&ui.screen());

@@ -305,11 +305,9 @@ pub fn slice_columns(
     let mut out: Vec<Span<'static>> = Vec::new();
     let mut width = 0;
     let mut column = 0;
-    let mut push = |out: &mut Vec<Span<'static>>, text: &str, style: Style| {
-        match out.last_mut() {
-            Some(last) if last.style == style => last.content.to_mut().push_str(text),
-            _ => out.push(Span::styled(text.to_string(), style)),
-        }
+    let push = |out: &mut Vec<Span<'static>>, text: &str, style: Style| match out.last_mut() {
+        Some(last) if last.style == style => last.content.to_mut().push_str(text),
+        _ => out.push(Span::styled(text.to_string(), style)),
     };
     'spans: for span in spans {
         for g in span.content.graphemes(true) {

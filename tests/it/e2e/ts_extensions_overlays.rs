@@ -154,7 +154,11 @@ fn overlay_test_example_draws_over_the_screen_as_in_pi() {
     // Escape closes it and the screen under it is back: the editor, no box rows.
     assert!(editor_ready(&ours.after_escape), "{}", ours.after_escape);
     assert!(!ours.after_escape.contains('╭'), "{}", ours.after_escape);
-    assert!(!ours.after_escape.contains("héllo"), "{}", ours.after_escape);
+    assert!(
+        !ours.after_escape.contains("héllo"),
+        "{}",
+        ours.after_escape
+    );
     // Enter answers the dialog: the command notifies with the action and the query.
     assert!(ours.after_enter.contains("Search: \"abc\""));
 
@@ -177,7 +181,7 @@ fn overlay_test_example_draws_over_the_screen_as_in_pi() {
     );
 }
 
-/// `/overlay-anchors` (Enter cycles through pi-tui's nine anchors) and `/overlay-stack`
+/// `/overlay-anchors` (Space cycles through pi-tui's nine anchors) and `/overlay-stack`
 /// (three overlays on top of each other, closed one by one from the front).
 fn qa_run(t: &Tmux) -> (Vec<String>, String, String) {
     t.wait_until("editor", WAIT, editor_ready);
@@ -194,17 +198,20 @@ fn qa_run(t: &Tmux) -> (Vec<String>, String, String) {
         "bottom-center",
         "bottom-right",
     ] {
-        anchors.push(t.wait_for(&format!("Anchor: {anchor}"), WAIT));
-        t.keys(&["Enter"]);
+        anchors.push(t.wait_for(&format!("Current: {anchor} "), WAIT));
+        t.keys(&["Space"]);
     }
+    t.wait_for("Current: top-left ", WAIT);
     t.keys(&["Escape"]);
-    t.wait_until("anchors closed", WAIT, |s| !s.contains("Anchor:"));
+    t.wait_until("anchors closed", WAIT, |s| !s.contains("Anchor Test"));
     submit(t, "/overlay-stack");
     let stacked = t.wait_for("front (blue border)", WAIT);
     t.keys(&["Escape"]);
     t.wait_until("front closed", WAIT, |s| !s.contains("front (blue border)"));
     t.keys(&["Escape"]);
-    t.wait_until("middle closed", WAIT, |s| !s.contains("middle (green border)"));
+    t.wait_until("middle closed", WAIT, |s| {
+        !s.contains("middle (green border)")
+    });
     t.keys(&["Escape"]);
     let closed = t.wait_for("Closed in order:", WAIT);
     t.keys(&["C-d"]);
@@ -222,9 +229,16 @@ fn overlay_qa_anchors_and_stacks_as_in_pi() {
     // top-left starts on the first row at the first column; bottom-right ends on the
     // last row at the last column.
     let first = rows(&anchors[0]);
-    let top = first.iter().position(|r| r.contains("Anchor: top-left")).unwrap();
+    let top = first
+        .iter()
+        .position(|r| r.contains("Current: top-left"))
+        .unwrap();
     assert!(top <= 2, "{}", anchors[0]);
-    assert!(first[0].starts_with('╭') || first[0].starts_with('┌'), "{}", anchors[0]);
+    assert!(
+        first[0].starts_with('╭') || first[0].starts_with('┌'),
+        "{}",
+        anchors[0]
+    );
     let last = rows(&anchors[8]);
     assert!(last[29].chars().count() >= 100 - 1, "{}", anchors[8]);
     assert!(stacked.contains("front (blue border)"), "{stacked}");
@@ -234,20 +248,41 @@ fn overlay_qa_anchors_and_stacks_as_in_pi() {
         return;
     };
     let (their_anchors, their_stacked, _) = qa_run(&theirs);
+    // Each anchor's box: where it starts (row, column) and its rows, in both programs
+    // (what lies beside it differs: pi-rs and pi print different notes).
+    let anchor_box = |screen: &str| -> (usize, usize, Vec<String>) {
+        let rows = rows(screen);
+        let top = rows
+            .iter()
+            .position(|r| r.contains("╭──────────── Anchor Test"))
+            .expect("the anchor box");
+        let prefix = &rows[top][..rows[top].find('╭').unwrap()];
+        let col = unicode_width::UnicodeWidthStr::width(prefix);
+        let boxed = rows[top..]
+            .iter()
+            .map(|r| columns(r, col, col + 40))
+            .take_while(|r| r.starts_with(['╭', '│', '╰']))
+            .collect();
+        (top, col, boxed)
+    };
     for (ours, theirs) in anchors.iter().zip(&their_anchors) {
-        // The box rows: every row that holds a box-drawing corner of the overlay.
-        let pick = |s: &str| -> Vec<String> {
-            rows(s)
-                .into_iter()
-                .filter(|r| r.contains("Anchor:") || r.contains('┌') || r.contains('└') || r.contains('╭') || r.contains('╰'))
-                .collect()
-        };
-        assert_eq!(pick(ours), pick(theirs), "ours:\n{ours}\ntheirs:\n{theirs}");
+        assert_eq!(
+            anchor_box(ours),
+            anchor_box(theirs),
+            "ours:\n{ours}\ntheirs:\n{theirs}"
+        );
     }
     let box_only = |s: &str| -> Vec<String> {
         rows(s)
             .into_iter()
-            .map(|r| columns(&r, 17, 83))
+            .map(|r| {
+                // Up to the front overlay's right edge (the rest is what lies beside it).
+                let boxed = columns(&r, 17, 83);
+                match boxed.rfind(['│', '╮', '╯']) {
+                    Some(end) => boxed[..end + '│'.len_utf8()].to_string(),
+                    None => boxed,
+                }
+            })
             .filter(|r| r.contains("border)") || r.contains("Overlay"))
             .collect()
     };

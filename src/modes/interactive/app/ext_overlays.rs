@@ -249,9 +249,7 @@ impl App {
                 if hidden {
                     if focused {
                         let pre = self.ext_overlays.stack[index].pre_focus.clone();
-                        let next = self
-                            .topmost_capturing_overlay()
-                            .map_or(pre, Focus::Overlay);
+                        let next = self.topmost_capturing_overlay().map_or(pre, Focus::Overlay);
                         self.set_ext_focus(next);
                     }
                 } else if !entry.options.non_capturing && entry.shown() {
@@ -296,9 +294,7 @@ impl App {
     fn set_ext_focus(&mut self, focus: Focus) {
         // A focus remembered from an overlay that has gone falls back to pi-rs's UI.
         let focus = match focus {
-            Focus::Overlay(key)
-                if self.ext_overlays.stack.iter().all(|o| o.key != key) =>
-            {
+            Focus::Overlay(key) if self.ext_overlays.stack.iter().all(|o| o.key != key) => {
                 Focus::Base
             }
             other => other,

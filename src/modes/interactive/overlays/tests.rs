@@ -38,12 +38,22 @@ fn anchors_put_the_overlay_at_edges_and_corners() {
 fn percentages_margins_offsets_and_clamping() {
     // 50% of 100 columns; row/col percentages of the free space.
     assert_eq!(
-        layout(json!({"width": "50%", "row": "100%", "col": "0%"}), 5, 100, 30),
+        layout(
+            json!({"width": "50%", "row": "100%", "col": "0%"}),
+            5,
+            100,
+            30
+        ),
         (50, 25, 0)
     );
     // Margins shrink the space; the overlay stays inside them.
     assert_eq!(
-        layout(json!({"anchor": "bottom-right", "width": 30, "margin": 2}), 5, 100, 30),
+        layout(
+            json!({"anchor": "bottom-right", "width": 30, "margin": 2}),
+            5,
+            100,
+            30
+        ),
         (30, 23, 68)
     );
     assert_eq!(
@@ -57,16 +67,33 @@ fn percentages_margins_offsets_and_clamping() {
     );
     // Offsets past the edge are clamped back.
     assert_eq!(
-        layout(json!({"anchor": "top-left", "offsetX": -5, "offsetY": -5, "width": 10}), 2, 40, 10),
+        layout(
+            json!({"anchor": "top-left", "offsetX": -5, "offsetY": -5, "width": 10}),
+            2,
+            40,
+            10
+        ),
         (10, 0, 0)
     );
     // minWidth wins over a smaller width but not over the screen.
-    assert_eq!(layout(json!({"width": 10, "minWidth": 30}), 2, 100, 10).0, 30);
-    assert_eq!(layout(json!({"width": 10, "minWidth": 300}), 2, 100, 10).0, 100);
+    assert_eq!(
+        layout(json!({"width": 10, "minWidth": 30}), 2, 100, 10).0,
+        30
+    );
+    assert_eq!(
+        layout(json!({"width": 10, "minWidth": 300}), 2, 100, 10).0,
+        100
+    );
     // An absolute row below the screen is pulled up so the overlay fits.
-    assert_eq!(layout(json!({"row": 50, "col": 2, "width": 10}), 4, 40, 10), (10, 6, 2));
+    assert_eq!(
+        layout(json!({"row": 50, "col": 2, "width": 10}), 4, 40, 10),
+        (10, 6, 2)
+    );
     // A bad percentage falls back to the centre.
-    assert_eq!(layout(json!({"row": "half", "width": 10}), 4, 40, 10), (10, 3, 15));
+    assert_eq!(
+        layout(json!({"row": "half", "width": 10}), 4, 40, 10),
+        (10, 3, 15)
+    );
 }
 
 #[test]
@@ -82,7 +109,10 @@ fn max_height_is_clamped_to_the_screen() {
 fn unreadable_options_are_an_error() {
     assert!(OverlayOptions::from_json(Some(&json!({"width": [1]}))).is_err());
     assert!(OverlayOptions::from_json(Some(&json!("wide"))).is_err());
-    assert_eq!(OverlayOptions::from_json(None), Ok(OverlayOptions::default()));
+    assert_eq!(
+        OverlayOptions::from_json(None),
+        Ok(OverlayOptions::default())
+    );
 }
 
 fn red() -> Style {
@@ -98,7 +128,11 @@ fn an_overlay_replaces_the_middle_of_a_row_and_keeps_both_sides() {
     // The base keeps its colour on both sides; the overlay's padding is unstyled.
     assert_eq!(line.spans[0].style, red());
     assert_eq!(line.spans.last().map(|s| s.style), Some(red()));
-    assert!(line.spans.iter().any(|s| s.content == "  " && s.style == Style::default()));
+    assert!(
+        line.spans
+            .iter()
+            .any(|s| s.content == "  " && s.style == Style::default())
+    );
 }
 
 #[test]
@@ -135,7 +169,11 @@ fn a_line_background_is_kept_under_and_beside_the_overlay() {
     let base = Line::from("ab").style(Style::default().bg(Color::Blue));
     let line = composite_line(&base, &Line::from("X"), 4, 1, 8);
     assert_eq!(line_text(&line), "ab  X   ");
-    assert!(line.spans.last().is_some_and(|s| s.style.bg == Some(Color::Blue)));
+    assert!(
+        line.spans
+            .last()
+            .is_some_and(|s| s.style.bg == Some(Color::Blue))
+    );
 }
 
 #[test]
