@@ -68,7 +68,7 @@ pub enum UiMethod {
         custom_id: String,
         lines: Vec<String>,
         input: Option<UiInput>,
-        overlay: Option<OverlaySpec>,
+        overlay: Option<Box<OverlaySpec>>,
     },
     /// New lines for the open custom component `custom_id`. `visible`: an overlay's
     /// `visible` callback's answer; `width`: the width they were rendered at.
@@ -84,7 +84,7 @@ pub enum UiMethod {
         custom_id: String,
         lines: Vec<String>,
         input: Option<UiInput>,
-        overlay: OverlaySpec,
+        overlay: Box<OverlaySpec>,
     },
     /// A call on an overlay's `OverlayHandle` (`hide` is `CustomClose`).
     OverlayHandle {
@@ -303,7 +303,7 @@ impl UiMethod {
                 lines: call.lines.clone().unwrap_or_default(),
                 input: None,
                 overlay: if call.overlay == Some(true) {
-                    Some(overlay_spec(call)?)
+                    Some(Box::new(overlay_spec(call)?))
                 } else {
                     None
                 },
@@ -318,7 +318,7 @@ impl UiMethod {
                 custom_id: call.custom_id.clone().unwrap_or_default(),
                 lines: call.lines.clone().unwrap_or_default(),
                 input: None,
-                overlay: overlay_spec(call)?,
+                overlay: Box::new(overlay_spec(call)?),
             },
             "overlayHandle" => UiMethod::OverlayHandle {
                 custom_id: call.custom_id.clone().unwrap_or_default(),

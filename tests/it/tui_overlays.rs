@@ -29,11 +29,11 @@ fn show(ui: &mut Headless, id: &str, lines: &[&str], options: Value) {
         custom_id: id.into(),
         lines: lines.iter().map(|l| l.to_string()).collect(),
         input: None,
-        overlay: OverlaySpec {
+        overlay: Box::new(OverlaySpec {
             options: OverlayOptions::from_json(Some(&options)).unwrap(),
             visible: true,
             width: None,
-        },
+        }),
     }));
 }
 

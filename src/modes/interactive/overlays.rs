@@ -282,7 +282,7 @@ fn flatten(line: &Line<'static>, width: usize) -> Vec<Span<'static>> {
         .map(|s| Span::styled(s.content.clone(), line.style.patch(s.style)))
         .collect();
     if line.style.bg.is_some() {
-        let used: usize = spans.iter().map(|s| span_width(s)).sum();
+        let used: usize = spans.iter().map(span_width).sum();
         if used < width {
             spans.push(Span::styled(" ".repeat(width - used), line.style));
         }

@@ -90,7 +90,7 @@ impl App {
                 // answer is only sent when pi-rs drops it.
                 match request.reply {
                     Some(reply) if !reply.is_closed() => {
-                        self.show_ext_overlay(&path, custom_id, lines, input, spec, Some(reply));
+                        self.show_ext_overlay(&path, custom_id, lines, input, *spec, Some(reply));
                     }
                     _ => {}
                 }
@@ -102,7 +102,7 @@ impl App {
                 input,
                 overlay,
             } => {
-                self.show_ext_overlay(&path, custom_id, lines, input, overlay, None);
+                self.show_ext_overlay(&path, custom_id, lines, input, *overlay, None);
                 None
             }
             UiMethod::OverlayHandle { custom_id, action } => {
