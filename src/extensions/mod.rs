@@ -58,4 +58,6 @@ pub use host::{
 };
 pub use source::{ExtensionSource, Launch, ResourceScope, is_node_module, launch_for};
 pub use tool::ExtensionTool;
-pub use ui::{NotifyLevel, UiInput, UiMethod, UiReply, UiRequest, UiResponse};
+pub use ui::{
+    NotifyLevel, OverlayAction, OverlaySpec, UiInput, UiMethod, UiReply, UiRequest, UiResponse,
+};

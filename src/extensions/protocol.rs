@@ -267,7 +267,8 @@ pub struct UiCall {
     /// `setWidget`: the lines come from a component (shown as rendered).
     #[serde(default)]
     pub widget_component: Option<bool>,
-    /// `editorAction`: the id of the app keybinding the extension's editor passed on.
+    /// `editorAction`: the id of the app keybinding the extension's editor passed on;
+    /// `overlayHandle`: `setHidden`, `focus` or `unfocus`.
     #[serde(default)]
     pub action: Option<String>,
     /// `setWorkingVisible`.
@@ -279,6 +280,21 @@ pub struct UiCall {
     /// `setWorkingIndicator`: `{frames, intervalMs}`; absent restores pi's spinner.
     #[serde(default)]
     pub indicator: Option<WorkingIndicator>,
+    /// `custom`: the component is an overlay drawn over the screen.
+    #[serde(default)]
+    pub overlay: Option<bool>,
+    /// `custom` overlays and `overlayShow`: pi-tui's `OverlayOptions` (without `visible`).
+    #[serde(default)]
+    pub overlay_options: Option<Value>,
+    /// The overlay's `visible(columns, rows)` callback's answer at the last render.
+    #[serde(default)]
+    pub overlay_visible: Option<bool>,
+    /// The width the `lines` were rendered at.
+    #[serde(default)]
+    pub width: Option<u64>,
+    /// `overlayHandle` `setHidden`: hide (true) or show (false).
+    #[serde(default)]
+    pub hidden: Option<bool>,
 }
 
 /// pi's `WorkingIndicatorOptions`: the frames drawn in turn before the working message

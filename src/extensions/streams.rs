@@ -329,6 +329,16 @@ fn handle_ui(inner: &Arc<Inner>, call: UiCall) {
         "ui-{}",
         inner.out.ui_counter.fetch_add(1, Ordering::Relaxed) + 1
     );
+    if let UiMethod::Custom {
+        custom_id, input, ..
+    }
+    | UiMethod::OverlayShow {
+        custom_id, input, ..
+    } = &mut method
+    {
+        let writer = lock(&inner.writer).clone();
+        *input = writer.map(|w| UiInput::new(custom_id.clone(), w));
+    }
     if !method.is_dialog() {
         if let UiMethod::SetEditorComponent {
             lines: Some(_),
@@ -359,13 +369,6 @@ fn handle_ui(inner: &Arc<Inner>, call: UiCall) {
     if !inner.out.has_ui {
         inner.respond(reply_id, UiResponse::Cancelled.to_json());
         return;
-    }
-    if let UiMethod::Custom {
-        custom_id, input, ..
-    } = &mut method
-    {
-        let writer = lock(&inner.writer).clone();
-        *input = writer.map(|w| UiInput::new(custom_id.clone(), w));
     }
     let timeout = method.timeout_ms().map(Duration::from_millis);
     let (tx, rx) = oneshot::channel();

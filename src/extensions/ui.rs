@@ -63,15 +63,33 @@ pub enum UiMethod {
     /// `ctx.ui.custom`: a component living in the host, shown in place of the editor
     /// until the host closes it. `custom_id` is the host's id for it; keys go back
     /// through `input` (set by the host link, absent in a request read alone).
+    /// With `overlay`, it is drawn over the screen instead (pi's `overlay: true`).
     Custom {
         custom_id: String,
         lines: Vec<String>,
         input: Option<UiInput>,
+        overlay: Option<Box<OverlaySpec>>,
     },
-    /// New lines for the open custom component `custom_id`.
+    /// New lines for the open custom component `custom_id`. `visible`: an overlay's
+    /// `visible` callback's answer; `width`: the width they were rendered at.
     CustomRender {
         custom_id: String,
         lines: Vec<String>,
+        visible: Option<bool>,
+        width: Option<usize>,
+    },
+    /// pi-tui's `tui.showOverlay(component, options)` from a component's factory: an
+    /// overlay that is not a dialog (its handle's `hide` sends `CustomClose`).
+    OverlayShow {
+        custom_id: String,
+        lines: Vec<String>,
+        input: Option<UiInput>,
+        overlay: Box<OverlaySpec>,
+    },
+    /// A call on an overlay's `OverlayHandle` (`hide` is `CustomClose`).
+    OverlayHandle {
+        custom_id: String,
+        action: OverlayAction,
     },
     /// The host closed custom component `custom_id` (its `done` was called).
     CustomClose {
@@ -132,6 +150,24 @@ pub enum UiMethod {
     },
 }
 
+/// How an overlay is placed, as its extension asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverlaySpec {
+    pub options: crate::modes::interactive::overlays::OverlayOptions,
+    /// The `visible` callback's answer (true without one).
+    pub visible: bool,
+    /// The width the first lines were rendered at.
+    pub width: Option<usize>,
+}
+
+/// `OverlayHandle` calls other than `hide`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlayAction {
+    SetHidden(bool),
+    Focus,
+    Unfocus,
+}
+
 /// Sends key input to a custom component in the host (`ui_input` messages).
 #[derive(Clone)]
 pub struct UiInput {
@@ -167,6 +203,23 @@ impl UiInput {
 
     fn send_message(&self, message: &Value) {
         // The host may have exited; its view is closed then.
+        let _ = self.writer.send(format!("{message}\n"));
+    }
+
+    /// Whether the host's input has closed (it exited).
+    pub fn is_closed(&self) -> bool {
+        self.writer.is_closed()
+    }
+
+    /// Asks for the component's lines again at `width` (a `ui_input` without `data`).
+    pub fn render_at(&self, width: usize) {
+        let message = json!({"type": "ui_input", "id": self.custom_id, "width": width});
+        let _ = self.writer.send(format!("{message}\n"));
+    }
+
+    /// Tells the component it gained or lost the keyboard (pi-tui's `focused` flag).
+    pub fn set_focused(&self, focused: bool) {
+        let message = json!({"type": "ui_input", "id": self.custom_id, "focused": focused});
         let _ = self.writer.send(format!("{message}\n"));
     }
 }
@@ -225,6 +278,8 @@ impl UiMethod {
             UiMethod::Custom { .. }
                 | UiMethod::CustomRender { .. }
                 | UiMethod::CustomClose { .. }
+                | UiMethod::OverlayShow { .. }
+                | UiMethod::OverlayHandle { .. }
                 | UiMethod::SetFooter { .. }
                 | UiMethod::SetHeader { .. }
                 | UiMethod::SetWorkingMessage { .. }
@@ -307,10 +362,37 @@ impl UiMethod {
                     .unwrap_or_default(),
                 lines: call.lines.clone().unwrap_or_default(),
                 input: None,
+                overlay: if call.overlay == Some(true) {
+                    Some(Box::new(overlay_spec(call)?))
+                } else {
+                    None
+                },
             },
             "customRender" => UiMethod::CustomRender {
                 custom_id: call.custom_id.clone().unwrap_or_default(),
                 lines: call.lines.clone().unwrap_or_default(),
+                visible: call.overlay_visible,
+                width: call.width.map(|w| w as usize),
+            },
+            "overlayShow" => UiMethod::OverlayShow {
+                custom_id: call.custom_id.clone().unwrap_or_default(),
+                lines: call.lines.clone().unwrap_or_default(),
+                input: None,
+                overlay: Box::new(overlay_spec(call)?),
+            },
+            "overlayHandle" => UiMethod::OverlayHandle {
+                custom_id: call.custom_id.clone().unwrap_or_default(),
+                action: match call.action.as_deref() {
+                    Some("setHidden") => OverlayAction::SetHidden(call.hidden == Some(true)),
+                    Some("focus") => OverlayAction::Focus,
+                    Some("unfocus") => OverlayAction::Unfocus,
+                    other => {
+                        return Err(format!(
+                            "unsupported overlay handle action {}",
+                            other.map_or("(none)".to_string(), |a| format!("\"{a}\""))
+                        ));
+                    }
+                },
             },
             "customClose" => UiMethod::CustomClose {
                 custom_id: call.custom_id.clone().unwrap_or_default(),
@@ -352,6 +434,17 @@ impl UiMethod {
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
     }
+}
+
+/// An overlay's options and visibility from a `custom` / `overlayShow` message.
+fn overlay_spec(call: &UiCall) -> Result<OverlaySpec, String> {
+    Ok(OverlaySpec {
+        options: crate::modes::interactive::overlays::OverlayOptions::from_json(
+            call.overlay_options.as_ref(),
+        )?,
+        visible: call.overlay_visible != Some(false),
+        width: call.width.map(|w| w as usize),
+    })
 }
 
 /// The user's answer to a dialog.
@@ -469,6 +562,8 @@ impl UiRequest {
                 json!({"method": "custom", "lines": lines})
             }
             UiMethod::CustomClose { .. } => json!({"method": "customClose"}),
+            UiMethod::OverlayShow { lines, .. } => json!({"method": "overlayShow", "lines": lines}),
+            UiMethod::OverlayHandle { .. } => json!({"method": "overlayHandle"}),
             UiMethod::SetFooter { lines } => json!({"method": "setFooter", "lines": lines}),
             UiMethod::SetHeader { lines } => json!({"method": "setHeader", "lines": lines}),
             UiMethod::SetWorkingMessage { message } => {

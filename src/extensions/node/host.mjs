@@ -390,9 +390,7 @@ function applyUiState(message) {
 	}
 	if (promptEditor) sendEditorRender();
 	for (const slot of [...live.keys()]) sendLive(slot);
-	for (const [id, view] of customViews) {
-		send({ type: "ui", method: "customRender", customId: id, lines: customLines(view) });
-	}
+	for (const [id, view] of customViews) sendRender(id, view);
 }
 
 let editorText = "";
@@ -461,17 +459,31 @@ function makeUi() {
 // ---- ctx.ui.custom: components that live here, drawn by pi-rs -----------------------
 //
 // The component renders here; its lines go to pi-rs in a `custom` dialog (shown in place
-// of the editor), then in `customRender` notices whenever it asks for a render. pi-rs
-// forwards keys as `ui_input` messages (raw terminal sequences, as pi-tui delivers them)
-// with the current width. `done(value)` sends `customClose` and resolves the promise; a
-// view pi-rs closes by itself (the extension is reloaded, pi exits) resolves undefined.
+// of the editor, or over the screen with `overlay: true`), then in `customRender` notices
+// whenever it asks for a render. pi-rs forwards keys as `ui_input` messages (raw terminal
+// sequences, as pi-tui delivers them) with the width to render at; a `ui_input` without
+// `data` only asks for the lines at that width, one with `focused` says the component
+// gained or lost the keyboard. `done(value)` sends `customClose` and resolves the
+// promise; a view pi-rs closes by itself (the extension is reloaded, pi exits) resolves
+// undefined.
+//
+// Overlays (`overlay: true`, and `tui.showOverlay` from a factory): pi-rs keeps the stack,
+// places them (pi-tui's OverlayOptions, sent as `overlayOptions`) and routes the keys;
+// this side renders them at the width pi-rs asks for and answers their `visible(columns,
+// rows)` callback with every render (`overlayVisible`). Their OverlayHandle mirrors
+// `hidden` here and sends `overlayHandle` notices; `isFocused` reads the focus pi-rs
+// last reported.
 
 const customViews = new Map();
 let customColumns = 80;
 
+function viewWidth(view) {
+	return view.width ?? customColumns;
+}
+
 function customLines(view) {
 	try {
-		const lines = view.component?.render?.(customColumns) ?? [];
+		const lines = view.component?.render?.(viewWidth(view)) ?? [];
 		return Array.isArray(lines) ? lines.map(String) : [];
 	} catch (err) {
 		toStderr(`custom component render failed: ${errorText(err)}`);
@@ -479,65 +491,218 @@ function customLines(view) {
 	}
 }
 
-async function showCustom(factory, _options) {
+function overlayVisible(view) {
+	if (typeof view.visible !== "function") return true;
+	try {
+		return view.visible(uiState.width, uiState.rows) !== false;
+	} catch (err) {
+		toStderr(`overlay visible() failed: ${errorText(err)}`);
+		return true;
+	}
+}
+
+/** The fields of a render of `view` (lines, and for overlays width and visibility). */
+function renderFields(view) {
+	const fields = { lines: customLines(view) };
+	if (view.overlay) {
+		fields.width = viewWidth(view);
+		fields.overlayVisible = overlayVisible(view);
+	}
+	return fields;
+}
+
+function sendRender(id, view) {
+	send({ type: "ui", method: "customRender", customId: id, ...renderFields(view) });
+}
+
+// pi-tui re-renders every component on a render request; so do we (this extension's).
+let renderQueued = false;
+function requestRenderAll() {
+	if (renderQueued) return;
+	renderQueued = true;
+	queueMicrotask(() => {
+		renderQueued = false;
+		for (const [id, view] of customViews) {
+			if (!view.closed && !view.hidden) sendRender(id, view);
+		}
+	});
+}
+
+/** OverlayOptions without the callback, with numbers and strings only, for pi-rs. */
+function overlayOptionsFields(options) {
+	const out = {};
+	if (!options || typeof options !== "object") return out;
+	for (const key of ["width", "minWidth", "maxHeight", "anchor", "offsetX", "offsetY", "row", "col", "margin", "nonCapturing"]) {
+		if (options[key] !== undefined) out[key] = options[key];
+	}
+	return out;
+}
+
+/** The width an overlay is first rendered at (pi-rs asks again when its layout differs). */
+function firstOverlayWidth(options) {
+	const columns = uiState.width;
+	if (typeof options?.width === "number") return Math.max(1, Math.min(options.width, columns));
+	const match = typeof options?.width === "string" ? options.width.match(/^(\d+(?:\.\d+)?)%$/) : null;
+	if (match) return Math.max(1, Math.min(Math.floor((columns * parseFloat(match[1])) / 100), columns));
+	return Math.max(1, Math.min(80, columns));
+}
+
+/** The `tui` a factory gets: renders, terminal size, overlays. */
+function makeTui() {
+	return {
+		requestRender: () => requestRenderAll(),
+		get terminal() {
+			return {
+				get columns() {
+					return uiState.width;
+				},
+				get rows() {
+					return uiState.rows;
+				},
+			};
+		},
+		showOverlay: (component, options) => showOverlay(component, options),
+		hideOverlay: () => {
+			const last = [...customViews.entries()].reverse().find(([, v]) => v.overlay && v.standalone);
+			if (last) closeStandaloneOverlay(last[0]);
+		},
+		hasOverlay: () => [...customViews.values()].some((v) => v.overlay && !v.hidden && overlayVisible(v)),
+		invalidate: () => {
+			for (const view of customViews.values()) view.component?.invalidate?.();
+		},
+	};
+}
+
+function makeHandle(id, view) {
+	return {
+		hide: () => {
+			if (view.standalone) closeStandaloneOverlay(id);
+			else view.done?.(undefined);
+		},
+		setHidden: (hidden) => {
+			hidden = hidden === true;
+			if (view.closed || view.hidden === hidden) return;
+			view.hidden = hidden;
+			send({ type: "ui", method: "overlayHandle", customId: id, action: "setHidden", hidden });
+		},
+		isHidden: () => view.hidden === true,
+		focus: () => {
+			if (!view.closed) send({ type: "ui", method: "overlayHandle", customId: id, action: "focus" });
+		},
+		unfocus: () => {
+			if (!view.closed) send({ type: "ui", method: "overlayHandle", customId: id, action: "unfocus" });
+		},
+		isFocused: () => view.focused === true,
+	};
+}
+
+function newView(component, fields) {
+	return { component, closed: false, hidden: false, focused: false, overlay: false, width: undefined, ...fields };
+}
+
+function disposeView(id, view) {
+	view.closed = true;
+	customViews.delete(id);
+	try {
+		view.component?.dispose?.();
+	} catch (err) {
+		toStderr(`custom component dispose failed: ${errorText(err)}`);
+	}
+}
+
+// tui.showOverlay: an overlay that is not a dialog.
+function showOverlay(component, options) {
+	const id = `h${++nextId}`;
+	const view = newView(component, {
+		overlay: true,
+		standalone: true,
+		visible: options?.visible,
+		width: firstOverlayWidth(options),
+	});
+	if (hello?.hasUI) {
+		customViews.set(id, view);
+		send({
+			type: "ui",
+			method: "overlayShow",
+			customId: id,
+			overlayOptions: overlayOptionsFields(options),
+			...renderFields(view),
+		});
+	}
+	return makeHandle(id, view);
+}
+
+function closeStandaloneOverlay(id) {
+	const view = customViews.get(id);
+	if (!view || view.closed) return;
+	send({ type: "ui", method: "customClose", customId: id });
+	disposeView(id, view);
+}
+
+async function showCustom(factory, options) {
 	if (!hello?.hasUI) return undefined;
 	const id = `h${++nextId}`;
-	const view = { component: undefined, closed: false, queued: false, finish: undefined };
+	const view = newView(undefined, { finish: undefined });
 	const result = new Promise((resolve) => {
 		view.finish = resolve;
 	});
 	const close = (value) => {
 		if (view.closed) return;
-		view.closed = true;
-		customViews.delete(id);
-		try {
-			view.component?.dispose?.();
-		} catch (err) {
-			toStderr(`custom component dispose failed: ${errorText(err)}`);
-		}
+		disposeView(id, view);
 		view.finish(value);
 	};
-	const done = (value) => {
+	view.done = (value) => {
 		if (view.closed) return;
 		send({ type: "ui", method: "customClose", customId: id });
 		close(value);
 	};
-	const tui = {
-		requestRender() {
-			if (view.closed || view.queued) return;
-			view.queued = true;
-			queueMicrotask(() => {
-				view.queued = false;
-				if (view.closed || !customViews.has(id)) return;
-				send({ type: "ui", method: "customRender", customId: id, lines: customLines(view) });
-			});
-		},
-		get terminal() {
-			return { columns: customColumns, rows: 24 };
-		},
-	};
-	view.component = await factory(tui, currentTheme, keybindings, done);
+	view.component = await factory(makeTui(), currentTheme, keybindings, view.done);
 	if (view.closed) return result;
+	const fields = {};
+	if (options?.overlay) {
+		// pi reads the options once, when the overlay is shown; without any it uses the
+		// component's own `width`.
+		let overlayOptions = typeof options.overlayOptions === "function" ? options.overlayOptions() : options.overlayOptions;
+		if (!overlayOptions && view.component?.width) overlayOptions = { width: view.component.width };
+		view.overlay = true;
+		view.visible = overlayOptions?.visible;
+		view.width = firstOverlayWidth(overlayOptions);
+		fields.overlay = true;
+		fields.overlayOptions = overlayOptionsFields(overlayOptions);
+	}
 	customViews.set(id, view);
 	pending.set(id, { resolve: () => close(undefined), reject: () => close(undefined) });
-	send({ type: "ui", id, method: "custom", lines: customLines(view) });
+	send({ type: "ui", id, method: "custom", ...fields, ...renderFields(view) });
+	if (options?.overlay) {
+		try {
+			options.onHandle?.(makeHandle(id, view));
+		} catch (err) {
+			toStderr(`onHandle failed: ${errorText(err)}`);
+		}
+	}
 	return result;
 }
 
 function customInput(message) {
 	const view = customViews.get(message.id);
 	if (!view) return;
-	if (Number.isInteger(message.width) && message.width > 0) customColumns = message.width;
-	try {
-		view.component?.handleInput?.(String(message.data ?? ""));
-	} catch (err) {
-		toStderr(`custom component input failed: ${errorText(err)}`);
+	if (Number.isInteger(message.width) && message.width > 0) {
+		if (view.overlay) view.width = message.width;
+		else customColumns = message.width;
 	}
-	if (!view.closed) {
-		// pi re-renders after every key; so do we.
-		const lines = customLines(view);
-		send({ type: "ui", method: "customRender", customId: message.id, lines });
+	if (typeof message.focused === "boolean") {
+		view.focused = message.focused;
+		if (view.component && "focused" in view.component) view.component.focused = message.focused;
 	}
+	if (typeof message.data === "string") {
+		try {
+			view.component?.handleInput?.(message.data);
+		} catch (err) {
+			toStderr(`custom component input failed: ${errorText(err)}`);
+		}
+	}
+	// pi re-renders after every key; so do we.
+	if (!view.closed) sendRender(message.id, view);
 }
 
 // ---- ctx.ui.setEditorComponent: the prompt editor, living here ------------------------

@@ -20,6 +20,7 @@ pub mod highlight;
 pub mod input;
 pub mod keys;
 pub mod markdown;
+pub mod overlays;
 pub mod renderer;
 pub mod terminal;
 pub mod text;

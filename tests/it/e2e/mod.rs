@@ -12,6 +12,8 @@
 //!   when they are off.
 //! - `ts_extensions_live_ui`: pi's extension footers, headers, widgets and theme
 //!   colours, side by side with the reference pi.
+//! - `ts_extensions_overlays`: pi's overlay examples (`overlay-test`, `overlay-qa-tests`,
+//!   `doom-overlay` with a WAD), side by side with the reference pi.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
@@ -24,5 +26,6 @@ mod tree;
 mod ts_extensions;
 mod ts_extensions_editor;
 mod ts_extensions_live_ui;
+mod ts_extensions_overlays;
 mod ts_extensions_ui;
 mod tui;

@@ -91,6 +91,10 @@ impl App {
     /// action) comes back as a key command for the event loop.
     pub fn on_extension_ui(&mut self, request: UiRequest) -> KeyCommand {
         self.dirty = true;
+        let request = match self.on_ext_overlay_request(request) {
+            Some(request) => request,
+            None => return KeyCommand::None,
+        };
         if request.method.is_dialog() {
             self.extension_ui.waiting.push_back(request);
             self.open_waiting_extension_dialog();
@@ -412,7 +416,9 @@ impl App {
                 self.editor.set_text(&text);
                 self.sync_extension_editor_text();
             }
-            UiMethod::CustomRender { custom_id, lines } => {
+            UiMethod::CustomRender {
+                custom_id, lines, ..
+            } => {
                 if let Some(view) = self.extension_ui.custom.as_mut()
                     && view.custom_id == custom_id
                 {
@@ -457,6 +463,8 @@ impl App {
                     message.map(|m| crate::modes::interactive::text::line_text(&ansi_line(&m)));
             }
             UiMethod::Custom { .. }
+            | UiMethod::OverlayShow { .. }
+            | UiMethod::OverlayHandle { .. }
             | UiMethod::Select { .. }
             | UiMethod::Confirm { .. }
             | UiMethod::Input { .. }
@@ -528,6 +536,7 @@ impl App {
                     custom_id,
                     lines,
                     input,
+                    ..
                 } => {
                     self.extension_ui.custom = Some(CustomView {
                         custom_id,
@@ -755,6 +764,7 @@ impl App {
     /// Forgets what the extensions of the previous host put on screen (`/reload`, a new
     /// host): footer, header, widgets and statuses, as pi resets its extension UI.
     pub(super) fn reset_extension_ui(&mut self) {
+        self.clear_ext_overlays();
         let ui = &mut self.extension_ui;
         ui.statuses.clear();
         ui.widgets_above.clear();
@@ -904,6 +914,22 @@ pub fn ansi_line(text: &str) -> Line<'static> {
         if c != '\u{1b}' {
             if !c.is_control() {
                 current.push(c);
+            }
+            continue;
+        }
+        if matches!(chars.peek(), Some(']' | '_' | 'P' | '^')) {
+            // OSC, APC (pi-tui's cursor marker), DCS, PM: skipped up to BEL or ST.
+            chars.next();
+            while let Some(p) = chars.next() {
+                if p == '\u{7}' {
+                    break;
+                }
+                if p == '\u{1b}' {
+                    if chars.peek() == Some(&'\\') {
+                        chars.next();
+                    }
+                    break;
+                }
             }
             continue;
         }

@@ -49,6 +49,9 @@ const APP_ACTIONS: &[Action] = &[
 impl App {
     pub fn on_paste(&mut self, text: &str) {
         self.dirty = true;
+        if self.overlay.is_none() && self.send_to_ext_overlay(text) {
+            return;
+        }
         if self.custom_component_open() {
             self.send_to_custom_component(text);
             return;
@@ -68,6 +71,15 @@ impl App {
             return KeyCommand::None;
         }
         self.dirty = true;
+        if self.overlay.is_none() && self.ext_overlay_focused() {
+            // An overlay with the keyboard takes every key (pi-tui's focused component);
+            // one that is no longer visible passes the keyboard on.
+            match super::extension_ui::key_sequence(&key) {
+                Some(data) if self.send_to_ext_overlay(&data) => return KeyCommand::None,
+                Some(_) => {}
+                None => return KeyCommand::None,
+            }
+        }
         if self.custom_component_open() {
             // A custom component takes every key, Escape and Ctrl+C included (pi).
             if let Some(data) = super::extension_ui::key_sequence(&key) {

@@ -5,6 +5,7 @@
 mod clipboard;
 mod commands;
 mod events;
+mod ext_overlays;
 mod extension_ui;
 mod handle;
 mod headless;
@@ -533,6 +534,7 @@ fn new_app(
         quit_message: None,
         startup_pick: false,
         extension_ui: Default::default(),
+        ext_overlays: Default::default(),
         project_files: Default::default(),
         shutdown_requested: false,
         share_cancel: None,

@@ -178,6 +178,8 @@ pub struct App {
     pub startup_pick: bool,
     /// Extensions' dialogs, statuses and widgets.
     pub extension_ui: ExtensionUi,
+    /// Extension overlays drawn over the screen, and which one has the keyboard.
+    pub ext_overlays: super::ext_overlays::ExtOverlays,
     /// `/share` is creating a gist; Escape cancels it.
     pub share_cancel: Option<tokio_util::sync::CancellationToken>,
     /// An extension asked to quit (`ctx.shutdown()`): done once the agent is idle.

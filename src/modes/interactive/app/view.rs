@@ -177,6 +177,18 @@ impl App {
     /// with respect to the terminal; [`App::draw`] writes it, `Headless` reads it.
     pub fn compose(&mut self) -> Composed {
         self.drop_stopped_extension_ui();
+        self.tend_ext_overlays();
+        let overlays = self.ext_overlays_shown();
+        if overlays != self.ext_overlays.drawn {
+            // Overlays cover the screen's rows, history included: it is drawn again with
+            // its last screenful in the live region (and back in the history after).
+            self.ext_overlays.drawn = overlays;
+            self.ext_overlays.borrowed.clear();
+            self.full_redraw = true;
+        }
+        if overlays {
+            return self.compose_with_overlays();
+        }
         let width = self.width();
         let full = std::mem::take(&mut self.full_redraw);
         let end = self.committable();
@@ -203,6 +215,45 @@ impl App {
             history,
             live,
             cursor,
+        }
+    }
+
+    /// A frame with overlays on screen. History is not committed meanwhile (finished
+    /// items stay in the live region); a full frame moves the last screenful of history
+    /// into the live region, so the overlays can cover those rows as pi's do, then the
+    /// overlays are laid over the last screen-height rows.
+    fn compose_with_overlays(&mut self) -> Composed {
+        let (width, height) = (self.width(), self.height());
+        let full = std::mem::take(&mut self.full_redraw);
+        let end = self.committed;
+        let mut history = Vec::new();
+        if full {
+            history = self.header_lines(width);
+            self.header_written = true;
+            {
+                let ui = self.ui();
+                history.extend(self.transcript.render_range(0..end, width, &ui));
+            }
+            let keep = history.len() - history.len().min(height);
+            self.ext_overlays.borrowed = history.split_off(keep);
+        }
+        let (own, cursor) = self.live_lines(end, width);
+        self.sync_extension_ui_state();
+        let mut live = self.ext_overlays.borrowed.clone();
+        let cursor = cursor.map(|(row, col)| (row + live.len(), col));
+        live.extend(own);
+        let placed = self.placed_ext_overlays(width, height);
+        crate::modes::interactive::overlays::composite(&mut live, &placed, width, height);
+        self.dirty = false;
+        Composed {
+            full,
+            history,
+            live,
+            cursor: if self.ext_overlay_focused() {
+                None
+            } else {
+                cursor
+            },
         }
     }
 
