@@ -31,6 +31,7 @@ mod link;
 pub mod log;
 pub mod node;
 pub mod protocol;
+pub mod render;
 pub mod source;
 pub mod state;
 mod streams;
@@ -54,6 +55,7 @@ pub use host::{
     CommandError, CommandInfo, ExtensionHost, ExtensionInfo, FlagInfo, HostChannels, HostMode,
     LoadError, LoadOptions, ShortcutInfo,
 };
+pub use render::{ItemRenderer, RENDER_TIMEOUT, ToolRendering};
 pub use source::{ExtensionSource, Launch, ResourceScope, is_node_module, launch_for};
 pub use tool::ExtensionTool;
 pub use ui::{NotifyLevel, UiInput, UiMethod, UiReply, UiRequest, UiResponse};

@@ -92,6 +92,20 @@ pub enum UiMethod {
     SetWorkingMessage {
         message: Option<String>,
     },
+    /// `ctx.ui.setHiddenThinkingLabel`: the label of hidden thinking blocks; `None`
+    /// restores pi's "Thinking...".
+    SetHiddenThinkingLabel {
+        label: Option<String>,
+    },
+    /// `ctx.ui.setToolsExpanded`: expands or collapses tool output (as Ctrl+O).
+    SetToolsExpanded {
+        expanded: bool,
+    },
+    /// A tool renderer's `context.invalidate()`: the box of `tool_call_id` is drawn
+    /// again.
+    RenderInvalidate {
+        tool_call_id: String,
+    },
 }
 
 /// Sends key input to a custom component in the host (`ui_input` messages).
@@ -176,6 +190,9 @@ impl UiMethod {
                 | UiMethod::SetFooter { .. }
                 | UiMethod::SetHeader { .. }
                 | UiMethod::SetWorkingMessage { .. }
+                | UiMethod::SetHiddenThinkingLabel { .. }
+                | UiMethod::SetToolsExpanded { .. }
+                | UiMethod::RenderInvalidate { .. }
                 | UiMethod::SetWidget {
                     component: true,
                     ..
@@ -263,6 +280,15 @@ impl UiMethod {
             },
             "setWorkingMessage" => UiMethod::SetWorkingMessage {
                 message: call.message.clone(),
+            },
+            "setHiddenThinkingLabel" => UiMethod::SetHiddenThinkingLabel {
+                label: call.label.clone(),
+            },
+            "setToolsExpanded" => UiMethod::SetToolsExpanded {
+                expanded: call.expanded == Some(true),
+            },
+            "renderInvalidate" => UiMethod::RenderInvalidate {
+                tool_call_id: call.tool_call_id.clone().unwrap_or_default(),
             },
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
@@ -388,6 +414,15 @@ impl UiRequest {
             UiMethod::SetHeader { lines } => json!({"method": "setHeader", "lines": lines}),
             UiMethod::SetWorkingMessage { message } => {
                 json!({"method": "setWorkingMessage", "message": message})
+            }
+            UiMethod::SetHiddenThinkingLabel { label } => {
+                json!({"method": "setHiddenThinkingLabel", "label": label})
+            }
+            UiMethod::SetToolsExpanded { expanded } => {
+                json!({"method": "setToolsExpanded", "expanded": expanded})
+            }
+            UiMethod::RenderInvalidate { tool_call_id } => {
+                json!({"method": "renderInvalidate", "toolCallId": tool_call_id})
             }
         };
         if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {

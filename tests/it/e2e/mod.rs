@@ -10,6 +10,9 @@
 //!   when they are off.
 //! - `ts_extensions_live_ui`: pi's extension footers, headers, widgets and theme
 //!   colours, side by side with the reference pi.
+//! - `ts_extensions_renderers`: chat items drawn by extensions (message renderers,
+//!   tool `renderCall` / `renderResult`, the hidden thinking label), side by side with
+//!   the reference pi.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
@@ -20,5 +23,6 @@ mod keys;
 mod tree;
 mod ts_extensions;
 mod ts_extensions_live_ui;
+mod ts_extensions_renderers;
 mod ts_extensions_ui;
 mod tui;

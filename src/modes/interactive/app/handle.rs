@@ -184,6 +184,7 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
             app.open_tree(Some(target));
         }
         AppMsg::ExtensionUi(request) => app.on_extension_ui(request),
+        AppMsg::HostRendered(answer) => app.on_host_rendered(answer),
         AppMsg::ShareDone(result) => app.share_done(result),
         AppMsg::Reloaded(result) => app.finish_reload(result),
         AppMsg::Login(msg) => app.on_login_msg(msg),

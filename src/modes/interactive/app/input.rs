@@ -169,10 +169,7 @@ impl App {
                 return KeyCommand::None;
             }
             Some(Action::ToolsExpand) => {
-                let expanded = !self.transcript.expanded();
-                self.transcript.set_expanded(expanded);
-                self.header.expanded = expanded;
-                self.full_redraw = true;
+                self.set_tools_expanded(!self.transcript.expanded());
                 return KeyCommand::None;
             }
             Some(Action::ThinkingToggle) => {

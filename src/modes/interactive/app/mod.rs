@@ -8,6 +8,7 @@ mod events;
 mod extension_ui;
 mod handle;
 mod headless;
+mod host_render;
 mod input;
 mod loading;
 mod login;

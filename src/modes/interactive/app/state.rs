@@ -58,6 +58,8 @@ pub struct ExtensionUi {
     /// Bumped when the footer data changes while live components are shown, so they are
     /// rendered again (pi renders them on every frame).
     pub(super) revision: u64,
+    /// Chat items drawn by extensions (message renderers, tool renderers).
+    pub(super) host_renders: super::host_render::HostRenders,
 }
 
 /// A custom component drawn by its extension's host: its last lines, and where keys go.
@@ -272,7 +274,8 @@ impl App {
     /// How far the scrollback can advance: every item up to the first one still live.
     pub fn committable(&self) -> usize {
         let mut end = self.committed;
-        while end < self.done.len() && self.done[end] {
+        while end < self.done.len() && self.done[end] && !self.extension_ui.host_renders.holds(end)
+        {
             end += 1;
         }
         end
@@ -289,11 +292,14 @@ impl App {
         // delay the first frame.
         let keep = tail_messages(&messages, MAX_ITEMS_ON_OPEN);
         self.omitted_items = count_items(&messages[..keep]);
+        let label = self.transcript.hidden_thinking_label().to_string();
         self.transcript = Transcript::from_messages(
             &messages[keep..],
             self.transcript.expanded(),
             self.hide_thinking,
         );
+        self.transcript.set_hidden_thinking_label(&label);
+        self.extension_ui.host_renders.reset();
         self.done = vec![true; self.transcript.len()];
         self.committed = 0;
         self.streaming = None;

@@ -167,6 +167,7 @@ impl App {
     pub fn compose(&mut self) -> Composed {
         self.drop_stopped_extension_ui();
         let width = self.width();
+        self.request_host_renders();
         let full = std::mem::take(&mut self.full_redraw);
         let end = self.committable();
         let mut history = Vec::new();
