@@ -11,8 +11,8 @@ use crate::support::extensions::{have, load, options};
 const RENDERERS: &str = r#"
 import { Text } from "@mariozechner/pi-tui";
 
-export default function (pi: any) {
-  pi.registerMessageRenderer("note", (message: any, { expanded }: any, theme: any) =>
+export default function (pi) {
+  pi.registerMessageRenderer("note", (message, { expanded }, theme) =>
     new Text(`note: ${message.content}${expanded ? " (expanded)" : ""} role=${message.role} level=${message.details?.level}`, 0, 0));
   pi.registerMessageRenderer("nothing", () => undefined);
   pi.registerMessageRenderer("broken", () => { throw new Error("renderer exploded"); });
@@ -26,13 +26,13 @@ export default function (pi: any) {
     label: "Shout",
     description: "Shouts a word",
     parameters: { type: "object", properties: { word: { type: "string" } } },
-    async execute(_id: string, params: any) {
+    async execute(_id, params) {
       return { content: [{ type: "text", text: params.word.toUpperCase() }], details: { n: 1 } };
     },
-    renderCall(args: any, _theme: any, context: any) {
+    renderCall(args, _theme, context) {
       return new Text(`shout ${args.word} started=${context.executionStarted} complete=${context.argsComplete}`, 0, 0);
     },
-    renderResult(result: any, { expanded, isPartial }: any, _theme: any, context: any) {
+    renderResult(result, { expanded, isPartial }, _theme, context) {
       context.state.renders = (context.state.renders ?? 0) + 1;
       return new Text(`${result.content[0].text} partial=${isPartial} expanded=${expanded} renders=${context.state.renders} error=${context.isError} last=${context.lastComponent !== undefined}`, 0, 0);
     },
@@ -72,7 +72,8 @@ async fn renderers_answer_render_requests_with_their_lines() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("renderers.ts");
+    // JavaScript: the test binary cannot transpile TypeScript for the host (pi-rs does).
+    let file = dir.path().join("renderers.js");
     std::fs::write(&file, RENDERERS).unwrap();
     let (host, _channels) = load(&[file], options(dir.path())).await;
     assert!(host.load_errors().is_empty(), "{:?}", host.load_errors());
@@ -126,7 +127,7 @@ async fn renderers_answer_render_requests_with_their_lines() {
     assert!(shout.tool.call && shout.tool.result && !shout.tool.self_shell);
     let call = |result: Option<Value>, partial: bool| {
         let mut fields = json!({
-            "kind": "tool", "width": 50, "expanded": false, "toolName": "shout",
+            "kind": "tool", "width": 80, "expanded": false, "toolName": "shout",
             "toolCallId": "c1", "args": {"word": "hey"}, "argsComplete": true,
             "executionStarted": result.is_some(), "isPartial": partial, "isError": false,
         });
@@ -142,7 +143,7 @@ async fn renderers_answer_render_requests_with_their_lines() {
         ["shout hey started=false complete=true"]
     );
     // Inside pi's box: two columns less.
-    assert_eq!(answer["call"][0].as_str().unwrap().chars().count(), 48);
+    assert_eq!(answer["call"][0].as_str().unwrap().chars().count(), 78);
     assert_eq!(answer["result"], Value::Null);
     let result = json!({"content": [{"type": "text", "text": "HEY"}], "details": {"n": 1}});
     let answer = shout
