@@ -222,7 +222,9 @@ export default function (pi) {
 fn tool_run(t: &Tmux) -> ToolRun {
     ready(t);
     submit(t, "read it");
-    let screen = t.wait_for("All read.", WAIT);
+    t.wait_for("All read.", WAIT);
+    // The final result's lines arrive from the extension after the answer may show.
+    let screen = t.wait_for("3 lines", WAIT);
     let collapsed = block(&screen, "read notes.txt", 2, 4);
     let ansi = ansi_row(t, "3 lines");
     submit(t, "/expand");
