@@ -270,6 +270,28 @@ impl Connection {
         }
         // The handler reads the session state this request is sent in.
         self.inner.out.state.refresh();
+        self.begin_with(label, updates, build)
+    }
+
+    /// [`Connection::begin`] without reading the session state again (requests whose
+    /// handler does not read it, such as `render`) and without partial updates.
+    pub fn begin_quiet(
+        &self,
+        label: &str,
+        build: impl FnOnce(u64) -> String,
+    ) -> Result<(u64, oneshot::Receiver<Reply>), Failure> {
+        self.begin_with(label, None, build)
+    }
+
+    fn begin_with(
+        &self,
+        label: &str,
+        updates: Option<UpdateSink>,
+        build: impl FnOnce(u64) -> String,
+    ) -> Result<(u64, oneshot::Receiver<Reply>), Failure> {
+        if !self.is_alive() {
+            return Err(Failure::NotRunning);
+        }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.inner.pending).insert(

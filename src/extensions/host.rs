@@ -23,6 +23,7 @@ use super::link::lock;
 use super::link::{CallCancels, Failure, Outputs};
 use super::log::{DEFAULT_LOG_LIMIT, ExtensionLog};
 use super::protocol::{FlagType, Hello, PROTOCOL_VERSION, ToolRegistration, line};
+use super::render::{ItemRenderer, ToolRendering};
 use super::source::{ExtensionSource, ResourceScope};
 use super::state::{StateSource, StateSync};
 use super::tool::{DEFAULT_CANCEL_GRACE, ExtensionTool};
@@ -467,6 +468,32 @@ impl ExtensionHost {
             .iter()
             .map(|t| t.clone() as Arc<dyn Tool>)
             .collect()
+    }
+
+    /// The extension that draws custom messages of `custom_type` (pi's
+    /// `registerMessageRenderer`; the first extension that registered it).
+    pub fn message_renderer(&self, custom_type: &str) -> Option<ItemRenderer> {
+        self.inner
+            .connections
+            .iter()
+            .find(|c| {
+                c.is_alive()
+                    && c.registration
+                        .message_renderers
+                        .iter()
+                        .any(|t| t == custom_type)
+            })
+            .map(|c| ItemRenderer::new(c.clone(), ToolRendering::default()))
+    }
+
+    /// The extension that draws the box of tool `name` (its `renderCall` /
+    /// `renderResult`), if any.
+    pub fn tool_renderer(&self, name: &str) -> Option<ItemRenderer> {
+        lock(&self.inner.tools)
+            .iter()
+            .find(|t| t.name() == name)
+            .and_then(|t| t.renderer())
+            .filter(ItemRenderer::is_alive)
     }
 
     /// Adds a tool an extension registered after loading (pi's `registerTool` at any

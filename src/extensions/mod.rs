@@ -33,6 +33,7 @@ pub mod node;
 mod oauth_bridge;
 pub mod protocol;
 pub(crate) mod provider_stream;
+pub mod render;
 pub mod source;
 pub mod state;
 mod streams;
@@ -56,6 +57,7 @@ pub use host::{
     CommandError, CommandInfo, ExtensionHost, ExtensionInfo, FlagInfo, HostChannels, HostMode,
     LoadError, LoadOptions, ShortcutInfo,
 };
+pub use render::{ItemRenderer, RENDER_TIMEOUT, ToolRendering};
 pub use source::{ExtensionSource, Launch, ResourceScope, is_node_module, launch_for};
 pub use tool::ExtensionTool;
 pub use ui::{

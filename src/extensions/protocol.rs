@@ -3,7 +3,8 @@
 //! Every object has a `type`. `docs/extensions.md` describes each message for extension
 //! authors; this module is the same list in types.
 //!
-//! Host → extension: `hello` (first), `event`, `execute_tool`, `command`, `cancel`, and
+//! Host → extension: `hello` (first), `event`, `execute_tool`, `command`, `cancel`,
+//! `render` (lines of a chat item the extension draws, see `render.rs`), and
 //! `response` (answers to the extension's `ui` dialogs, `exec` and `run_tool` requests).
 //! Extension → host: `register` (first, exactly once), `response` (to `event` with an
 //! `id`, `execute_tool`, `command`), `tool_update`, `ui`, `exec`, `run_tool`, and the actions
@@ -101,6 +102,17 @@ pub struct ToolRegistration {
     /// Extra guideline bullets for the system prompt while the tool is active.
     #[serde(default)]
     pub prompt_guidelines: Vec<String>,
+    /// The extension draws the call line itself (pi's `renderCall`; answered through
+    /// `render` requests).
+    #[serde(default)]
+    pub render_call: bool,
+    /// The extension draws the result itself (pi's `renderResult`).
+    #[serde(default)]
+    pub render_result: bool,
+    /// `"self"`: the extension's lines are shown without pi's tool box (pi's
+    /// `renderShell`).
+    #[serde(default)]
+    pub render_shell: Option<String>,
 }
 
 /// The type of a command-line flag.
@@ -160,6 +172,10 @@ pub struct Registration {
     /// the extensions are loaded.
     #[serde(default)]
     pub providers: Vec<ProviderRegistration>,
+    /// Custom message types the extension draws itself (pi's
+    /// `registerMessageRenderer`; answered through `render` requests).
+    #[serde(default)]
+    pub message_renderers: Vec<String>,
 }
 
 /// A provider an extension registers: a name and pi's `ProviderConfig` (the models.json
@@ -295,6 +311,15 @@ pub struct UiCall {
     /// `overlayHandle` `setHidden`: hide (true) or show (false).
     #[serde(default)]
     pub hidden: Option<bool>,
+    /// `setHiddenThinkingLabel`: the label (absent: pi's default).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// `setToolsExpanded`: expand (true) or collapse tool output.
+    #[serde(default)]
+    pub expanded: Option<bool>,
+    /// `renderInvalidate`: the tool call whose box the extension wants drawn again.
+    #[serde(default)]
+    pub tool_call_id: Option<String>,
 }
 
 /// pi's `WorkingIndicatorOptions`: the frames drawn in turn before the working message

@@ -50,6 +50,18 @@ impl ExtensionTool {
         &self.connection.path
     }
 
+    /// The extension's renderer for the tool's box, when it draws a part of it (pi's
+    /// `renderCall` / `renderResult`).
+    pub fn renderer(&self) -> Option<super::render::ItemRenderer> {
+        let rendering = super::render::ToolRendering {
+            call: self.spec.render_call,
+            result: self.spec.render_result,
+            self_shell: self.spec.render_shell.as_deref() == Some("self"),
+        };
+        (rendering.call || rendering.result)
+            .then(|| super::render::ItemRenderer::new(self.connection.clone(), rendering))
+    }
+
     /// Guideline bullets for the system prompt while the tool is active.
     pub fn prompt_guidelines(&self) -> &[String] {
         &self.spec.prompt_guidelines

@@ -148,6 +148,20 @@ pub enum UiMethod {
     TerminalInput {
         listening: bool,
     },
+    /// `ctx.ui.setHiddenThinkingLabel`: the label of hidden thinking blocks; `None`
+    /// restores pi's "Thinking...".
+    SetHiddenThinkingLabel {
+        label: Option<String>,
+    },
+    /// `ctx.ui.setToolsExpanded`: expands or collapses tool output (as Ctrl+O).
+    SetToolsExpanded {
+        expanded: bool,
+    },
+    /// A tool renderer's `context.invalidate()`: the box of `tool_call_id` is drawn
+    /// again.
+    RenderInvalidate {
+        tool_call_id: String,
+    },
 }
 
 /// How an overlay is placed, as its extension asked.
@@ -291,6 +305,9 @@ impl UiMethod {
                 | UiMethod::EditorAction { .. }
                 | UiMethod::AddAutocompleteProvider
                 | UiMethod::TerminalInput { .. }
+                | UiMethod::SetHiddenThinkingLabel { .. }
+                | UiMethod::SetToolsExpanded { .. }
+                | UiMethod::RenderInvalidate { .. }
                 | UiMethod::SetWidget {
                     component: true,
                     ..
@@ -430,6 +447,15 @@ impl UiMethod {
             },
             "editorAction" => UiMethod::EditorAction {
                 action: call.action.clone().unwrap_or_default(),
+            },
+            "setHiddenThinkingLabel" => UiMethod::SetHiddenThinkingLabel {
+                label: call.label.clone(),
+            },
+            "setToolsExpanded" => UiMethod::SetToolsExpanded {
+                expanded: call.expanded == Some(true),
+            },
+            "renderInvalidate" => UiMethod::RenderInvalidate {
+                tool_call_id: call.tool_call_id.clone().unwrap_or_default(),
             },
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
@@ -583,6 +609,15 @@ impl UiRequest {
             UiMethod::AddAutocompleteProvider => json!({"method": "addAutocompleteProvider"}),
             UiMethod::TerminalInput { listening } => {
                 json!({"method": "terminalInput", "listening": listening})
+            }
+            UiMethod::SetHiddenThinkingLabel { label } => {
+                json!({"method": "setHiddenThinkingLabel", "label": label})
+            }
+            UiMethod::SetToolsExpanded { expanded } => {
+                json!({"method": "setToolsExpanded", "expanded": expanded})
+            }
+            UiMethod::RenderInvalidate { tool_call_id } => {
+                json!({"method": "renderInvalidate", "toolCallId": tool_call_id})
             }
         };
         if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {

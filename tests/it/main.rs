@@ -78,6 +78,7 @@ mod ts_builtin_tools;
 mod ts_extensions;
 mod ts_extensions_api;
 mod ts_extensions_ctx;
+mod ts_renderers;
 mod tui_app;
 mod tui_checkpoints;
 mod tui_fidelity;

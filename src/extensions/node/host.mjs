@@ -252,7 +252,14 @@ function uiNotice(method, fields) {
 // data, or a session change that the built-in footer would show). pi-rs never waits for
 // these lines: it draws the last ones it has.
 
-const uiState = { width: 80, rows: 24, gitBranch: null, statuses: {}, providerCount: 0 };
+const uiState = {
+	width: 80,
+	rows: 24,
+	gitBranch: null,
+	statuses: {},
+	providerCount: 0,
+	toolsExpanded: false,
+};
 const branchListeners = new Set();
 const live = new Map(); // slot ("footer", "header", "widget:<key>") -> entry
 
@@ -357,6 +364,7 @@ function applyUiState(message) {
 	if (message.theme !== undefined) themeSpec = message.theme;
 	if (message.statuses && typeof message.statuses === "object") uiState.statuses = message.statuses;
 	if (Number.isInteger(message.providerCount)) uiState.providerCount = message.providerCount;
+	if (typeof message.toolsExpanded === "boolean") uiState.toolsExpanded = message.toolsExpanded;
 	if ("gitBranch" in message && (message.gitBranch ?? null) !== uiState.gitBranch) {
 		uiState.gitBranch = message.gitBranch ?? null;
 		for (const callback of [...branchListeners]) {
@@ -436,7 +444,8 @@ function makeUi() {
 			const intervalMs = Number.isFinite(options.intervalMs) && options.intervalMs > 0 ? options.intervalMs : undefined;
 			uiNotice("setWorkingIndicator", { indicator: { frames, intervalMs } });
 		},
-		setHiddenThinkingLabel: () => {},
+		setHiddenThinkingLabel: (label) =>
+			uiNotice("setHiddenThinkingLabel", label === undefined ? {} : { label: String(label) }),
 		setFooter: (factory) =>
 			setLive("footer", factory, "setFooter", (lines) => ({ lines }), [footerData]),
 		setHeader: (factory) => setLive("header", factory, "setHeader", (lines) => ({ lines })),
@@ -448,8 +457,11 @@ function makeUi() {
 		getAllThemes: () => [{ name: currentTheme.name, path: undefined }],
 		getTheme: (name) => (name === currentTheme.name ? currentTheme : undefined),
 		setTheme: () => ({ success: false, error: "setTheme is not supported by pi-rs" }),
-		getToolsExpanded: () => false,
-		setToolsExpanded: () => {},
+		getToolsExpanded: () => uiState.toolsExpanded === true,
+		setToolsExpanded: (expanded) => {
+			uiState.toolsExpanded = expanded === true;
+			uiNotice("setToolsExpanded", { expanded: expanded === true });
+		},
 		get theme() {
 			return currentTheme;
 		},
@@ -927,6 +939,101 @@ function editorSetText(message) {
 		toStderr(`editor setText failed: ${errorText(err)}`);
 	}
 	sendEditorRender();
+}
+
+// ---- transcript items drawn by the extension -----------------------------------------
+//
+// pi draws custom messages with the renderer of `registerMessageRenderer` and tool calls
+// with the tool's `renderCall` / `renderResult`. pi-rs asks for those lines with a
+// `render` request whenever what they depend on changed (width, expanded, the item's
+// content, the theme) and frames them itself; it shows its default rendering until the
+// answer arrives, and for good when the renderer throws (answered as an error).
+
+const toolRenders = new Map(); // toolCallId -> { state, call, result } (pi's per-box state)
+const MAX_TOOL_RENDERS = 500;
+
+function componentLines(component, width) {
+	if (component === undefined || component === null) return [];
+	const lines = component.render(width);
+	if (!Array.isArray(lines)) throw new Error("render() did not return an array of lines");
+	return lines.map(String);
+}
+
+function renderMessage(message) {
+	const renderer = messageRenderers.get(message.message?.customType);
+	if (typeof renderer !== "function") return { lines: null };
+	const width = Math.max(1, message.width ?? uiState.width);
+	const component = renderer(message.message, { expanded: message.expanded === true }, currentTheme);
+	if (!component) return { lines: null };
+	return { lines: componentLines(component, width) };
+}
+
+function toolRender(toolCallId) {
+	let entry = toolRenders.get(toolCallId);
+	if (entry) return entry;
+	entry = { state: {}, call: undefined, result: undefined };
+	toolRenders.set(toolCallId, entry);
+	if (toolRenders.size > MAX_TOOL_RENDERS) toolRenders.delete(toolRenders.keys().next().value);
+	return entry;
+}
+
+// pi's ToolExecutionComponent: the call's component, then (once there is a result) the
+// result's, in a box with one column and one row of padding (renderShell "self": no
+// box). A part the tool does not render, or whose renderer throws, is pi-rs's fallback
+// (`callError` / `resultError` say why).
+function renderTool(message) {
+	const tool = tools.get(message.toolName);
+	const out = { shell: tool?.renderShell === "self" ? "self" : "default", call: null, result: null };
+	if (!tool) return out;
+	const width = Math.max(1, message.width ?? uiState.width);
+	const inner = out.shell === "self" ? width : Math.max(1, width - 2);
+	const entry = toolRender(String(message.toolCallId ?? ""));
+	const context = (lastComponent) => ({
+		args: message.args,
+		toolCallId: message.toolCallId,
+		invalidate: () => uiNotice("renderInvalidate", { toolCallId: message.toolCallId }),
+		lastComponent,
+		state: entry.state,
+		cwd: hello?.cwd,
+		executionStarted: message.executionStarted === true,
+		argsComplete: message.argsComplete === true,
+		isPartial: message.isPartial === true,
+		expanded: message.expanded === true,
+		showImages: message.showImages !== false,
+		isError: message.isError === true,
+	});
+	if (typeof tool.renderCall === "function") {
+		try {
+			const component = tool.renderCall(message.args, currentTheme, context(entry.call));
+			entry.call = component;
+			out.call = componentLines(component, inner);
+		} catch (err) {
+			entry.call = undefined;
+			out.callError = errorText(err);
+		}
+	}
+	if (message.result && typeof tool.renderResult === "function") {
+		try {
+			const component = tool.renderResult(
+				{ content: toolContent(message.result.content ?? []), details: message.result.details },
+				{ expanded: message.expanded === true, isPartial: message.isPartial === true },
+				currentTheme,
+				context(entry.result),
+			);
+			entry.result = component;
+			out.result = componentLines(component, inner);
+		} catch (err) {
+			entry.result = undefined;
+			out.resultError = errorText(err);
+		}
+	}
+	return out;
+}
+
+function render(message) {
+	if (message.kind === "message") return renderMessage(message);
+	if (message.kind === "tool") return renderTool(message);
+	throw new Error(`unknown render kind ${message.kind}`);
 }
 
 // ---- ctx -----------------------------------------------------------------------------
@@ -1645,6 +1752,9 @@ function toolSpec(t) {
 		executionMode: t.executionMode,
 		promptSnippet: t.promptSnippet,
 		promptGuidelines: t.promptGuidelines ?? [],
+		renderCall: typeof t.renderCall === "function" ? true : undefined,
+		renderResult: typeof t.renderResult === "function" ? true : undefined,
+		renderShell: t.renderShell === "self" ? "self" : undefined,
 	};
 }
 
@@ -1669,6 +1779,7 @@ function registration() {
 			default: f.default,
 		})),
 		shortcuts: [...shortcuts.entries()].map(([key, s]) => ({ key, description: s?.description })),
+		messageRenderers: [...messageRenderers.keys()],
 		// pi waits for handlers without a limit; dialogs pause pi-rs's timeout anyway.
 		timeoutMs: 600000,
 		providers: pendingProviders,
@@ -1970,6 +2081,13 @@ async function handle(message) {
 			try {
 				const run = message.type === "autocomplete" ? autocomplete(message) : completeArguments(message);
 				answer(message.id, (await run) ?? null);
+			} catch (err) {
+				answer(message.id, undefined, errorText(err));
+			}
+			return;
+		case "render":
+			try {
+				answer(message.id, render(message));
 			} catch (err) {
 				answer(message.id, undefined, errorText(err));
 			}

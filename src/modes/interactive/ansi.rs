@@ -3,7 +3,7 @@
 //! row below it and break the renderer's idea of where things are).
 
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
@@ -104,9 +104,149 @@ pub fn line_width(line: &Line<'_>) -> usize {
     line.spans.iter().map(|s| s.content.width()).sum()
 }
 
+/// One line of a component's output: SGR colour and style codes become styles, other
+/// escape sequences and control characters are dropped.
+pub fn ansi_line(text: &str) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut style = Style::default();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            if !c.is_control() {
+                current.push(c);
+            }
+            continue;
+        }
+        if matches!(chars.peek(), Some(']' | '_' | 'P' | '^')) {
+            // OSC, APC (pi-tui's cursor marker), DCS, PM: skipped up to BEL or ST.
+            chars.next();
+            while let Some(p) = chars.next() {
+                if p == '\u{7}' {
+                    break;
+                }
+                if p == '\u{1b}' {
+                    if chars.peek() == Some(&'\\') {
+                        chars.next();
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        if chars.peek() != Some(&'[') {
+            // Other sequences: leave the rest of the line's text intact.
+            let rest: String = std::iter::once(c).chain(chars.by_ref()).collect();
+            current.push_str(&crate::modes::interactive::text::sanitize(&rest));
+            break;
+        }
+        chars.next();
+        let mut params = String::new();
+        let mut last = None;
+        for p in chars.by_ref() {
+            if ('\u{40}'..='\u{7e}').contains(&p) {
+                last = Some(p);
+                break;
+            }
+            params.push(p);
+        }
+        if last != Some('m') {
+            continue;
+        }
+        if !current.is_empty() {
+            spans.push(Span::styled(std::mem::take(&mut current), style));
+        }
+        style = apply_sgr(style, &params);
+    }
+    if !current.is_empty() {
+        spans.push(Span::styled(current, style));
+    }
+    Line::from(spans)
+}
+
+fn apply_sgr(mut style: Style, params: &str) -> Style {
+    let codes: Vec<u16> = params.split(';').map(|p| p.parse().unwrap_or(0)).collect();
+    let mut i = 0;
+    while i < codes.len() {
+        let code = codes[i];
+        match code {
+            0 => style = Style::default(),
+            1 => style = style.add_modifier(Modifier::BOLD),
+            2 => style = style.add_modifier(Modifier::DIM),
+            3 => style = style.add_modifier(Modifier::ITALIC),
+            4 => style = style.add_modifier(Modifier::UNDERLINED),
+            7 => style = style.add_modifier(Modifier::REVERSED),
+            9 => style = style.add_modifier(Modifier::CROSSED_OUT),
+            22 => style = style.remove_modifier(Modifier::BOLD | Modifier::DIM),
+            23 => style = style.remove_modifier(Modifier::ITALIC),
+            24 => style = style.remove_modifier(Modifier::UNDERLINED),
+            27 => style = style.remove_modifier(Modifier::REVERSED),
+            29 => style = style.remove_modifier(Modifier::CROSSED_OUT),
+            30..=37 => style = style.fg(Color::Indexed((code - 30) as u8)),
+            90..=97 => style = style.fg(Color::Indexed((code - 90 + 8) as u8)),
+            40..=47 => style = style.bg(Color::Indexed((code - 40) as u8)),
+            100..=107 => style = style.bg(Color::Indexed((code - 100 + 8) as u8)),
+            39 => style.fg = None,
+            49 => style.bg = None,
+            38 | 48 => {
+                let color = match codes.get(i + 1) {
+                    Some(5) => {
+                        let n = codes.get(i + 2).copied().unwrap_or(0);
+                        i += 2;
+                        Color::Indexed(n.min(255) as u8)
+                    }
+                    Some(2) => {
+                        let get = |k: usize| codes.get(i + k).copied().unwrap_or(0).min(255) as u8;
+                        let color = Color::Rgb(get(2), get(3), get(4));
+                        i += 4;
+                        color
+                    }
+                    _ => {
+                        i += 2;
+                        continue;
+                    }
+                };
+                style = if code == 38 {
+                    style.fg(color)
+                } else {
+                    style.bg(color)
+                };
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    style
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sgr_codes_become_styles() {
+        let line = ansi_line("a\x1b[1;38;2;255;0;0mred\x1b[0m b\x1b[32mg\x1b[39m");
+        let spans: Vec<(String, Style)> = line
+            .spans
+            .iter()
+            .map(|s| (s.content.to_string(), s.style))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                ("a".to_string(), Style::default()),
+                (
+                    "red".to_string(),
+                    Style::default()
+                        .add_modifier(Modifier::BOLD)
+                        .fg(Color::Rgb(255, 0, 0))
+                ),
+                (" b".to_string(), Style::default()),
+                ("g".to_string(), Style::default().fg(Color::Indexed(2))),
+            ]
+        );
+    }
+
     use ratatui::text::Span;
 
     fn strip_sgr(s: &str) -> String {

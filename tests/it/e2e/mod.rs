@@ -14,6 +14,9 @@
 //!   colours, side by side with the reference pi.
 //! - `ts_extensions_overlays`: pi's overlay examples (`overlay-test`, `overlay-qa-tests`,
 //!   `doom-overlay` with a WAD), side by side with the reference pi.
+//! - `ts_extensions_renderers`: chat items drawn by extensions (message renderers,
+//!   tool `renderCall` / `renderResult`, the hidden thinking label), side by side with
+//!   the reference pi.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
@@ -27,5 +30,6 @@ mod ts_extensions;
 mod ts_extensions_editor;
 mod ts_extensions_live_ui;
 mod ts_extensions_overlays;
+mod ts_extensions_renderers;
 mod ts_extensions_ui;
 mod tui;

@@ -256,6 +256,11 @@ impl App {
                 self.tool_started.insert(call.id.clone(), Instant::now());
                 let is_bash = call.name == "bash";
                 let index = self.tool_item(&call);
+                self.transcript.update_at(index, |i| {
+                    if let ChatItem::Tool(t) = i {
+                        t.execution_started = true;
+                    }
+                });
                 if is_bash {
                     // pi's bash starts with an empty update, so its box shows a live
                     // "Elapsed" from the first frame on.

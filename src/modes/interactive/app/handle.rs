@@ -201,6 +201,7 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::ExtensionUi(request) => {
             let _ = app.on_extension_ui(request);
         }
+        AppMsg::HostRendered(answer) => app.on_host_rendered(answer),
         AppMsg::ShareDone(result) => app.share_done(result),
         AppMsg::Reloaded(result) => app.finish_reload(result),
         AppMsg::Login(msg) => app.on_login_msg(msg),

@@ -214,10 +214,7 @@ impl App {
                 return Some(KeyCommand::None);
             }
             Action::ToolsExpand => {
-                let expanded = !self.transcript.expanded();
-                self.transcript.set_expanded(expanded);
-                self.header.expanded = expanded;
-                self.full_redraw = true;
+                self.set_tools_expanded(!self.transcript.expanded());
                 return Some(KeyCommand::None);
             }
             Action::ThinkingToggle => {

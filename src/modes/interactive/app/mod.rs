@@ -9,6 +9,7 @@ mod ext_overlays;
 mod extension_ui;
 mod handle;
 mod headless;
+mod host_render;
 mod input;
 mod loading;
 mod login;

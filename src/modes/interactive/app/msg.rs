@@ -34,6 +34,8 @@ pub enum AppMsg {
     Loaded(Result<Loaded, String>),
     /// A dialog or notice from an extension.
     ExtensionUi(crate::extensions::UiRequest),
+    /// The lines an extension drew for a chat item (or why not).
+    HostRendered(super::host_render::HostRendered),
     /// `/share` finished: the links, or why not.
     ShareDone(Result<String, String>),
     /// `/reload` finished: its warnings, or why it failed.

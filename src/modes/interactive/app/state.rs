@@ -70,6 +70,8 @@ pub struct ExtensionUi {
     pub completion_providers: Vec<PathBuf>,
     /// Extensions with `ctx.ui.onTerminalInput` listeners, in the order they added them.
     pub input_listeners: Vec<PathBuf>,
+    /// Chat items drawn by extensions (message renderers, tool renderers).
+    pub(super) host_renders: super::host_render::HostRenders,
 }
 
 /// An extension's prompt editor (it lives in the extension's host): its last lines, the
@@ -297,7 +299,8 @@ impl App {
     /// How far the scrollback can advance: every item up to the first one still live.
     pub fn committable(&self) -> usize {
         let mut end = self.committed;
-        while end < self.done.len() && self.done[end] {
+        while end < self.done.len() && self.done[end] && !self.extension_ui.host_renders.holds(end)
+        {
             end += 1;
         }
         end
@@ -314,11 +317,14 @@ impl App {
         // delay the first frame.
         let keep = tail_messages(&messages, MAX_ITEMS_ON_OPEN);
         self.omitted_items = count_items(&messages[..keep]);
+        let label = self.transcript.hidden_thinking_label().to_string();
         self.transcript = Transcript::from_messages(
             &messages[keep..],
             self.transcript.expanded(),
             self.hide_thinking,
         );
+        self.transcript.set_hidden_thinking_label(&label);
+        self.extension_ui.host_renders.reset();
         self.done = vec![true; self.transcript.len()];
         self.committed = 0;
         self.streaming = None;

@@ -190,6 +190,7 @@ impl App {
             return self.compose_with_overlays();
         }
         let width = self.width();
+        self.request_host_renders();
         let full = std::mem::take(&mut self.full_redraw);
         let end = self.committable();
         let mut history = Vec::new();

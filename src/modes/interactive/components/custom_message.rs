@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 
 use super::{Component, Ui, panel, text_block};
 use crate::messages::CustomMessage;
+use crate::modes::interactive::ansi::ansi_line;
 use crate::modes::interactive::markdown::{MarkdownStyle, render_markdown};
 use crate::modes::interactive::text::sanitize_single_line;
 use crate::modes::interactive::theme::ThemeToken;
@@ -14,6 +15,9 @@ use crate::modes::interactive::theme::ThemeToken;
 pub struct CustomMessageView {
     pub message: CustomMessage,
     pub expanded: bool,
+    /// The lines the extension's message renderer drew (pi's `registerMessageRenderer`),
+    /// shown instead of the default box once they arrived.
+    pub host_lines: Option<Vec<String>>,
 }
 
 impl CustomMessageView {
@@ -21,6 +25,7 @@ impl CustomMessageView {
         CustomMessageView {
             message,
             expanded: false,
+            host_lines: None,
         }
     }
 }
@@ -31,6 +36,11 @@ impl Component for CustomMessageView {
             return Vec::new();
         }
         let mut out = vec![Line::default()];
+        if let Some(lines) = &self.host_lines {
+            // pi: a spacer, then the renderer's component as it drew itself.
+            out.extend(lines.iter().map(|l| ansi_line(l)));
+            return out;
+        }
         out.extend(panel(
             width,
             1,
@@ -83,6 +93,14 @@ mod tests {
 
         Remember to run tests.
         ");
+        // A renderer's lines: after a blank row, as they were drawn.
+        let mut drawn = CustomMessageView::new(msg.clone());
+        drawn.host_lines = Some(vec!["\x1b[32m[INFO]\x1b[39m all good".into()]);
+        let lines = drawn.render(40, &Ui::new(&t, &keys));
+        assert_eq!(
+            plain(&lines, 40).split('\n').collect::<Vec<_>>(),
+            ["", "[INFO] all good"]
+        );
         msg.display = false;
         assert!(
             CustomMessageView::new(msg)

@@ -126,6 +126,8 @@ type CacheEntry = ((usize, u64, u64, Option<String>), Arc<[Line<'static>]>);
 pub struct Cached<C> {
     inner: C,
     cache: RefCell<Option<CacheEntry>>,
+    /// Counts the changes made through [`Cached::update`].
+    version: u64,
 }
 
 impl<C: Component> Cached<C> {
@@ -133,6 +135,7 @@ impl<C: Component> Cached<C> {
         Cached {
             inner,
             cache: RefCell::new(None),
+            version: 0,
         }
     }
 
@@ -143,7 +146,20 @@ impl<C: Component> Cached<C> {
     /// Changes the component and drops its cached lines.
     pub fn update(&mut self, f: impl FnOnce(&mut C)) {
         f(&mut self.inner);
+        self.version += 1;
         self.cache.get_mut().take();
+    }
+
+    /// Changes only how the component is drawn (lines an extension rendered for it),
+    /// not what it shows: the cache is dropped, the version stays.
+    pub fn update_drawing(&mut self, f: impl FnOnce(&mut C)) {
+        f(&mut self.inner);
+        self.cache.get_mut().take();
+    }
+
+    /// How many times the component was changed through [`Cached::update`].
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// The component's lines, rendered only when something changed.

@@ -87,7 +87,22 @@ pub struct ToolExecutionState {
     pub expanded: bool,
     /// How long it ran (bash shows `Took 1.2s`, or `Elapsed` while running).
     pub elapsed: Option<Duration>,
+    /// The tool started running (pi's `executionStarted`).
+    pub execution_started: bool,
+    /// What the tool's extension drew (pi's `renderCall` / `renderResult`), once it
+    /// arrived; pi-rs's own view until then.
+    pub host: Option<HostToolLines>,
     highlight: RefCell<IncrementalHighlight>,
+}
+
+/// The lines an extension's `renderCall` / `renderResult` drew for a tool box. A part
+/// that is `None` gets pi's fallback: the tool name, or the result's text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostToolLines {
+    /// pi's `renderShell: "self"`: the lines without the tool box.
+    pub self_shell: bool,
+    pub call: Option<Vec<String>>,
+    pub result: Option<Vec<String>>,
 }
 
 impl ToolExecutionState {
@@ -99,6 +114,8 @@ impl ToolExecutionState {
             partial: false,
             expanded: false,
             elapsed: None,
+            execution_started: false,
+            host: None,
             highlight: RefCell::new(IncrementalHighlight::default()),
         }
     }
@@ -106,6 +123,7 @@ impl ToolExecutionState {
     pub fn with_result(mut self, result: ToolResultView) -> Self {
         self.result = Some(result);
         self.partial = false;
+        self.execution_started = true;
         self
     }
 

@@ -427,3 +427,48 @@ fn byte_limits_are_printed_with_pis_format_size() {
     let shown = show(&ls, 50);
     assert!(shown.contains("[Truncated: 1.3KB limit]"), "{shown}");
 }
+
+#[test]
+fn an_extensions_lines_fill_pis_tool_box_with_fallbacks() {
+    // The call drawn by the extension, no result yet.
+    let mut state = ToolExecutionState::new(call("todo", json!({"action": "list"})));
+    state.host = Some(HostToolLines {
+        self_shell: false,
+        call: Some(vec!["\x1b[1mtodo\x1b[22m list".into()]),
+        result: None,
+    });
+    assert_eq!(
+        show(&state, 30)
+            .split('\n')
+            .map(str::trim_end)
+            .collect::<Vec<_>>(),
+        ["", "", " todo list", ""]
+    );
+    // The result without a renderer: pi's fallback, the result's text.
+    state = state.with_result(ok("2 todos"));
+    state.host = Some(HostToolLines {
+        self_shell: false,
+        call: None,
+        result: None,
+    });
+    assert_eq!(
+        show(&state, 30)
+            .split('\n')
+            .map(str::trim_end)
+            .collect::<Vec<_>>(),
+        ["", "", " todo", " 2 todos", ""]
+    );
+    // renderShell "self": the lines without the box.
+    state.host = Some(HostToolLines {
+        self_shell: true,
+        call: Some(vec!["● todo".into()]),
+        result: Some(vec!["  └ 2 todos".into()]),
+    });
+    assert_eq!(
+        show(&state, 30)
+            .split('\n')
+            .map(str::trim_end)
+            .collect::<Vec<_>>(),
+        ["", "● todo", "  └ 2 todos"]
+    );
+}

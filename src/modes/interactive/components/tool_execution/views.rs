@@ -6,7 +6,8 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::{ToolExecutionState, ToolResultView, expand_hint, title};
+use super::{HostToolLines, ToolExecutionState, ToolResultView, expand_hint, title};
+use crate::modes::interactive::ansi::ansi_line;
 use crate::modes::interactive::components::{Component, Ui, panel, text_block};
 use crate::modes::interactive::diff::render_diff;
 use crate::modes::interactive::highlight::{self, language_for_path};
@@ -27,12 +28,56 @@ impl Component for ToolExecutionState {
             ThemeToken::ToolSuccessBg
         });
         let mut out = vec![Line::default()];
+        if let Some(host) = &self.host {
+            if host.self_shell {
+                out.extend(host_body(self, host, width, ui));
+            } else {
+                out.extend(panel(width, 1, 1, background, |w| {
+                    host_body(self, host, w, ui)
+                }));
+            }
+            return out;
+        }
         out.extend(panel(width, 1, 1, background, |w| {
             let logical = body(self, w, ui);
             text_block(logical, w, 0)
         }));
         out
     }
+}
+
+/// A box an extension draws: its call lines (or pi's fallback, the tool's name), then,
+/// once there is a result, its result lines (or pi's fallback, the result's text).
+fn host_body(
+    state: &ToolExecutionState,
+    host: &HostToolLines,
+    width: usize,
+    ui: &Ui<'_>,
+) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = match &host.call {
+        Some(lines) => lines.iter().map(|l| ansi_line(l)).collect(),
+        None => text_block(
+            vec![vec![title(ui, &sanitize_single_line(&state.call.name))]],
+            width,
+            0,
+        ),
+    };
+    if let Some(result) = &state.result {
+        match &host.result {
+            Some(lines) => out.extend(lines.iter().map(|l| ansi_line(l))),
+            None => {
+                let text = result.text();
+                if !text.is_empty() {
+                    out.extend(text_block(
+                        plain_lines(&text, ui.fg(ThemeToken::ToolOutput)),
+                        width,
+                        0,
+                    ));
+                }
+            }
+        }
+    }
+    out
 }
 
 type Logical = Vec<Vec<Span<'static>>>;

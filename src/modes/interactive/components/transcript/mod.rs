@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use ratatui::text::Line;
 
-use super::assistant_message::AssistantMessageView;
+use super::assistant_message::{AssistantMessageView, DEFAULT_HIDDEN_THINKING_LABEL};
 use super::bash_execution::BashExecutionView;
 use super::custom_message::CustomMessageView;
 use super::skill_invocation::SkillInvocationView;
@@ -99,11 +99,22 @@ fn user_text(content: &UserContent) -> String {
 }
 
 /// All chat items with the display toggles.
-#[derive(Default)]
 pub struct Transcript {
     items: Vec<Cached<ChatItem>>,
     expanded: bool,
     hide_thinking: bool,
+    hidden_thinking_label: String,
+}
+
+impl Default for Transcript {
+    fn default() -> Self {
+        Transcript {
+            items: Vec::new(),
+            expanded: false,
+            hide_thinking: false,
+            hidden_thinking_label: DEFAULT_HIDDEN_THINKING_LABEL.to_string(),
+        }
+    }
 }
 
 impl Transcript {
@@ -115,6 +126,7 @@ impl Transcript {
             items: Vec::with_capacity(messages.len()),
             expanded,
             hide_thinking,
+            ..Transcript::default()
         };
         let mut pending: HashMap<String, usize> = HashMap::new();
         for message in messages {
@@ -187,6 +199,8 @@ impl Transcript {
         item.set_expanded(self.expanded);
         if let ChatItem::Assistant(a) = &mut item {
             a.hide_thinking = self.hide_thinking;
+            a.hidden_thinking_label
+                .clone_from(&self.hidden_thinking_label);
         }
         self.items.push(Cached::new(item));
     }
@@ -211,6 +225,41 @@ impl Transcript {
     pub fn update_at(&mut self, index: usize, f: impl FnOnce(&mut ChatItem)) {
         if let Some(item) = self.items.get_mut(index) {
             item.update(f);
+        }
+    }
+
+    /// Sets the lines an extension drew for the item at `index` without counting it as
+    /// a change of the item (see [`Transcript::version_at`]).
+    pub fn update_drawing_at(&mut self, index: usize, f: impl FnOnce(&mut ChatItem)) {
+        if let Some(item) = self.items.get_mut(index) {
+            item.update_drawing(f);
+        }
+    }
+
+    /// How often the item at `index` changed (an extension draws it again when this
+    /// moves on).
+    pub fn version_at(&self, index: usize) -> Option<u64> {
+        self.items.get(index).map(Cached::version)
+    }
+
+    /// The label of hidden thinking blocks (`ctx.ui.setHiddenThinkingLabel`).
+    pub fn hidden_thinking_label(&self) -> &str {
+        &self.hidden_thinking_label
+    }
+
+    /// Changes the label of hidden thinking blocks on every assistant message.
+    pub fn set_hidden_thinking_label(&mut self, label: &str) {
+        self.hidden_thinking_label = label.to_string();
+        for item in &mut self.items {
+            if let ChatItem::Assistant(a) = item.get()
+                && a.hidden_thinking_label != label
+            {
+                item.update(|i| {
+                    if let ChatItem::Assistant(a) = i {
+                        a.hidden_thinking_label = label.to_string();
+                    }
+                });
+            }
         }
     }
 

@@ -226,6 +226,36 @@ fn summaries_bash_and_failed_turns() {
 }
 
 #[test]
+fn the_hidden_thinking_label_applies_to_old_and_new_messages() {
+    let (t, keys) = ui_parts();
+    let ui = Ui::new(&t, &keys);
+    let thinking = || {
+        assistant(
+            vec![AssistantBlock::Thinking(ThinkingContent {
+                thinking: "hmm".into(),
+                ..Default::default()
+            })],
+            StopReason::Stop,
+        )
+    };
+    let mut transcript = Transcript::from_messages(&[thinking()], false, true);
+    let before = transcript.version_at(0).unwrap();
+    transcript.set_hidden_thinking_label("Pondering...");
+    assert!(transcript.version_at(0).unwrap() > before);
+    let AgentMessage::Assistant(m) = thinking() else {
+        unreachable!()
+    };
+    transcript.push(ChatItem::Assistant(AssistantMessageView::new(m)));
+    let text = plain(&transcript.render_all(40, &ui), 40);
+    assert_eq!(text.matches("Pondering...").count(), 2, "{text}");
+    assert!(!text.contains("Thinking..."), "{text}");
+    // Lines drawn by an extension change the picture, not the version.
+    let version = transcript.version_at(1).unwrap();
+    transcript.update_drawing_at(1, |_| {});
+    assert_eq!(transcript.version_at(1), Some(version));
+}
+
+#[test]
 fn tail_rendering_matches_the_end_of_the_full_render() {
     let (t, keys) = ui_parts();
     let ui = Ui::new(&t, &keys);
