@@ -408,6 +408,8 @@ async fn acquire(
         let socket = connect(upgrade, limit, cancel).await?;
         return Ok(own(socket));
     };
+    // Lives only for this lookup: the socket moves out of it at once.
+    #[allow(clippy::large_enum_variant)]
     enum Found {
         Idle(u64, Socket, Option<Continuation>),
         Busy,

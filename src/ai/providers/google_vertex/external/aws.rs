@@ -153,7 +153,7 @@ fn signed_token(
     // As Google's library: the service is the host's first label (`sts`).
     let service = host.split('.').next().unwrap_or("").to_string();
     let mut signed = vec![
-        ("host".to_string(), host.clone()),
+        ("host".to_string(), host),
         ("x-amz-date".to_string(), amz_date.to_string()),
     ];
     if let Some(token) = &credentials.session_token {
