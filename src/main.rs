@@ -117,7 +117,12 @@ fn run(args: Args) -> Result<u8, StartupError> {
         .enable_all()
         .build()
         .map_err(|e| StartupError(format!("cannot start the runtime: {e}")))?;
-    let code = rt.block_on(run_mode(launch));
+    let code = rt.block_on(async {
+        let code = run_mode(launch).await;
+        // Kept Codex WebSockets get a close frame rather than a dropped connection.
+        pi::ai::providers::codex_websocket::close_all().await;
+        code
+    });
     pi::tools::shell::kill_all_running();
     if rpc {
         // The blocking stdin reader may still be parked in a read; do not wait for it.

@@ -93,11 +93,11 @@ pub(crate) fn env(pairs: &[(&'static str, &str)]) -> Vec<(&'static str, String)>
     pairs.iter().map(|(k, v)| (*k, v.to_string())).collect()
 }
 
-fn ok_json(body: Value) -> StubResponse {
+pub(crate) fn ok_json(body: Value) -> StubResponse {
     (200, Vec::new(), body.to_string())
 }
 
-fn not_found() -> StubResponse {
+pub(crate) fn not_found() -> StubResponse {
     (404, Vec::new(), "not found".into())
 }
 
@@ -370,7 +370,7 @@ fn bedrock_errors_are_named_by_the_x_amzn_errortype_header() {
 
 // ---- Vertex ------------------------------------------------------------------------------
 
-fn vertex_project() -> Project {
+pub(crate) fn vertex_project() -> Project {
     let p = Project::new(json!({"default": {"text": "vertex ok"}}));
     let models = json!({"providers": {"google-vertex": {
         "baseUrl": p.server.url(), "apiKey": "gcp-vertex-credentials"
@@ -380,7 +380,7 @@ fn vertex_project() -> Project {
 }
 
 /// Runs pi on Vertex and returns the `authorization` of its one model request.
-fn vertex_authorization(p: &Project, env: &[(&str, String)]) -> String {
+pub(crate) fn vertex_authorization(p: &Project, env: &[(&str, String)]) -> String {
     let mut all = vec![
         ("GOOGLE_CLOUD_PROJECT", "pi-test".to_string()),
         ("GOOGLE_CLOUD_LOCATION", "us-central1".to_string()),
@@ -400,7 +400,7 @@ fn vertex_authorization(p: &Project, env: &[(&str, String)]) -> String {
 
 /// Google STS and IAM credentials: the subject token `subject` is traded for
 /// `federated`, which impersonation trades for `sa-token`.
-fn google_sts(subject: &'static str) -> HttpStub {
+pub(crate) fn google_sts(subject: &'static str) -> HttpStub {
     HttpStub::start(move |r: &StubRequest| match r.path() {
         "/v1/token" => {
             let form = r.form();
@@ -427,7 +427,7 @@ fn google_sts(subject: &'static str) -> HttpStub {
     })
 }
 
-fn external_account(sts: &HttpStub, source: Value, impersonate: bool) -> Value {
+pub(crate) fn external_account(sts: &HttpStub, source: Value, impersonate: bool) -> Value {
     let mut creds = json!({
         "type": "external_account",
         "audience": "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/pool/providers/prov",

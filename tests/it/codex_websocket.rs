@@ -1,15 +1,19 @@
 //! `openai-codex-responses` over a WebSocket, through the built binary: with the default
 //! `transport` (`auto`) a prompt streams over the loopback Codex WebSocket server (text,
 //! a tool call and its result, usage), with the upgrade headers and the
-//! `response.create` message pi sends; a refused upgrade falls back to SSE and the
-//! session keeps to SSE; `transport: "sse"` never asks for an upgrade; a socket closed
-//! after the first event ends the answer with pi's error and no SSE request.
+//! `response.create` messages pi sends, on one socket for the session, later requests
+//! carrying only the new input with `previous_response_id`; `websocket` keeps the socket
+//! but sends the whole context; a forgotten previous response or a kept socket the
+//! server dropped is sent again in full on a new socket; a refused upgrade falls back to
+//! SSE and the session keeps to SSE; `transport: "sse"` never asks for an upgrade; a
+//! socket closed after the first event ends the answer with pi's error and no SSE
+//! request.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
 use std::process::Command;
 use std::time::Duration;
 
-use crate::support::codex_ws::CodexWs;
+use crate::support::codex_ws::{CodexWs, Quirks};
 use crate::support::mock_llm::{MockLlm, Reply, Script, ScriptToolCall, ScriptUsage};
 use crate::support::reference_pi;
 use serde_json::{Value, json};
@@ -53,7 +57,13 @@ fn replies() -> Vec<Reply> {
 /// Runs our binary (or pi's) in json mode against `base`, with `settings` in the home;
 /// returns stdout. The run must succeed.
 fn run(reference: bool, base: &str, settings: Value) -> String {
-    let (cmd, _dirs) = command(reference, base, &settings);
+    run_prompts(reference, base, settings, &["What do the notes say?"])
+}
+
+/// [`run`] with these prompts, one after another in the same session.
+fn run_prompts(reference: bool, base: &str, settings: Value, prompts: &[&str]) -> String {
+    let (mut cmd, _dirs) = command(reference, base, &settings);
+    cmd.args(&prompts[1..]);
     reference_pi::run(cmd, "", Duration::from_secs(120)).unwrap()
 }
 
@@ -144,9 +154,9 @@ fn auto_streams_text_tool_calls_and_usage_over_the_websocket() {
     assert_eq!(answer["usage"]["output"], 45);
     assert_eq!(answer["api"], "openai-codex-responses");
 
-    // One socket a request, each upgraded with pi's headers.
+    // One socket for the session, upgraded with pi's headers.
     let handshakes = server.handshakes();
-    assert_eq!(handshakes.len(), 2, "{handshakes:?}");
+    assert_eq!(handshakes.len(), 1, "{handshakes:?}");
     for h in &handshakes {
         assert_eq!(h.path, "/backend-api/codex/responses");
         assert_eq!(
@@ -167,8 +177,8 @@ fn auto_streams_text_tool_calls_and_usage_over_the_websocket() {
         assert_eq!(h.header("content-type"), None);
     }
 
-    // The first message is the SSE body with `type: response.create`; the second carries
-    // the tool call and its result.
+    // The first message is the SSE body with `type: response.create`; the second only
+    // the tool result, after the first response.
     let messages = server.messages();
     assert_eq!(messages.len(), 2);
     let first = &messages[0];
@@ -181,20 +191,121 @@ fn auto_streams_text_tool_calls_and_usage_over_the_websocket() {
         first["prompt_cache_key"],
         handshakes[0].header("session_id").unwrap()
     );
+    assert_eq!(first.get("previous_response_id"), None);
+    assert_eq!(messages[1]["previous_response_id"], "resp_mock1");
     let input = messages[1]["input"].as_array().unwrap();
-    let output = input
+    assert_eq!(input.len(), 1, "{input:?}");
+    assert_eq!(input[0]["type"], "function_call_output");
+    assert!(
+        input[0]["output"].as_str().unwrap().contains("hello"),
+        "{input:?}"
+    );
+    // Everything else is the first request's.
+    let rest = |m: &Value| {
+        let mut m = m.clone();
+        let fields = m.as_object_mut().unwrap();
+        fields.remove("input");
+        fields.remove("previous_response_id");
+        m
+    };
+    assert_eq!(rest(first), rest(&messages[1]));
+}
+
+/// Three replies: read a file, answer, then answer the second prompt.
+fn two_turns() -> Vec<Reply> {
+    let mut replies = replies();
+    replies.push(Reply {
+        text: Some("Still hello.".into()),
+        ..Reply::default()
+    });
+    replies
+}
+
+const PROMPTS: &[&str] = &["What do the notes say?", "And now?"];
+
+#[test]
+fn a_session_keeps_its_socket_and_sends_only_the_new_input() {
+    let server = CodexWs::start(two_turns());
+    let out = run_prompts(false, &server.url(), json!({}), PROMPTS);
+    assert_eq!(text_of(&last_assistant(&out)), "Still hello.", "{out}");
+    assert_eq!(server.handshakes().len(), 1);
+    let messages = server.messages();
+    assert_eq!(messages.len(), 3);
+    let full = messages[0]["input"].as_array().unwrap().len();
+    assert_eq!(messages[1]["previous_response_id"], "resp_mock1");
+    assert_eq!(messages[2]["previous_response_id"], "resp_mock2");
+    // The second turn sends the new user message alone.
+    let input = messages[2]["input"].as_array().unwrap();
+    assert_eq!(input.len(), 1, "{input:?}");
+    assert_eq!(input[0]["role"], "user");
+    assert_eq!(input[0]["content"][0]["text"], "And now?");
+    assert!(full >= 1);
+}
+
+#[test]
+fn websocket_keeps_the_socket_but_sends_the_whole_context() {
+    let server = CodexWs::start(two_turns());
+    let out = run_prompts(
+        false,
+        &server.url(),
+        json!({"transport": "websocket"}),
+        PROMPTS,
+    );
+    assert_eq!(text_of(&last_assistant(&out)), "Still hello.", "{out}");
+    assert_eq!(server.handshakes().len(), 1);
+    let messages = server.messages();
+    assert_eq!(messages.len(), 3);
+    let lengths: Vec<usize> = messages
         .iter()
-        .find(|i| i["type"] == "function_call_output")
-        .unwrap();
+        .map(|m| m["input"].as_array().unwrap().len())
+        .collect();
     assert!(
-        output["output"].as_str().unwrap().contains("hello"),
-        "{output}"
+        lengths[0] < lengths[1] && lengths[1] < lengths[2],
+        "{lengths:?}"
     );
     assert!(
-        input
+        messages
             .iter()
-            .any(|i| i["type"] == "function_call" && i["name"] == "read")
+            .all(|m| m.get("previous_response_id").is_none())
     );
+}
+
+#[test]
+fn a_forgotten_previous_response_is_sent_again_in_full_on_a_new_socket() {
+    let quirks = Quirks {
+        forget_previous: true,
+        ..Quirks::default()
+    };
+    let server = CodexWs::start_with(two_turns(), quirks);
+    let out = run_prompts(false, &server.url(), json!({}), PROMPTS);
+    assert_eq!(text_of(&last_assistant(&out)), "Still hello.", "{out}");
+    // Each later request: a delta (refused), then the whole context on a new socket.
+    let messages = server.messages();
+    let deltas: Vec<bool> = messages
+        .iter()
+        .map(|m| m.get("previous_response_id").is_some())
+        .collect();
+    assert_eq!(deltas, [false, true, false, true, false], "{messages:?}");
+    assert_eq!(server.handshakes().len(), 3);
+    assert!(!out.contains("previous_response_not_found"), "{out}");
+}
+
+#[test]
+fn a_kept_socket_the_server_dropped_is_replaced_and_sent_the_whole_context() {
+    let quirks = Quirks {
+        drop_second_message: true,
+        ..Quirks::default()
+    };
+    let server = CodexWs::start_with(two_turns(), quirks);
+    let out = run_prompts(false, &server.url(), json!({}), PROMPTS);
+    assert_eq!(text_of(&last_assistant(&out)), "Still hello.", "{out}");
+    let messages = server.messages();
+    let deltas: Vec<bool> = messages
+        .iter()
+        .map(|m| m.get("previous_response_id").is_some())
+        .collect();
+    assert_eq!(deltas, [false, true, false, true, false], "{messages:?}");
+    assert_eq!(server.handshakes().len(), 3);
 }
 
 #[test]
@@ -260,25 +371,20 @@ fn a_socket_closed_after_the_first_event_ends_the_answer_without_sse() {
     assert_eq!(server.handshakes().len(), 1);
 }
 
-/// Both binaries against the same WebSocket server: the first upgrade's headers that
-/// matter and the first `response.create` message are equal (session ids replaced, the
-/// prose of the system prompt and tools aside).
-/// Later requests differ on purpose: pi keeps the socket and sends only the new input
-/// with `previous_response_id`; pi-rs opens a new socket with the whole context.
+/// Both binaries against the same WebSocket server, a conversation of two prompts and a
+/// tool call: the upgrades (one each) and their headers that matter, and every
+/// `response.create` message — the whole first, the deltas after it — are equal
+/// (session ids replaced, the prose of the system prompt and tools aside).
 #[test]
-fn the_upgrade_and_first_message_equal_pis() {
+fn the_upgrade_and_every_message_equal_pis() {
     if let Err(why) = reference_pi::available() {
         eprintln!("skipped: {why}");
         return;
     }
     let capture = |reference: bool| {
-        let server = CodexWs::start(replies());
-        let out = run(reference, &server.url(), json!({}));
-        assert_eq!(
-            text_of(&last_assistant(&out)),
-            "The notes say hello.",
-            "{out}"
-        );
+        let server = CodexWs::start(two_turns());
+        let out = run_prompts(reference, &server.url(), json!({}), PROMPTS);
+        assert_eq!(text_of(&last_assistant(&out)), "Still hello.", "{out}");
         (server.handshakes(), server.messages())
     };
     let (pi_handshakes, pi_messages) = capture(true);
@@ -287,6 +393,8 @@ fn the_upgrade_and_first_message_equal_pis() {
         regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
     let normal = |v: &Value| uuid.replace_all(&v.to_string(), "<uuid>").into_owned();
     // (Node's WebSocket adds `accept: */*` to pi's upgrade on its own; pi sets none.)
+    assert_eq!(pi_handshakes.len(), 1);
+    assert_eq!(our_handshakes.len(), 1);
     {
         let (theirs, ours) = (&pi_handshakes[0], &our_handshakes[0]);
         assert_eq!(theirs.path, ours.path);
@@ -319,9 +427,9 @@ fn the_upgrade_and_first_message_equal_pis() {
         }
         normal(&m)
     };
-    assert_eq!(
-        shape(&pi_messages[0]),
-        shape(&our_messages[0]),
-        "first response.create"
-    );
+    assert_eq!(pi_messages.len(), 3);
+    assert_eq!(our_messages.len(), 3);
+    for (i, (theirs, ours)) in pi_messages.iter().zip(&our_messages).enumerate() {
+        assert_eq!(shape(theirs), shape(ours), "response.create {i}");
+    }
 }

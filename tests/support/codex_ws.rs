@@ -3,7 +3,8 @@
 //! with the next scripted reply as the Responses events the SSE mock would stream (one
 //! JSON event per text message), and records every message it got. A reply with
 //! `drop_after_bytes` set sends that many events and then closes the socket with code
-//! 1011 before `response.completed`.
+//! 1011 before `response.completed`. [`Quirks`] make it misbehave as a real backend
+//! may: forget previous responses, or drop a socket on its second request.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -35,8 +36,19 @@ impl Handshake {
     }
 }
 
+/// Ways the server misbehaves on purpose.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Quirks {
+    /// Answers every `response.create` with a `previous_response_id` with
+    /// `previous_response_not_found` (using no reply).
+    pub forget_previous: bool,
+    /// Closes a socket, without a word, when its second message arrives (using no reply).
+    pub drop_second_message: bool,
+}
+
 #[derive(Default)]
 struct State {
+    quirks: Quirks,
     replies: Mutex<VecDeque<Reply>>,
     handshakes: Mutex<Vec<Handshake>>,
     messages: Mutex<Vec<Value>>,
@@ -52,11 +64,17 @@ pub struct CodexWs {
 impl CodexWs {
     /// Starts on a free port with `replies` for the requests in order.
     pub fn start(replies: Vec<Reply>) -> CodexWs {
+        CodexWs::start_with(replies, Quirks::default())
+    }
+
+    /// [`CodexWs::start`] with `quirks`.
+    pub fn start_with(replies: Vec<Reply>, quirks: Quirks) -> CodexWs {
         let std_listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
         std_listener.set_nonblocking(true).unwrap();
         let addr = std_listener.local_addr().unwrap();
         let state = Arc::new(State {
             replies: Mutex::new(replies.into()),
+            quirks,
             ..State::default()
         });
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -132,12 +150,28 @@ async fn serve_one(socket: TcpStream, state: Arc<State>) {
     let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(socket, record).await else {
         return;
     };
+    let mut on_this_socket = 0;
     while let Some(Ok(message)) = ws.next().await {
         let Message::Text(text) = message else {
             continue;
         };
+        on_this_socket += 1;
         let body: Value = serde_json::from_str(text.as_str()).unwrap_or(Value::Null);
         let model = body["model"].as_str().unwrap_or("").to_string();
+        let forget = state.quirks.forget_previous && body.get("previous_response_id").is_some();
+        if state.quirks.drop_second_message && on_this_socket == 2 {
+            state.messages.lock().unwrap().push(body);
+            return;
+        }
+        if forget {
+            state.messages.lock().unwrap().push(body);
+            let error = serde_json::json!({"type": "error", "code": "previous_response_not_found",
+                "message": "Previous response with id 'x' not found."});
+            if ws.send(Message::text(error.to_string())).await.is_err() {
+                return;
+            }
+            continue;
+        }
         let n = {
             let mut messages = state.messages.lock().unwrap();
             messages.push(body);

@@ -346,9 +346,17 @@ async fn run_inner(
     if matches!(model.api, Api::OpenAiCodexResponses) && codex_websocket::wanted(options) {
         let mut decoder = decoder_for(model, context, options);
         let stalled = || stalled_message(options.retry.timeout_ms);
-        match codex_websocket::stream(&request, options, decoder.as_mut(), out, send, &stalled)
-            .await
-        {
+        let streamed = codex_websocket::stream(
+            model,
+            &request,
+            options,
+            decoder.as_mut(),
+            out,
+            send,
+            &stalled,
+        )
+        .await;
+        match streamed {
             Ok(()) if options.cancel.is_cancelled() => return Err(Failure::Aborted),
             Ok(()) => return Ok(()),
             Err(codex_websocket::WsFailure::Aborted) => return Err(Failure::Aborted),
@@ -356,6 +364,8 @@ async fn run_inner(
                 codex_websocket::record_failure(options);
                 return Err(Failure::Error(text));
             }
+            // The server's own error: the session keeps its WebSocket, as in pi.
+            Err(codex_websocket::WsFailure::Api(text)) => return Err(Failure::Error(text)),
             // Nothing was decoded: the same request goes over SSE, as in pi.
             Err(codex_websocket::WsFailure::BeforeStart) => {
                 codex_websocket::record_failure(options);

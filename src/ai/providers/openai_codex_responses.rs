@@ -8,8 +8,8 @@
 //! agent and `OpenAI-Beta: responses=experimental`. The body differs from OpenAI's: the
 //! system prompt is `instructions`, tools are not strict (`strict: null`), there is no
 //! output limit, and `text.verbosity`, `tool_choice` and `parallel_tool_calls` are set.
-//! pi first tries a WebSocket transport and falls back to this SSE one; pi-rs always
-//! uses SSE.
+//! pi first tries a WebSocket transport (see [`super::codex_websocket`]) and falls back
+//! to this SSE one.
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use super::openai_responses::{convert_messages_with, tools_json};
 use super::wire::HttpRequest;
 use super::{StreamOptions, clamp_thinking_level, mapped_level};
-use crate::ai::message::Context;
+use crate::ai::message::{AssistantMessage, Context, Message};
 use crate::ai::model::{Model, ThinkingLevel};
 
 const DEFAULT_BASE_URL: &str = "https://chatgpt.com/backend-api";
@@ -181,6 +181,20 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
         );
     }
     Value::Object(p)
+}
+
+/// A completed response as the input items the next request would carry for it, tool
+/// results aside (what a WebSocket delta request builds on, as pi's continuation).
+pub(crate) fn response_items(model: &Model, message: &AssistantMessage) -> Vec<Value> {
+    let context = Context {
+        system_prompt: None,
+        messages: vec![Message::Assistant(message.clone())],
+        tools: Vec::new(),
+    };
+    convert_messages_with(model, &context, CODEX_TOOL_CALL_PROVIDERS, false)
+        .into_iter()
+        .filter(|item| item.get("type").and_then(Value::as_str) != Some("function_call_output"))
+        .collect()
 }
 
 /// The error text for a failed status, as pi's `parseErrorResponse`: a friendly line for

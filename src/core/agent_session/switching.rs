@@ -184,6 +184,7 @@ impl AgentSession {
         target: Option<&Path>,
     ) -> Result<(), String> {
         let previous = self.current_session_file();
+        let previous_id = self.state().session.session_id().to_string();
         self.extensions_switching(shutdown, target).await;
         self.flush_extension_actions().await;
         let restore_model = matches!(replacement, Replacement::Open(_));
@@ -204,6 +205,11 @@ impl AgentSession {
                 }
                 Replacement::Open(manager) => st.session = *manager,
             }
+        }
+        // The replaced session's resources go, as pi's `dispose` (its kept Codex socket).
+        let replaced = self.state().session.session_id().to_string() != previous_id;
+        if replaced {
+            crate::ai::providers::codex_websocket::close_session(&previous_id).await;
         }
         let before = (self.model(), self.thinking_level());
         self.after_session_replaced(restore_model);

@@ -4,7 +4,14 @@
 //! or `json` with `subject_token_field_name`), traded at `token_url` (Google STS,
 //! RFC 8693 token exchange) for a federated token, which is then traded at
 //! `service_account_impersonation_url` for a service account's token when the file
-//! names one. Executable and AWS sources are not supported.
+//! names one. The subject token may also come from a program
+//! (`credential_source.executable`, see [`executable`]) or be a signed AWS request
+//! (`credential_source.environment_id` `aws1`, see [`aws`]); as in Google's library an
+//! `environment_id` makes the source an AWS one, else an `executable` makes it a
+//! program, else it is a file or URL source.
+
+mod aws;
+mod executable;
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -26,7 +33,7 @@ pub async fn token(client: &reqwest::Client, creds: &Value) -> Result<(String, u
     let source = creds
         .get("credential_source")
         .ok_or("external_account credentials lack credential_source")?;
-    let subject = subject_token(client, source).await?;
+    let subject = subject_token(client, creds, source).await?;
     let token_url = str_field(creds, "token_url").unwrap_or(DEFAULT_TOKEN_URL);
     let mut form = vec![
         (
@@ -103,8 +110,18 @@ async fn impersonate(
     Ok((token, expires_in))
 }
 
-/// The subject token of a file or URL `credential_source`.
-async fn subject_token(client: &reqwest::Client, source: &Value) -> Result<String, String> {
+/// The subject token of `creds`' `credential_source`.
+async fn subject_token(
+    client: &reqwest::Client,
+    creds: &Value,
+    source: &Value,
+) -> Result<String, String> {
+    if source.get("environment_id").is_some() {
+        return aws::subject_token(client, creds, source).await;
+    }
+    if let Some(program) = source.get("executable") {
+        return executable::subject_token(creds, program).await;
+    }
     let raw = if let Some(file) = str_field(source, "file") {
         std::fs::read_to_string(file)
             .map_err(|e| format!("Could not read the subject token file {file}: {e}"))?
@@ -119,7 +136,7 @@ async fn subject_token(client: &reqwest::Client, source: &Value) -> Result<Strin
         }
         send_text(request, "The subject token request").await?
     } else {
-        return Err("Unsupported external_account credential_source: only file and url sources are supported".into());
+        return Err("Unsupported external_account credential_source: it names no file, url, executable or AWS environment_id".into());
     };
     let format = source.get("format");
     match format.and_then(|f| str_field(f, "type")).unwrap_or("text") {
