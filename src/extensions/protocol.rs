@@ -263,6 +263,12 @@ pub struct UiCall {
     /// `setWidget`: the lines come from a component (shown as rendered).
     #[serde(default)]
     pub widget_component: Option<bool>,
+    /// `setTheme`: the theme's name.
+    #[serde(default)]
+    pub theme_name: Option<String>,
+    /// `setTheme`: save the choice in the settings.
+    #[serde(default)]
+    pub persist: Option<bool>,
 }
 
 /// A command the host runs for the extension (pi's `pi.exec`).

@@ -92,6 +92,12 @@ pub enum UiMethod {
     SetWorkingMessage {
         message: Option<String>,
     },
+    /// `ctx.ui.setTheme`: switch to the theme `name`; `persist`: save it as the
+    /// settings' theme (a name was given, not a Theme object).
+    SetTheme {
+        name: String,
+        persist: bool,
+    },
 }
 
 /// Sends key input to a custom component in the host (`ui_input` messages).
@@ -176,6 +182,7 @@ impl UiMethod {
                 | UiMethod::SetFooter { .. }
                 | UiMethod::SetHeader { .. }
                 | UiMethod::SetWorkingMessage { .. }
+                | UiMethod::SetTheme { .. }
                 | UiMethod::SetWidget {
                     component: true,
                     ..
@@ -263,6 +270,10 @@ impl UiMethod {
             },
             "setWorkingMessage" => UiMethod::SetWorkingMessage {
                 message: call.message.clone(),
+            },
+            "setTheme" => UiMethod::SetTheme {
+                name: call.theme_name.clone().unwrap_or_default(),
+                persist: call.persist == Some(true),
             },
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
@@ -388,6 +399,9 @@ impl UiRequest {
             UiMethod::SetHeader { lines } => json!({"method": "setHeader", "lines": lines}),
             UiMethod::SetWorkingMessage { message } => {
                 json!({"method": "setWorkingMessage", "message": message})
+            }
+            UiMethod::SetTheme { name, persist } => {
+                json!({"method": "setTheme", "themeName": name, "persist": persist})
             }
         };
         if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {

@@ -20,5 +20,6 @@ mod keys;
 mod tree;
 mod ts_extensions;
 mod ts_extensions_live_ui;
+mod ts_extensions_themes;
 mod ts_extensions_ui;
 mod tui;

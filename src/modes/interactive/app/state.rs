@@ -147,6 +147,10 @@ pub struct App {
     /// The real session is still being opened; submits wait in `queued_submits`.
     pub loading: bool,
     pub queued_submits: Vec<String>,
+    /// Extension commands waiting for the reload they asked for (`ctx.reload()`).
+    pub reload_waiters: Vec<tokio::sync::oneshot::Sender<()>>,
+    /// The revision of the session's extension theme files `themes` was built with.
+    pub extension_themes_seen: u64,
     /// How long one frame may spend printing history.
     pub history_budget: std::time::Duration,
     /// Printed after the terminal is restored (e.g. `No session selected`).
@@ -381,6 +385,8 @@ impl App {
         self.show_startup_notices();
         self.warn_anthropic_extra_usage();
         self.forward_extension_ui();
+        self.session
+            .set_reload_handler(super::reload::ui_reload_handler(self.tx.clone()));
         // Messages typed while loading are sent by the event loop once it listens to
         // the new session (`run_queued_submits` after `Effect::Resubscribe`): sent from
         // here, the prompt's first events could come before that and be lost.
