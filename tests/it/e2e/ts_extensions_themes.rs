@@ -125,6 +125,18 @@ fn extension_theme_paths_join_the_theme_list() {
         30,
     );
     t.wait_until("the editor", WAIT, editor_ready);
+    // The extension's theme arrives with the UI state once its `resources_discover`
+    // answered: ask until the extension sees it.
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        submit(&t, "/themes");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let screen = t.screen();
+        if screen.contains("found=true") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{screen}");
+    }
     submit(&t, "/themes dynamic-resources");
     let screen = t.wait_for("now=dynamic-resources", WAIT);
     assert!(

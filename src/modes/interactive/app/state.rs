@@ -396,8 +396,10 @@ impl App {
     /// attached extension host (after loading or `/reload`) has a new one to forward.
     pub fn forward_extension_ui(&mut self) {
         if let Some(mut requests) = self.session.take_ui_requests() {
-            // A new host: it has not seen the terminal's state yet.
+            // A new host: it has not seen the terminal's state yet; it gets it now, before
+            // a command typed meanwhile runs (the theme list, the width).
             self.extension_ui.sent_state = None;
+            self.sync_extension_ui_state();
             let tx = self.tx.clone();
             tokio::spawn(async move {
                 while let Some(request) = requests.recv().await {
