@@ -206,34 +206,6 @@ fn user_bash_result(value: &Value) -> Result<UserBashResult, String> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_user_bash_result_reads_pis_bash_result_fields() {
-        let result = user_bash_result(&json!({
-            "output": "done", "exitCode": 3, "cancelled": false, "truncated": true,
-            "fullOutputPath": "/tmp/x"
-        }))
-        .unwrap();
-        assert_eq!(
-            result,
-            UserBashResult {
-                output: "done".into(),
-                exit_code: Some(3),
-                cancelled: false,
-                truncated: true,
-                full_output_path: Some("/tmp/x".into()),
-            }
-        );
-        assert!(user_bash_result(&json!("text")).is_err());
-        let cancelled = user_bash_result(&json!({"cancelled": true})).unwrap();
-        assert_eq!(cancelled.exit_code, None);
-        assert!(cancelled.cancelled);
-    }
-}
-
 /// pi's error for a `message_end` answer whose message has another role.
 pub const MESSAGE_END_ROLE_ERROR: &str =
     "message_end handlers must return a message with the same role";
@@ -274,5 +246,33 @@ impl ExtensionHost {
             }
         }
         current
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_bash_result_reads_pis_bash_result_fields() {
+        let result = user_bash_result(&json!({
+            "output": "done", "exitCode": 3, "cancelled": false, "truncated": true,
+            "fullOutputPath": "/tmp/x"
+        }))
+        .unwrap();
+        assert_eq!(
+            result,
+            UserBashResult {
+                output: "done".into(),
+                exit_code: Some(3),
+                cancelled: false,
+                truncated: true,
+                full_output_path: Some("/tmp/x".into()),
+            }
+        );
+        assert!(user_bash_result(&json!("text")).is_err());
+        let cancelled = user_bash_result(&json!({"cancelled": true})).unwrap();
+        assert_eq!(cancelled.exit_code, None);
+        assert!(cancelled.cancelled);
     }
 }

@@ -448,13 +448,13 @@ impl App {
         {
             Ok(theme) => {
                 self.theme = theme;
-                if persist && self.session.settings().theme() != Some(name) {
-                    if let Err(e) = self
+                if persist
+                    && self.session.settings().theme() != Some(name)
+                    && let Err(e) = self
                         .session
                         .set_global_setting(&["theme"], serde_json::Value::from(name))
-                    {
-                        self.notice(e);
-                    }
+                {
+                    self.notice(e);
                 }
             }
             Err(_) => self.theme = crate::modes::interactive::theme::Theme::dark(mode),
