@@ -74,6 +74,12 @@ pub trait AgentHooks: Send + Sync {
             None => ToolCallVerdict::Run(None),
         }
     }
+    /// May replace a finished message before anyone sees its `message_end` (pi's
+    /// `message_end` handlers returning `{message}`): what is returned is what the
+    /// listeners see, the session stores and the model gets. It must keep the role.
+    async fn message_end(&self, message: AgentMessage) -> AgentMessage {
+        message
+    }
     /// May replace a tool's result and error flag.
     async fn after_tool_call(
         &self,
@@ -124,9 +130,7 @@ pub async fn run(
         sink.emit(AgentEvent::MessageStart {
             message: prompt.clone(),
         });
-        sink.emit(AgentEvent::MessageEnd {
-            message: prompt.clone(),
-        });
+        let prompt = end_message(config, sink, prompt).await;
         messages.push(prompt.clone());
         added.push(prompt);
     }
@@ -205,9 +209,7 @@ async fn run_turns(
                 sink.emit(AgentEvent::MessageStart {
                     message: message.clone(),
                 });
-                sink.emit(AgentEvent::MessageEnd {
-                    message: message.clone(),
-                });
+                let message = end_message(config, sink, message).await;
                 messages.push(message.clone());
                 added.push(message);
             }
@@ -312,11 +314,37 @@ async fn stream_response(
             message: message.clone(),
         });
     }
+    let message = end_message(config, sink, message).await;
+    messages.push(message.clone());
+    match message {
+        AgentMessage::Assistant(replaced) => replaced,
+        _ => final_message,
+    }
+}
+
+/// Emits `message_end` for a finished message, after the hooks had their chance to
+/// replace it (same role only), and returns the message as it now stands.
+async fn end_message(
+    config: &AgentConfig,
+    sink: &mut dyn EventSink,
+    message: AgentMessage,
+) -> AgentMessage {
+    let message = match &config.hooks {
+        Some(hooks) => {
+            let role = message.role();
+            let replaced = hooks.message_end(message.clone()).await;
+            if replaced.role() == role {
+                replaced
+            } else {
+                message
+            }
+        }
+        None => message,
+    };
     sink.emit(AgentEvent::MessageEnd {
         message: message.clone(),
     });
-    messages.push(message);
-    final_message
+    message
 }
 
 /// A tool call ready to run (with its validated arguments), or already answered
@@ -422,12 +450,21 @@ fn emit_end(sink: &mut dyn EventSink, call: &ToolCall, output: &ToolOutput, is_e
     });
 }
 
-fn emit_result_message(sink: &mut dyn EventSink, result: &ToolResultMessage) {
+/// Emits a tool result's `message_start` / `message_end`; returns the result as the
+/// hooks left it (a `message_end` handler may replace it).
+async fn emit_result_message(
+    config: &AgentConfig,
+    sink: &mut dyn EventSink,
+    result: ToolResultMessage,
+) -> ToolResultMessage {
     let message = AgentMessage::ToolResult(result.clone());
     sink.emit(AgentEvent::MessageStart {
         message: message.clone(),
     });
-    sink.emit(AgentEvent::MessageEnd { message });
+    match end_message(config, sink, message).await {
+        AgentMessage::ToolResult(replaced) => replaced,
+        _ => result,
+    }
 }
 
 async fn execute_tool_calls(
@@ -472,7 +509,7 @@ async fn execute_sequential(
         };
         emit_end(sink, call, &output, is_error);
         let result = result_message(call, output, is_error);
-        emit_result_message(sink, &result);
+        let result = emit_result_message(config, sink, result).await;
         results.push(result);
 
         if queues.has_steering() && index + 1 < calls.len() {
@@ -485,7 +522,7 @@ async fn execute_sequential(
                 let output = error_output(SKIPPED_FOR_STEERING.to_string());
                 emit_end(sink, skipped, &output, true);
                 let result = result_message(skipped, output, true);
-                emit_result_message(sink, &result);
+                let result = emit_result_message(config, sink, result).await;
                 results.push(result);
             }
             break;
@@ -589,7 +626,7 @@ async fn execute_parallel(
         let (output, is_error) = outcome
             .unwrap_or_else(|| (error_output("Tool call did not complete".to_string()), true));
         let result = result_message(call, output, is_error);
-        emit_result_message(sink, &result);
+        let result = emit_result_message(config, sink, result).await;
         results.push(result);
     }
     results

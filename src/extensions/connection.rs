@@ -422,6 +422,11 @@ impl Connection {
     }
 
     /// Closes stdin, waits up to `grace` for the process to exit, then kills it.
+    /// Requests sent to the extension that have not been answered yet.
+    pub fn pending_requests(&self) -> usize {
+        lock(&self.inner.pending).len()
+    }
+
     pub async fn close(&self, grace: Duration) {
         self.inner.closing.store(true, Ordering::SeqCst);
         lock(&self.inner.writer).take();

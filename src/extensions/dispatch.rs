@@ -573,9 +573,14 @@ impl ExtensionHost {
 
     /// Forwards an agent-loop event to the extensions that subscribed to it
     /// (`agent_start`, `turn_start` with pi's `turnIndex`, `message_*`,
-    /// `tool_execution_*`, `turn_end`, `agent_end`). Never waits.
+    /// `tool_execution_*`, `turn_end`, `agent_end`). Never waits. `message_end` is not
+    /// sent here: the agent hooks ask for it before the event goes out (see
+    /// [`ExtensionHost::message_end`]).
     pub fn agent_event(&self, event: &AgentEvent) {
         use std::sync::atomic::Ordering;
+        if matches!(event, AgentEvent::MessageEnd { .. }) {
+            return;
+        }
         let name = match event {
             AgentEvent::AgentStart => EventName::AgentStart,
             AgentEvent::AgentEnd { .. } => EventName::AgentEnd,

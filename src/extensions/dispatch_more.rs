@@ -206,6 +206,49 @@ fn user_bash_result(value: &Value) -> Result<UserBashResult, String> {
     })
 }
 
+/// pi's error for a `message_end` answer whose message has another role.
+pub const MESSAGE_END_ROLE_ERROR: &str =
+    "message_end handlers must return a message with the same role";
+
+impl ExtensionHost {
+    /// `message_end`, waited for when an extension subscribed: each subscriber in load
+    /// order gets the message as the previous ones left it and may answer `{message}`
+    /// to replace it. A replacement with another role, or one pi-rs cannot read, is
+    /// reported and skipped (the message stays as it was).
+    pub async fn message_end(
+        &self,
+        message: crate::messages::AgentMessage,
+    ) -> crate::messages::AgentMessage {
+        if !self.has_subscribers(EventName::MessageEnd) {
+            return message;
+        }
+        let mut current = message;
+        for conn in self.subscribers(EventName::MessageEnd) {
+            let event = json!({"type": "message_end", "message": current}).to_string();
+            let Answer::Value(answer) = self.ask(conn, EventName::MessageEnd, &event, None).await
+            else {
+                continue;
+            };
+            let replacement = match answer.get("message") {
+                None | Some(Value::Null) => continue,
+                Some(m) => m,
+            };
+            if replacement.get("role").and_then(Value::as_str) != Some(current.role()) {
+                conn.report("message_end", MESSAGE_END_ROLE_ERROR);
+                continue;
+            }
+            match serde_json::from_value(replacement.clone()) {
+                Ok(m) => current = m,
+                Err(e) => conn.report(
+                    "message_end",
+                    &format!("the replacement message is not valid: {e}"),
+                ),
+            }
+        }
+        current
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -136,7 +136,8 @@ impl EventName {
             | EventName::BeforeProviderRequest
             | EventName::AfterProviderResponse
             | EventName::ResourcesDiscover
-            | EventName::UserBash => true,
+            | EventName::UserBash
+            | EventName::MessageEnd => true,
             EventName::SessionCompact
             | EventName::SessionTree
             | EventName::AgentStart
@@ -145,7 +146,6 @@ impl EventName {
             | EventName::TurnEnd
             | EventName::MessageStart
             | EventName::MessageUpdate
-            | EventName::MessageEnd
             | EventName::ToolExecutionStart
             | EventName::ToolExecutionUpdate
             | EventName::ToolExecutionEnd

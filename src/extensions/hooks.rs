@@ -1,6 +1,7 @@
 //! The agent loop's [`AgentHooks`] backed by extensions: `context` before each model
 //! call, `tool_call` before each tool runs (it may block the call or change its
-//! arguments), `tool_result` after.
+//! arguments), `tool_result` after, and `message_end` (waited for only when an
+//! extension subscribed to it) for each finished message.
 
 use async_trait::async_trait;
 
@@ -56,6 +57,10 @@ impl AgentHooks for ExtensionHooks {
             ToolCallDecision::Block { reason } => ToolCallVerdict::Block(reason),
             ToolCallDecision::Allow { input } => ToolCallVerdict::Run(input),
         }
+    }
+
+    async fn message_end(&self, message: AgentMessage) -> AgentMessage {
+        self.host.message_end(message).await
     }
 
     async fn after_tool_call(

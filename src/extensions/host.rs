@@ -205,6 +205,9 @@ pub(crate) struct HostInner {
     pub(crate) turn_index: AtomicU64,
     pub(crate) encoder: Mutex<AgentEventEncoder>,
     shut_down: AtomicBool,
+    /// Extensions [`ExtensionHost::shutdown`] leaves running (the one whose command
+    /// asked for a reload, until it has its answer).
+    held: Mutex<Vec<PathBuf>>,
     pub(crate) log: Arc<ExtensionLog>,
     /// The session file and id `session_start` reports (they change with `/new`,
     /// `/resume` and `/fork`).
@@ -399,6 +402,7 @@ impl ExtensionHost {
                 turn_index: AtomicU64::new(0),
                 encoder: Mutex::new(AgentEventEncoder::new()),
                 shut_down: AtomicBool::new(false),
+                held: Mutex::new(Vec::new()),
                 log,
                 state,
                 call_cancels,
@@ -919,8 +923,44 @@ impl ExtensionHost {
         crate::ai::providers::external::unregister_owner(self.inner.stream_owner);
         crate::ai::oauth::external::unregister_owner(self.inner.stream_owner);
         let grace = self.inner.options.shutdown_grace;
-        futures::future::join_all(self.inner.connections.iter().map(|c| c.close(grace))).await;
+        let held = lock(&self.inner.held).clone();
+        let closing = self
+            .inner
+            .connections
+            .iter()
+            .filter(|c| !held.contains(&c.path));
+        futures::future::join_all(closing.map(|c| c.close(grace))).await;
         self.inner.log.line("host", "all extensions shut down");
+    }
+
+    /// Keeps the extension of `path` running through a [`ExtensionHost::shutdown`]
+    /// (it gets `session_shutdown` all the same) until [`ExtensionHost::release_held`].
+    pub fn hold_open(&self, path: &Path) {
+        lock(&self.inner.held).push(path.to_path_buf());
+    }
+
+    /// Stops the extensions [`ExtensionHost::hold_open`] kept running, once the shutdown
+    /// happened: each may first finish what pi-rs asked of it (its command), within the
+    /// shutdown grace time.
+    pub async fn release_held(&self) {
+        let held = std::mem::take(&mut *lock(&self.inner.held));
+        if !self.is_shut_down() {
+            return;
+        }
+        let grace = self.inner.options.shutdown_grace;
+        let closing = self
+            .inner
+            .connections
+            .iter()
+            .filter(|c| held.contains(&c.path))
+            .map(|c| async move {
+                let until = tokio::time::Instant::now() + grace;
+                while c.pending_requests() > 0 && tokio::time::Instant::now() < until {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                c.close(grace).await;
+            });
+        futures::future::join_all(closing).await;
     }
 }
 

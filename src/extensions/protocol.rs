@@ -320,6 +320,12 @@ pub struct UiCall {
     /// `renderInvalidate`: the tool call whose box the extension wants drawn again.
     #[serde(default)]
     pub tool_call_id: Option<String>,
+    /// `setTheme`: the theme's name.
+    #[serde(default)]
+    pub theme_name: Option<String>,
+    /// `setTheme`: save the choice in the settings.
+    #[serde(default)]
+    pub persist: Option<bool>,
 }
 
 /// pi's `WorkingIndicatorOptions`: the frames drawn in turn before the working message

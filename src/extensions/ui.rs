@@ -162,6 +162,12 @@ pub enum UiMethod {
     RenderInvalidate {
         tool_call_id: String,
     },
+    /// `ctx.ui.setTheme`: switch to the theme `name`; `persist`: save it as the
+    /// settings' theme (a name was given, not a Theme object).
+    SetTheme {
+        name: String,
+        persist: bool,
+    },
 }
 
 /// How an overlay is placed, as its extension asked.
@@ -308,6 +314,7 @@ impl UiMethod {
                 | UiMethod::SetHiddenThinkingLabel { .. }
                 | UiMethod::SetToolsExpanded { .. }
                 | UiMethod::RenderInvalidate { .. }
+                | UiMethod::SetTheme { .. }
                 | UiMethod::SetWidget {
                     component: true,
                     ..
@@ -456,6 +463,10 @@ impl UiMethod {
             },
             "renderInvalidate" => UiMethod::RenderInvalidate {
                 tool_call_id: call.tool_call_id.clone().unwrap_or_default(),
+            },
+            "setTheme" => UiMethod::SetTheme {
+                name: call.theme_name.clone().unwrap_or_default(),
+                persist: call.persist == Some(true),
             },
             other => return Err(format!("unsupported UI method \"{other}\"")),
         })
@@ -618,6 +629,9 @@ impl UiRequest {
             }
             UiMethod::RenderInvalidate { tool_call_id } => {
                 json!({"method": "renderInvalidate", "toolCallId": tool_call_id})
+            }
+            UiMethod::SetTheme { name, persist } => {
+                json!({"method": "setTheme", "themeName": name, "persist": persist})
             }
         };
         if let (Value::Object(target), Value::Object(source)) = (&mut v, fields) {

@@ -80,11 +80,17 @@ impl SessionManager {
         kind: EntryKind,
         build: impl FnOnce(&Envelope) -> (String, SessionEntry),
     ) -> Result<EntryId> {
+        let preferred = self.preferred_id.take();
         self.check_writable()?;
         let index = &self.index;
-        let id = self
-            .ids
-            .entry_id(|candidate| index.lookup(candidate).is_some());
+        let preferred =
+            preferred.filter(|id| !id.as_str().is_empty() && index.lookup(id.as_str()).is_none());
+        let id = match preferred {
+            Some(id) => id,
+            None => self
+                .ids
+                .entry_id(|candidate| index.lookup(candidate).is_some()),
+        };
         let envelope = Envelope {
             id,
             parent_id: self.leaf.map(|l| self.index.id_of(l)),
@@ -107,6 +113,13 @@ impl SessionManager {
         );
         self.set_leaf(Some(idx));
         Ok(envelope.id)
+    }
+
+    /// Makes the next append use `id` (when no entry has it yet): entries an extension
+    /// built with ids it chose itself (pi's `newSession({setup})`, where the
+    /// SessionManager hands out ids at once) keep them.
+    pub fn prefer_next_id(&mut self, id: EntryId) {
+        self.preferred_id = Some(id);
     }
 
     /// Appends a typed entry whose own serialization is already in pi's field order.

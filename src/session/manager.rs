@@ -44,6 +44,9 @@ pub struct SessionManager {
     pub(crate) read_only: Option<ReadOnlyReason>,
     pub(crate) warnings: Vec<LoadWarning>,
     pub(crate) ids: IdSource,
+    /// The id the next append uses if it is free (see
+    /// [`SessionManager::prefer_next_id`]).
+    pub(crate) preferred_id: Option<EntryId>,
 }
 
 /// The cheap facts about an entry, known without parsing it (the ids are built from the
@@ -81,6 +84,7 @@ impl SessionManager {
             read_only: None,
             warnings: Vec::new(),
             ids: IdSource::Random,
+            preferred_id: None,
         };
         if persist {
             // Placeholder until new_session picks the real file name.

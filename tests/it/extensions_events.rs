@@ -309,7 +309,15 @@ async fn notifications_carry_pis_shapes_and_turn_indexes() {
             args: json!({}),
         },
     ] {
-        host.agent_event(&event);
+        if let AgentEvent::MessageEnd { message } = event {
+            // Waited for (it may replace the message), never a notification.
+            host.agent_event(&AgentEvent::MessageEnd {
+                message: message.clone(),
+            });
+            assert_eq!(host.message_end(message.clone()).await, message);
+        } else {
+            host.agent_event(&event);
+        }
     }
     host.notify("agent_start", json!({"extra": 1}));
     host.notify("input", json!({})); // expects an answer: not sendable this way
@@ -343,11 +351,11 @@ async fn notifications_carry_pis_shapes_and_turn_indexes() {
     {"type":"event","event":{"type":"turn_start","turnIndex":0,"timestamp":"<ts>"}}
     {"type":"event","event":{"type":"turn_end","turnIndex":0,"message":"assistant","toolResults":["toolResult"]}}
     {"type":"event","event":{"type":"turn_start","turnIndex":1,"timestamp":"<ts>"}}
-    {"type":"event","event":{"type":"message_end","message":"assistant"}}
+    {"type":"event","id":2,"event":{"type":"message_end","message":"assistant"}}
     {"type":"event","event":{"type":"turn_end","turnIndex":1,"message":"assistant","toolResults":[]}}
     {"type":"event","event":{"type":"agent_end","messages":[]}}
     {"type":"event","event":{"extra":1,"type":"agent_start"}}
-    {"type":"event","id":2,"event":{"type":"session_shutdown","reason":"quit"}}
+    {"type":"event","id":3,"event":{"type":"session_shutdown","reason":"quit"}}
     "#);
 }
 

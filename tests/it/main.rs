@@ -79,6 +79,7 @@ mod ts_extensions;
 mod ts_extensions_api;
 mod ts_extensions_ctx;
 mod ts_renderers;
+mod ts_extensions_lifecycle;
 mod tui_app;
 mod tui_checkpoints;
 mod tui_fidelity;

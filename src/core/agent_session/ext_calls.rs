@@ -235,6 +235,10 @@ impl AgentSession {
             return;
         }
         let session = self.clone();
+        if method == "reload" {
+            tokio::spawn(async move { session.reload_call(path, id).await });
+            return;
+        }
         tokio::spawn(async move {
             let result = match method.as_str() {
                 "llm_stream" => session.llm_stream_call(&path, &id, &params).await,
@@ -244,6 +248,56 @@ impl AgentSession {
                 host.answer_call(&path, id, result);
             }
         });
+    }
+
+    /// pi's `newSession({setup})`: the entries the setup callback appended to the new
+    /// session's SessionManager, in order, each with the id the extension was given
+    /// (kept when free). The agent's messages are then rebuilt from the session, as in
+    /// pi. The first entry that cannot be stored stops the rest (the error names it).
+    fn session_setup(&self, params: &Value) -> CallResult {
+        let entries = params
+            .get("entries")
+            .and_then(Value::as_array)
+            .ok_or("missing \"entries\"")?;
+        let mut ids = Vec::new();
+        let result = {
+            let mut st = self.state();
+            let mut outcome = Ok(());
+            for (index, entry) in entries.iter().enumerate() {
+                match setup_entry(&mut st.session, entry) {
+                    Ok(id) => ids.push(Value::from(id.as_str())),
+                    Err(e) => {
+                        outcome = Err(format!("setup entry {}: {e}", index + 1));
+                        break;
+                    }
+                }
+            }
+            let context = st.session.build_session_context();
+            st.messages = context.messages;
+            outcome
+        };
+        self.emit(crate::core::events::SessionEvent::ContextRebuilt);
+        let name = self.state().session.session_name().map(str::to_string);
+        if name.is_some() {
+            self.emit(crate::core::events::SessionEvent::SessionInfoChanged { name });
+        }
+        result.map(|()| Value::Array(ids))
+    }
+
+    /// `ctx.reload()`: the asking extension's process is kept running through the reload
+    /// (the others stop as on `/reload`), gets the answer once the new extensions have
+    /// started, may finish the command it runs (code after `await ctx.reload()` runs
+    /// in the old runtime, as in pi), and is stopped then.
+    async fn reload_call(&self, path: PathBuf, id: Value) {
+        let old = self.extension_host();
+        if let Some(host) = &old {
+            host.hold_open(&path);
+        }
+        let result = self.reload_from_extension().await.map(|()| Value::Null);
+        if let Some(host) = old {
+            host.answer_call(&path, id, result);
+            host.release_held().await;
+        }
     }
 
     async fn run_call(&self, method: &str, params: &Value) -> CallResult {
@@ -327,7 +381,71 @@ impl AgentSession {
                 };
                 Ok(json!(key))
             }
+            "session_setup" => self.session_setup(params),
             other => Err(format!("unknown call \"{other}\"")),
         }
     }
+}
+
+/// Stores one entry of a `session_setup` call (pi's SessionManager append methods).
+fn setup_entry(
+    session: &mut crate::session::SessionManager,
+    entry: &Value,
+) -> Result<crate::session::entry::EntryId, String> {
+    use crate::session::entry::EntryId;
+    if let Some(id) = str_param(entry, "id") {
+        session.prefer_next_id(EntryId::from(id));
+    }
+    let stored = match required(entry, "kind")? {
+        "message" => {
+            let message = entry.get("message").cloned().ok_or("missing \"message\"")?;
+            let message = serde_json::from_value(message)
+                .map_err(|e| format!("the message is not valid: {e}"))?;
+            session.append_message(message)
+        }
+        "thinking_level_change" => {
+            session.append_thinking_level_change(required(entry, "thinkingLevel")?)
+        }
+        "model_change" => {
+            session.append_model_change(required(entry, "provider")?, required(entry, "modelId")?)
+        }
+        "compaction" => session.append_compaction(
+            required(entry, "summary")?,
+            &EntryId::from(required(entry, "firstKeptEntryId")?),
+            entry
+                .get("tokensBefore")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+            entry.get("details").cloned().filter(|d| !d.is_null()),
+            entry.get("fromHook").and_then(Value::as_bool),
+        ),
+        "custom" => session.append_custom_entry(
+            required(entry, "customType")?,
+            entry.get("data").cloned().filter(|d| !d.is_null()),
+        ),
+        "custom_message" => {
+            let content = entry
+                .get("content")
+                .cloned()
+                .unwrap_or(Value::String(String::new()));
+            let content = serde_json::from_value(content)
+                .map_err(|e| format!("the content is not valid: {e}"))?;
+            session.append_custom_message_entry(
+                required(entry, "customType")?,
+                content,
+                entry
+                    .get("display")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                entry.get("details").cloned().filter(|d| !d.is_null()),
+            )
+        }
+        "label" => session.append_label_change(
+            &EntryId::from(required(entry, "targetId")?),
+            str_param(entry, "label"),
+        ),
+        "session_info" => session.append_session_info(str_param(entry, "name").unwrap_or("")),
+        other => return Err(format!("unknown entry kind \"{other}\"")),
+    };
+    stored.map_err(|e| e.to_string())
 }

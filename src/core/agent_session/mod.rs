@@ -59,7 +59,9 @@ pub use extensions::SESSION_SWITCH_CANCELLED;
 pub use models::{CycledModel, Direction};
 pub use navigation::{NavigateOptions, NavigateResult};
 pub use prompt::{ALREADY_STREAMING, PromptOptions, StreamingBehavior};
-pub use reload::{RELOAD_WHILE_COMPACTING, RELOAD_WHILE_STREAMING, ReloadedResources};
+pub use reload::{
+    RELOAD_WHILE_COMPACTING, RELOAD_WHILE_STREAMING, ReloadHandler, ReloadedResources,
+};
 pub use resources::LoadedResources;
 pub use state::{ContextUsage, SessionStats, SessionStatus, TokenTotals};
 pub use switching::ForkResult;
@@ -126,6 +128,9 @@ pub(crate) struct State {
     /// `!cmd` results recorded while streaming, added once the run ends.
     pub pending_bash: Vec<crate::messages::BashExecutionMessage>,
     pub bash_running: bool,
+    /// Theme files the extensions named in `resources_discover` (`themePaths`), and a
+    /// counter bumped whenever the list is set (front ends reload their themes then).
+    pub extension_themes: (Vec<PathBuf>, u64),
     /// The queue texts last reported in `queue_update` (the queues themselves live in
     /// `Inner::queues`, the one place messages wait).
     pub queue_reported: (Vec<String>, Vec<String>),
@@ -165,6 +170,9 @@ pub(crate) struct Inner {
     pub backlog: Mutex<Vec<SessionEvent>>,
     /// File checkpoints of tool calls, created on first use.
     pub checkpoints: Mutex<Option<crate::core::checkpoints::Checkpointer>>,
+    /// How this session reloads (`ctx.reload()`): installed by whoever can (the session
+    /// factory for print and RPC mode, the interactive UI for its own sessions).
+    pub reload_handler: Mutex<Option<ReloadHandler>>,
 }
 
 /// A running conversation. Clone it freely: clones share everything.
@@ -218,6 +226,7 @@ impl AgentSession {
             retry_attempt: 0,
             overflow_recovery_attempted: false,
             pending_bash: Vec::new(),
+            extension_themes: (Vec::new(), 0),
             bash_running: false,
             queue_reported: (Vec::new(), Vec::new()),
             extensions: None,
@@ -244,6 +253,7 @@ impl AgentSession {
                 shutdown_request: tokio::sync::Notify::new(),
                 backlog: Mutex::new(Vec::new()),
                 checkpoints: Mutex::new(None),
+                reload_handler: Mutex::new(None),
             }),
         }
     }

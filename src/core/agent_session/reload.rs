@@ -22,6 +22,13 @@ pub const RELOAD_WHILE_STREAMING: &str =
 /// The text pi shows when `/reload` is asked for during a compaction.
 pub const RELOAD_WHILE_COMPACTING: &str = "Wait for compaction to finish before reloading.";
 
+/// Runs a whole reload of the session it is given (pi's `/reload`: `session_shutdown`,
+/// settings and resources read again, new extensions, `session_start`); `Err` is what
+/// the extension that asked reads. See [`AgentSession::set_reload_handler`].
+pub type ReloadHandler = std::sync::Arc<
+    dyn Fn(AgentSession) -> futures::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
+>;
+
 /// Everything a reload reads again, ready to install.
 pub struct ReloadedResources {
     pub settings: Settings,
@@ -46,6 +53,23 @@ impl AgentSession {
         }
     }
 
+    /// Installs how this session reloads when an extension command asks
+    /// (`ctx.reload()`); the last one installed wins.
+    pub fn set_reload_handler(&self, handler: ReloadHandler) {
+        *lock(&self.inner.reload_handler) = Some(handler);
+    }
+
+    /// pi's `ctx.reload()`: the same reload as `/reload`, by the handler installed for
+    /// this session (which also decides what happens while the agent answers or
+    /// compacts). An error when nothing can reload this session.
+    pub async fn reload_from_extension(&self) -> Result<(), String> {
+        let handler = lock(&self.inner.reload_handler).clone();
+        match handler {
+            Some(handler) => handler(self.clone()).await,
+            None => Err("this session cannot reload".to_string()),
+        }
+    }
+
     /// Sends `session_shutdown` (reason `reload`) to the running extensions, stops them,
     /// applies what they reported on the way, and forgets them: their tools, hooks, UI
     /// channel and action loop. Afterwards [`AgentSession::attach_extensions`] can attach
@@ -62,6 +86,11 @@ impl AgentSession {
             let mut st = self.state();
             st.extensions = None;
             st.hooks = None;
+            // The new extensions name their themes again (or not).
+            if !st.extension_themes.0.is_empty() {
+                let revision = st.extension_themes.1 + 1;
+                st.extension_themes = (Vec::new(), revision);
+            }
             st.tools
                 .retain(|t| !old_tools.iter().any(|old| std::sync::Arc::ptr_eq(t, old)));
             st.rebuild_system_prompt(&cwd);

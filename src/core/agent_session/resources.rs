@@ -101,9 +101,9 @@ impl AgentSession {
     /// pi's `extendResourcesFromExtensions`: after `session_start` at startup and on
     /// reload, the skills and prompt templates the extensions name in
     /// `resources_discover` join the loaded ones (a name already loaded keeps the
-    /// first; a folder stands for the skills or `.md` templates in it). Theme paths are
-    /// collected by the host but not loaded: pi-rs reads themes from its themes folders
-    /// only.
+    /// first; a folder stands for the skills or `.md` templates in it). Theme paths (a
+    /// file, or a folder's `.json` files) are kept for the front end's theme list
+    /// ([`AgentSession::extension_theme_files`]).
     pub(crate) async fn extend_resources_from_extensions(
         &self,
         host: &crate::extensions::ExtensionHost,
@@ -114,6 +114,16 @@ impl AgentSession {
         }
         let cwd = self.inner.cwd.clone();
         let found = host.resources_discover(&cwd, reason).await;
+        let mut themes = Vec::new();
+        for entry in &found.theme_paths {
+            let path = cwd.join(&entry.path);
+            if path.is_dir() {
+                themes.extend(files_with_extension(&path, "json"));
+            } else {
+                themes.push(path);
+            }
+        }
+        self.set_extension_theme_files(themes);
         if found.is_empty() {
             return;
         }
@@ -143,7 +153,7 @@ impl AgentSession {
         for entry in &found.prompt_paths {
             let path = cwd.join(&entry.path);
             let files = if path.is_dir() {
-                markdown_files(&path)
+                files_with_extension(&path, "md")
             } else {
                 vec![path]
             };
@@ -161,14 +171,31 @@ impl AgentSession {
     }
 }
 
-/// The `.md` files directly in `dir`, sorted by name.
-fn markdown_files(dir: &std::path::Path) -> Vec<PathBuf> {
+impl AgentSession {
+    /// The theme files the running extensions named (`resources_discover`'s
+    /// `themePaths`, relative ones taken from the working directory), after the
+    /// configured theme files in precedence, and the revision of that list.
+    pub fn extension_theme_files(&self) -> (Vec<PathBuf>, u64) {
+        self.state().extension_themes.clone()
+    }
+
+    pub(crate) fn set_extension_theme_files(&self, files: Vec<PathBuf>) {
+        let mut st = self.state();
+        if st.extension_themes.0 != files {
+            let revision = st.extension_themes.1 + 1;
+            st.extension_themes = (files, revision);
+        }
+    }
+}
+
+/// The files directly in `dir` whose name ends in `.<extension>`, sorted by name.
+fn files_with_extension(dir: &std::path::Path, extension: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .flatten()
                 .map(|e| e.path())
-                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "md"))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == extension))
                 .collect()
         })
         .unwrap_or_default();

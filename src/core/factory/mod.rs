@@ -227,6 +227,9 @@ impl SessionFactory {
             let tools = extension_tools(&self.config.tools, &loaded.host);
             session.attach_extensions(loaded.host, loaded.channels, tools);
         }
+        if full {
+            session.set_reload_handler(self.reload_handler());
+        }
         Ok(BuiltSession { session, warnings })
     }
 

@@ -16,11 +16,33 @@ use super::resources::{
     find_extensions, prompt_resources, start_extensions,
 };
 use super::{SessionFactory, StartupError, blocking};
-use crate::core::agent_session::{AgentSession, ReloadedResources};
+use crate::core::agent_session::{AgentSession, ReloadHandler, ReloadedResources};
 use crate::core::settings::Settings;
 use crate::extensions::SessionStartReason;
 
 impl SessionFactory {
+    /// `ctx.reload()` outside the interactive UI (print, JSON and RPC mode): refused
+    /// while the agent answers or compacts, else [`SessionFactory::reload`]; its
+    /// warnings become notices.
+    pub fn reload_handler(self: &Arc<Self>) -> ReloadHandler {
+        let factory = self.clone();
+        Arc::new(move |session: AgentSession| {
+            let factory = factory.clone();
+            Box::pin(async move {
+                if let Some(why) = session.reload_refusal() {
+                    return Err(why.to_string());
+                }
+                let warnings = factory.reload(&session).await.map_err(|e| e.0)?;
+                for warning in warnings {
+                    session.emit(crate::core::events::SessionEvent::Notice {
+                        message: format!("Warning: {warning}"),
+                    });
+                }
+                Ok(())
+            })
+        })
+    }
+
     /// Reloads `session` in place and returns the warnings to show (problems with the
     /// settings, models.json, skills, templates or extensions; none of them stops the
     /// reload). The caller checks [`AgentSession::reload_refusal`] first. `Err` only when

@@ -61,6 +61,7 @@ import { register } from "node:module";
 import { pathToFileURL } from "node:url";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 
 const extensionPath = process.argv[2];
@@ -108,18 +109,24 @@ function errorText(err) {
 
 let themeSpec = null;
 
-function makeTheme() {
-	const wrap = (on, off) => (text) => (themeSpec ? `${on}${text}${off}` : String(text));
+// `getSpec` gives the colours: the current theme's by default; a fixed theme's for the
+// objects ctx.ui.getTheme(name) returns (their `themeName` symbol names the theme for
+// ctx.ui.setTheme).
+const themeName = Symbol("pi-rs theme name");
+
+function makeTheme(getSpec = () => themeSpec, name = undefined) {
+	const wrap = (on, off) => (text) => (getSpec() ? `${on}${text}${off}` : String(text));
 	return {
+		[themeName]: name,
 		get name() {
-			return themeSpec?.name ?? "dark";
+			return getSpec()?.name ?? "dark";
 		},
 		fg: (token, text) => {
-			const ansi = themeSpec?.fg?.[token];
+			const ansi = getSpec()?.fg?.[token];
 			return ansi ? `${ansi}${text}\x1b[39m` : String(text);
 		},
 		bg: (token, text) => {
-			const ansi = themeSpec?.bg?.[token];
+			const ansi = getSpec()?.bg?.[token];
 			return ansi ? `${ansi}${text}\x1b[49m` : String(text);
 		},
 		bold: wrap("\x1b[1m", "\x1b[22m"),
@@ -127,17 +134,44 @@ function makeTheme() {
 		underline: wrap("\x1b[4m", "\x1b[24m"),
 		inverse: wrap("\x1b[7m", "\x1b[27m"),
 		strikethrough: wrap("\x1b[9m", "\x1b[29m"),
-		getFgAnsi: (token) => themeSpec?.fg?.[token] ?? "",
-		getBgAnsi: (token) => themeSpec?.bg?.[token] ?? "",
-		getColorMode: () => themeSpec?.mode ?? "truecolor",
+		getFgAnsi: (token) => getSpec()?.fg?.[token] ?? "",
+		getBgAnsi: (token) => getSpec()?.bg?.[token] ?? "",
+		getColorMode: () => getSpec()?.mode ?? "truecolor",
 		getThinkingBorderColor(level) {
 			const token = `thinking${String(level ?? "off").replace(/^./, (c) => c.toUpperCase())}`;
-			return (text) => this.fg(themeSpec?.fg?.[token] ? token : "thinkingOff", text);
+			return (text) => this.fg(getSpec()?.fg?.[token] ? token : "thinkingOff", text);
 		},
 		getBashModeBorderColor() {
 			return (text) => this.fg("bashMode", text);
 		},
 	};
+}
+
+// Every theme pi-rs's terminal UI offers ({name, path, spec}), from `ui_state.themes`.
+let themeList = [];
+
+function findTheme(name) {
+	return themeList.find((t) => t.name === name);
+}
+
+// ctx.ui.setTheme: switches this process's colours at once (pi's setTheme is
+// synchronous) and asks pi-rs's UI to switch; by name the choice is saved there.
+function setTheme(theme) {
+	if (!hello?.hasUI) return { success: false, error: "UI not available" };
+	if (hello.mode === "rpc") return { success: false, error: "Theme switching not supported in RPC mode" };
+	const byName = typeof theme === "string";
+	const name = byName ? theme : theme?.[themeName];
+	if (typeof name !== "string") {
+		return { success: false, error: "pi-rs switches themes by name or to a Theme from ctx.ui.getTheme()" };
+	}
+	uiNotice("setTheme", { themeName: name, persist: byName });
+	// Before pi-rs's UI sent its theme list (early in session_start) the name is taken
+	// on trust; the UI falls back to the dark theme if it does not load, as pi does.
+	if (themeList.length === 0) return { success: true };
+	const found = findTheme(name);
+	themeSpec = found ? found.spec : (findTheme("dark")?.spec ?? themeSpec);
+	refreshThemed();
+	return found ? { success: true } : { success: false, error: `Theme not found: ${name}` };
 }
 
 // ---- the extension's registrations ---------------------------------------------------
@@ -155,6 +189,8 @@ let sessionName;
 let idle = true;
 let currentSignal;
 let thinkingLevel = "off";
+// ctx.reload() finished: this process belongs to the runtime before the reload.
+let reloaded = false;
 // The session state pi-rs sends in `state` messages (parts merged as they arrive): model,
 // thinkingLevel, sessionName, sessionFile, sessionId, systemPrompt, contextUsage,
 // pendingMessages, idle, activeTools, allTools, commands, models, availableModels.
@@ -375,27 +411,34 @@ function applyUiState(message) {
 			}
 		}
 	}
-	if (message.theme !== undefined) {
-		for (const entry of [...live.values(), ...customViews.values()]) {
-			try {
-				entry.component?.invalidate?.();
-			} catch (err) {
-				toStderr(`invalidate failed: ${errorText(err)}`);
-			}
-		}
-	}
+	if (Array.isArray(message.themes)) themeList = message.themes;
 	if (typeof message.editorBorder === "string") editorBorderToken = message.editorBorder;
 	if (message.appKeys && typeof message.appKeys === "object") {
 		appKeys = message.appKeys;
 		applyAppKeys();
 	}
 	if (message.theme !== undefined) {
+		refreshThemed();
+		return;
+	}
+	sendAllLive();
+}
+
+// The colours changed: components drop what they cached and render again.
+function refreshThemed() {
+	const components = [...live.values(), ...customViews.values()].map((entry) => entry.component);
+	components.push(promptEditor?.component);
+	for (const component of components) {
 		try {
-			promptEditor?.component?.invalidate?.();
+			component?.invalidate?.();
 		} catch (err) {
 			toStderr(`invalidate failed: ${errorText(err)}`);
 		}
 	}
+	sendAllLive();
+}
+
+function sendAllLive() {
 	if (promptEditor) sendEditorRender();
 	for (const slot of [...live.keys()]) sendLive(slot);
 	for (const [id, view] of customViews) sendRender(id, view);
@@ -454,9 +497,14 @@ function makeUi() {
 		setEditorComponent: (factory) => setEditorComponent(factory),
 		getEditorComponent: () => editorFactory,
 		custom: (factory, options) => showCustom(factory, options),
-		getAllThemes: () => [{ name: currentTheme.name, path: undefined }],
-		getTheme: (name) => (name === currentTheme.name ? currentTheme : undefined),
-		setTheme: () => ({ success: false, error: "setTheme is not supported by pi-rs" }),
+		getAllThemes: () =>
+			hello?.hasUI && hello.mode !== "rpc" ? themeList.map((t) => ({ name: t.name, path: t.path ?? undefined })) : [],
+		getTheme: (name) => {
+			if (!hello?.hasUI || hello.mode === "rpc") return undefined;
+			const found = findTheme(name);
+			return found ? makeTheme(() => found.spec, name) : undefined;
+		},
+		setTheme: (theme) => setTheme(theme),
 		getToolsExpanded: () => uiState.toolsExpanded === true,
 		setToolsExpanded: (expanded) => {
 			uiState.toolsExpanded = expanded === true;
@@ -1055,6 +1103,99 @@ const sessionManager = {
 	getLabel: () => undefined,
 };
 
+// The SessionManager `newSession({ setup })` hands its callback: pi's write methods
+// (appendMessage, appendCustomEntry, …) record entries with ids chosen here (returned at
+// once, as pi's are) and show them to the read methods; once the callback is done the
+// entries go to pi-rs in one `session_setup` call, which stores them in the new session
+// with those ids.
+function setupSessionManager() {
+	const added = [];
+	const ops = [];
+	const base = readEntries();
+	const taken = new Set(base.entries.map((e) => e.id));
+	const newId = () => {
+		for (;;) {
+			const id = randomBytes(4).toString("hex");
+			if (!taken.has(id)) {
+				taken.add(id);
+				return id;
+			}
+		}
+	};
+	let leafId = base.leafId;
+	const entries = () => [...base.entries, ...added];
+	const append = (op, entry) => {
+		const id = newId();
+		const full = { ...entry, id, parentId: leafId, timestamp: new Date().toISOString() };
+		added.push(full);
+		ops.push({ ...op, id });
+		leafId = id;
+		return id;
+	};
+	const notHere = (name) => () => {
+		throw new Error(`SessionManager.${name} is not available in newSession's setup in pi-rs`);
+	};
+	const manager = {
+		...sessionManager,
+		getEntries: () => entries(),
+		getLeafId: () => leafId,
+		getEntry: (id) => entries().find((e) => e.id === id),
+		getLeafEntry: () => entries().find((e) => e.id === leafId),
+		getBranch: (fromId) => {
+			const all = entries();
+			const byId = new Map(all.map((e) => [e.id, e]));
+			const branch = [];
+			let cursor = byId.get(fromId ?? leafId);
+			while (cursor && !branch.includes(cursor)) {
+				branch.unshift(cursor);
+				cursor = cursor.parentId ? byId.get(cursor.parentId) : undefined;
+			}
+			return branch;
+		},
+		getLabel: (id) => {
+			let label;
+			for (const e of entries()) if (e.type === "label" && e.targetId === id) label = e.label;
+			return label;
+		},
+		getSessionName: () => {
+			let name = currentSessionName();
+			for (const e of added) if (e.type === "session_info") name = e.name || undefined;
+			return name;
+		},
+		appendMessage: (message) =>
+			append({ kind: "message", message }, { type: "message", message }),
+		appendThinkingLevelChange: (thinkingLevel) =>
+			append(
+				{ kind: "thinking_level_change", thinkingLevel },
+				{ type: "thinking_level_change", thinkingLevel },
+			),
+		appendModelChange: (provider, modelId) =>
+			append({ kind: "model_change", provider, modelId }, { type: "model_change", provider, modelId }),
+		appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook) =>
+			append(
+				{ kind: "compaction", summary, firstKeptEntryId, tokensBefore, details, fromHook },
+				{ type: "compaction", summary, firstKeptEntryId, tokensBefore, details, fromHook },
+			),
+		appendCustomEntry: (customType, data) =>
+			append({ kind: "custom", customType, data }, { type: "custom", customType, data }),
+		appendSessionInfo: (name) =>
+			append({ kind: "session_info", name }, { type: "session_info", name: String(name ?? "").trim() }),
+		appendCustomMessageEntry: (customType, content, display, details) =>
+			append(
+				{ kind: "custom_message", customType, content, display, details },
+				{ type: "custom_message", customType, content, display, details },
+			),
+		appendLabelChange: (targetId, label) => {
+			if (!entries().some((e) => e.id === targetId)) throw new Error(`Entry ${targetId} not found`);
+			return append({ kind: "label", targetId, label }, { type: "label", targetId, label });
+		},
+		branch: notHere("branch"),
+		resetLeaf: notHere("resetLeaf"),
+		branchWithSummary: notHere("branchWithSummary"),
+	};
+	return { manager, ops };
+}
+
 // The session file's entries (pi-rs writes them as pi does); the branch is the path from
 // the last entry to the root.
 function currentSessionFile() {
@@ -1188,8 +1329,14 @@ function commandContext(extra) {
 			await call("wait_for_idle");
 		},
 		newSession: async (options) => {
-			if (options?.setup) toStderr("newSession: the setup callback is not supported by pi-rs yet");
 			const result = await call("new_session", { parentSession: options?.parentSession });
+			if (!result?.cancelled && options?.setup) {
+				// pi: setup runs on the new session's SessionManager after its
+				// session_start, then the agent's messages are rebuilt from it.
+				const { manager, ops } = setupSessionManager();
+				await options.setup(manager);
+				if (ops.length > 0) await call("session_setup", { entries: JSON.parse(JSON.stringify(ops)) });
+			}
 			return afterSwitch(result, options?.withSession);
 		},
 		fork: async (entryId, options) => {
@@ -1208,8 +1355,12 @@ function commandContext(extra) {
 			const result = await call("switch_session", { sessionPath });
 			return afterSwitch(result, options?.withSession);
 		},
+		// pi-rs reloads (session_shutdown here too, new extension processes, their
+		// session_start) and answers once done; this process stays until the command
+		// that asked has finished (see the stdin "close" handler below).
 		reload: async () => {
-			throw new Error("ctx.reload() is not supported by pi-rs for TypeScript extensions yet");
+			await call("reload");
+			reloaded = true;
 		},
 		...extra,
 	});
@@ -1514,6 +1665,31 @@ async function runEvent(event) {
 				return undefined;
 			}
 			return payload;
+		}
+		case "message_end": {
+			// pi: each handler sees the message as the previous one left it; a
+			// replacement must keep the role (else it is an error and skipped).
+			// A handler changing the message object in place changes it too, as in pi
+			// (where the event carries the session's own message object).
+			let message = event.message;
+			const before = JSON.stringify(message);
+			let changed = false;
+			let roleError;
+			for (const h of list) {
+				const r = await call(h, { type: "message_end", message });
+				if (!r?.message) continue;
+				if (r.message.role !== message?.role) {
+					roleError = "message_end handlers must return a message with the same role";
+					toStderr(`message_end handler failed: ${roleError}`);
+					continue;
+				}
+				message = r.message;
+				changed = true;
+			}
+			if (changed || JSON.stringify(message) !== before) return { message };
+			if (firstError) throw firstError;
+			if (roleError) throw new Error(roleError);
+			return undefined;
 		}
 		case "resources_discover": {
 			const found = { skillPaths: [], promptPaths: [], themePaths: [] };
@@ -2123,5 +2299,15 @@ lines.on("line", (line) => {
 	}
 	handle(message).catch((err) => toStderr(`host error: ${err?.stack ?? errorText(err)}`));
 });
-lines.on("close", () => process.exit(0));
+// After ctx.reload() pi-rs closes stdin once it answered: the command that asked may
+// still run the code after `await ctx.reload()` (pi runs it in the old runtime), within
+// pi-rs's shutdown grace time.
+lines.on("close", () => {
+	if (!reloaded || running.size === 0) process.exit(0);
+	const check = setInterval(() => {
+		if (running.size === 0) process.exit(0);
+	}, 10);
+	check.unref?.();
+	setTimeout(() => process.exit(0), 1500).unref?.();
+});
 process.on("unhandledRejection", (err) => toStderr(`unhandled rejection: ${err?.stack ?? errorText(err)}`));

@@ -31,5 +31,6 @@ mod ts_extensions_editor;
 mod ts_extensions_live_ui;
 mod ts_extensions_overlays;
 mod ts_extensions_renderers;
+mod ts_extensions_themes;
 mod ts_extensions_ui;
 mod tui;

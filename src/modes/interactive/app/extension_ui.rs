@@ -457,6 +457,7 @@ impl App {
                     }
                 }
             }
+            UiMethod::SetTheme { name, persist } => self.set_theme_from_extension(&name, persist),
             UiMethod::SetWorkingMessage { message } => {
                 // The status line has its own colours: the text is kept, its escapes not.
                 self.extension_ui.working_message =
@@ -711,7 +712,9 @@ impl App {
         let Some(host) = self.session.extension_host() else {
             return;
         };
+        self.refresh_extension_themes();
         let state = json!({
+            "themesRevision": self.extension_themes_seen,
             "width": self.width(),
             "rows": self.height(),
             "gitBranch": self.git_branch,
@@ -732,12 +735,90 @@ impl App {
             }
             None => true,
         };
+        let themes_changed = self
+            .extension_ui
+            .sent_state
+            .as_ref()
+            .is_none_or(|(sent, _)| sent.get("themesRevision") != state.get("themesRevision"));
         let mut message = state.clone();
         if theme_changed {
             message["theme"] = crate::modes::theme::extension_theme_spec(&self.theme);
         }
+        if theme_changed || themes_changed {
+            message["themes"] = self.extension_theme_list();
+        }
         host.send_ui_state(&message);
         self.extension_ui.sent_state = Some((state, generation));
+    }
+
+    /// Every theme an extension may ask for (`ctx.ui.getAllThemes`, `getTheme`): name,
+    /// file (none for the built-in ones) and colours, in the terminal's colour mode.
+    fn extension_theme_list(&self) -> serde_json::Value {
+        let mode = self.theme.mode();
+        let dir = self.session.paths().themes();
+        let list: Vec<serde_json::Value> = self
+            .themes
+            .names()
+            .into_iter()
+            .filter_map(|name| {
+                let theme = self.themes.theme(&name, &dir, mode).ok()?;
+                Some(json!({
+                    "name": name,
+                    "path": theme.source().map(|p| p.display().to_string()),
+                    "spec": crate::modes::theme::extension_theme_spec(&theme),
+                }))
+            })
+            .collect();
+        serde_json::Value::Array(list)
+    }
+
+    /// The extensions named other theme files (`resources_discover`): the theme list is
+    /// read again; when the theme the settings name has just become available, it is
+    /// used.
+    fn refresh_extension_themes(&mut self) {
+        let revision = self.session.extension_theme_files().1;
+        if revision == self.extension_themes_seen {
+            return;
+        }
+        self.extension_themes_seen = revision;
+        let mode = self.theme.mode();
+        self.themes = super::reload::theme_catalog(&self.session, mode);
+        let wanted = self.session.settings().theme().map(str::to_string);
+        if let Some(name) = wanted
+            && name != self.theme.name()
+            && let Ok(theme) = self
+                .themes
+                .theme(&name, &self.session.paths().themes(), mode)
+        {
+            self.theme = theme;
+            self.full_redraw = true;
+        }
+    }
+
+    /// `ctx.ui.setTheme`: pi switches at once; by name the choice is saved in the
+    /// settings, and a name that does not load falls back to the built-in dark theme
+    /// (without saving), as pi does.
+    pub(super) fn set_theme_from_extension(&mut self, name: &str, persist: bool) {
+        let mode = self.theme.mode();
+        match self
+            .themes
+            .theme(name, &self.session.paths().themes(), mode)
+        {
+            Ok(theme) => {
+                self.theme = theme;
+                if persist
+                    && self.session.settings().theme() != Some(name)
+                    && let Err(e) = self
+                        .session
+                        .set_global_setting(&["theme"], serde_json::Value::from(name))
+                {
+                    self.notice(e);
+                }
+            }
+            Err(_) => self.theme = crate::modes::interactive::theme::Theme::dark(mode),
+        }
+        self.full_redraw = true;
+        self.footer_cache = None;
     }
 
     /// A footer or header whose extension stopped (crashed, or was shut down) gives way

@@ -204,6 +204,10 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::HostRendered(answer) => app.on_host_rendered(answer),
         AppMsg::ShareDone(result) => app.share_done(result),
         AppMsg::Reloaded(result) => app.finish_reload(result),
+        AppMsg::ReloadRequested(done) => {
+            app.reload_waiters.push(done);
+            app.start_reload();
+        }
         AppMsg::Login(msg) => app.on_login_msg(msg),
         AppMsg::Info(text) => app.notice(text),
         AppMsg::Warning(text) => app.pin_warning(text),

@@ -531,6 +531,8 @@ fn new_app(
         tx,
         loading: false,
         queued_submits: Vec::new(),
+        reload_waiters: Vec::new(),
+        extension_themes_seen: 0,
         history_budget: HISTORY_BUDGET,
         quit_message: None,
         startup_pick: false,

@@ -40,6 +40,9 @@ pub enum AppMsg {
     ShareDone(Result<String, String>),
     /// `/reload` finished: its warnings, or why it failed.
     Reloaded(Result<Vec<String>, String>),
+    /// An extension command called `ctx.reload()`: reload as `/reload` does, then
+    /// answer on the channel.
+    ReloadRequested(tokio::sync::oneshot::Sender<()>),
     /// A `/login` sign-in flow asks to show something, or finished.
     Login(LoginMsg),
 }

@@ -29,6 +29,7 @@ impl App {
     pub fn start_reload(&mut self) {
         if let Some(why) = self.session.reload_refusal() {
             self.notice(format!("Warning: {why}"));
+            self.answer_reload_waiters();
             return;
         }
         let Some(factory) = self.factory.clone() else {
@@ -36,6 +37,7 @@ impl App {
             self.refresh_usage();
             self.footer_cache = None;
             self.notice("Reloaded models and keys");
+            self.answer_reload_waiters();
             return;
         };
         // As pi: what the old extensions put on screen goes with them.
@@ -62,6 +64,7 @@ impl App {
             Ok(warnings) => warnings,
             Err(e) => {
                 self.notice(format!("Error: Reload failed: {e}"));
+                self.answer_reload_waiters();
                 self.run_queued_submits();
                 return;
             }
@@ -104,7 +107,15 @@ impl App {
             .collect();
         self.rebuild_transcript();
         self.notice(RELOADED);
+        self.answer_reload_waiters();
         self.run_queued_submits();
+    }
+
+    /// Lets the extension commands that asked for this reload (`ctx.reload()`) go on.
+    fn answer_reload_waiters(&mut self) {
+        for done in std::mem::take(&mut self.reload_waiters) {
+            let _ = done.send(());
+        }
     }
 
     /// Sends what was typed while the session loaded or reloaded.
@@ -125,9 +136,7 @@ pub(super) fn load_theme(
 ) -> (Theme, ThemeCatalog, Vec<String>) {
     let env = |name: &str| std::env::var(name).ok();
     let mode = ColorMode::detect(env);
-    let agent_dir = session.paths().agent_dir.clone();
-    let files = theme_files(&session.settings(), session.cwd(), &agent_dir);
-    let catalog = ThemeCatalog::load(&files, mode);
+    let catalog = theme_catalog(session, mode);
     let mut warnings = catalog.warnings().to_vec();
     let name = name.unwrap_or_else(|| default_theme_name(env).to_string());
     let theme = match catalog.theme(&name, &session.paths().themes(), mode) {
@@ -138,6 +147,15 @@ pub(super) fn load_theme(
         }
     };
     (theme, catalog, warnings)
+}
+
+/// The custom themes: those of the settings' folders, entries and packages, then those
+/// the extensions named (`resources_discover`'s `themePaths`).
+pub(super) fn theme_catalog(session: &AgentSession, mode: ColorMode) -> ThemeCatalog {
+    let agent_dir = session.paths().agent_dir.clone();
+    let mut files = theme_files(&session.settings(), session.cwd(), &agent_dir);
+    files.extend(session.extension_theme_files().0);
+    ThemeCatalog::load(&files, mode)
 }
 
 /// `keybindings.json` over the defaults, with warnings for what it got wrong.
@@ -151,4 +169,21 @@ pub(super) fn load_keybindings(
         ),
         Err(e) => (Arc::new(Keybindings::defaults()), vec![e.to_string()]),
     }
+}
+
+/// `ctx.reload()` in the interactive UI: the app reloads as for `/reload` (with its
+/// refusals while the agent answers or compacts) and the command goes on once it is done.
+pub(super) fn ui_reload_handler(
+    tx: tokio::sync::mpsc::UnboundedSender<AppMsg>,
+) -> crate::core::agent_session::ReloadHandler {
+    Arc::new(move |_session| {
+        let tx = tx.clone();
+        Box::pin(async move {
+            let (done, wait) = tokio::sync::oneshot::channel();
+            tx.send(AppMsg::ReloadRequested(done))
+                .map_err(|_| "the interface has closed".to_string())?;
+            wait.await
+                .map_err(|_| "the interface has closed".to_string())
+        })
+    })
 }

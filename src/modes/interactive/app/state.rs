@@ -172,6 +172,10 @@ pub struct App {
     /// The real session is still being opened; submits wait in `queued_submits`.
     pub loading: bool,
     pub queued_submits: Vec<String>,
+    /// Extension commands waiting for the reload they asked for (`ctx.reload()`).
+    pub reload_waiters: Vec<tokio::sync::oneshot::Sender<()>>,
+    /// The revision of the session's extension theme files `themes` was built with.
+    pub extension_themes_seen: u64,
     /// How long one frame may spend printing history.
     pub history_budget: std::time::Duration,
     /// Printed after the terminal is restored (e.g. `No session selected`).
@@ -412,6 +416,8 @@ impl App {
         self.show_startup_notices();
         self.warn_anthropic_extra_usage();
         self.forward_extension_ui();
+        self.session
+            .set_reload_handler(super::reload::ui_reload_handler(self.tx.clone()));
         // Messages typed while loading are sent by the event loop once it listens to
         // the new session (`run_queued_submits` after `Effect::Resubscribe`): sent from
         // here, the prompt's first events could come before that and be lost.
@@ -421,8 +427,10 @@ impl App {
     /// attached extension host (after loading or `/reload`) has a new one to forward.
     pub fn forward_extension_ui(&mut self) {
         if let Some(mut requests) = self.session.take_ui_requests() {
-            // A new host: it has not seen the terminal's state yet.
+            // A new host: it has not seen the terminal's state yet; it gets it now, before
+            // a command typed meanwhile runs (the theme list, the width).
             self.extension_ui.sent_state = None;
+            self.sync_extension_ui_state();
             let tx = self.tx.clone();
             tokio::spawn(async move {
                 while let Some(request) = requests.recv().await {
