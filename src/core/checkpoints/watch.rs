@@ -47,17 +47,21 @@ impl Dirty {
     }
 }
 
+/// An ignore file outside the project and its metadata (length, modification time in
+/// nanoseconds, inode), `None` while it does not exist.
+type RuleFile = (PathBuf, Option<(u64, i128, u64)>);
+
 /// The watcher's news are complete from the full scan that received this on: the watch
 /// set's generation then, and the metadata of the ignore files outside the project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Trust {
     generation: u64,
-    outside_rules: Vec<(PathBuf, Option<(u64, i128, u64)>)>,
+    outside_rules: Vec<RuleFile>,
 }
 
 /// The ignore files outside the project that the walk reads (in the parent directories,
 /// the git and fd user-wide ones), and their metadata now.
-fn outside_rules(root: &Path) -> Vec<(PathBuf, Option<(u64, i128, u64)>)> {
+fn outside_rules(root: &Path) -> Vec<RuleFile> {
     let mut files = Vec::new();
     for dir in root.ancestors().skip(1) {
         for name in IGNORE_FILES {
