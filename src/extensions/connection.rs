@@ -121,6 +121,7 @@ impl Connection {
             reaped: AtomicBool::new(false),
             state_seen: AtomicU64::new(0),
             wants_state: AtomicBool::new(false),
+            late_message_renderers: Mutex::new(Vec::new()),
             child: tokio::sync::Mutex::new(Some(child)),
         });
         log.line(&name, &format!("started {}", source.path.display()));
@@ -233,6 +234,18 @@ impl Connection {
 
     pub fn is_alive(&self) -> bool {
         self.inner.alive.load(Ordering::SeqCst)
+    }
+
+    /// Whether the extension draws custom messages of `custom_type` (registered while
+    /// loading or after).
+    pub fn renders_messages(&self, custom_type: &str) -> bool {
+        self.registration
+            .message_renderers
+            .iter()
+            .any(|t| t == custom_type)
+            || lock(&self.inner.late_message_renderers)
+                .iter()
+                .any(|t| t == custom_type)
     }
 
     pub fn subscribes(&self, event: EventName) -> bool {

@@ -480,13 +480,7 @@ impl ExtensionHost {
         self.inner
             .connections
             .iter()
-            .find(|c| {
-                c.is_alive()
-                    && c.registration
-                        .message_renderers
-                        .iter()
-                        .any(|t| t == custom_type)
-            })
+            .find(|c| c.is_alive() && c.renders_messages(custom_type))
             .map(|c| ItemRenderer::new(c.clone(), ToolRendering::default()))
     }
 

@@ -111,6 +111,8 @@ pub(super) struct Inner {
     pub(super) state_seen: AtomicU64,
     /// The extension asked for `state` messages (`register.state`).
     pub(super) wants_state: AtomicBool,
+    /// Custom message types whose renderer the extension registered after loading.
+    pub(super) late_message_renderers: Mutex<Vec<String>>,
 }
 
 impl Drop for Inner {

@@ -31,6 +31,7 @@ mod link;
 pub mod log;
 pub mod node;
 mod oauth_bridge;
+pub mod overlay_options;
 pub mod protocol;
 pub(crate) mod provider_stream;
 pub mod render;

@@ -455,6 +455,12 @@ pub enum ExtensionMessage {
     RegisterTool {
         tool: ToolRegistration,
     },
+    /// pi's `pi.registerMessageRenderer` after loading: custom messages of this type
+    /// are drawn by the extension from now on (as `register.messageRenderers`).
+    RegisterMessageRenderer {
+        #[serde(rename = "customType")]
+        custom_type: String,
+    },
     /// pi's `pi.events.emit(channel, data)`: delivered to every other extension as
     /// `bus`.
     Emit {

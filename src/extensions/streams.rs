@@ -160,6 +160,7 @@ fn message_type(message: &ExtensionMessage) -> &'static str {
         ExtensionMessage::RunTool(_) => "\"run_tool\"",
         ExtensionMessage::Call { .. } => "\"call\"",
         ExtensionMessage::RegisterTool { .. } => "\"register_tool\"",
+        ExtensionMessage::RegisterMessageRenderer { .. } => "\"register_message_renderer\"",
         ExtensionMessage::Emit { .. } => "\"emit\"",
         ExtensionMessage::StreamEvent { .. } => "\"stream_event\"",
         ExtensionMessage::CancelCall { .. } => "\"cancel_call\"",
@@ -294,6 +295,12 @@ fn dispatch(inner: &Arc<Inner>, message: ExtensionMessage) -> Result<(), String>
             params: params.unwrap_or(Value::Null),
         }),
         ExtensionMessage::RegisterTool { tool } => inner.action(ActionKind::RegisterTool(tool)),
+        ExtensionMessage::RegisterMessageRenderer { custom_type } => {
+            let mut late = lock(&inner.late_message_renderers);
+            if !late.contains(&custom_type) {
+                late.push(custom_type);
+            }
+        }
         ExtensionMessage::Emit { channel, data } => {
             inner.action(ActionKind::Emit { channel, data })
         }

@@ -173,7 +173,7 @@ pub enum UiMethod {
 /// How an overlay is placed, as its extension asked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OverlaySpec {
-    pub options: crate::modes::interactive::overlays::OverlayOptions,
+    pub options: super::overlay_options::OverlayOptions,
     /// The `visible` callback's answer (true without one).
     pub visible: bool,
     /// The width the first lines were rendered at.
@@ -476,9 +476,7 @@ impl UiMethod {
 /// An overlay's options and visibility from a `custom` / `overlayShow` message.
 fn overlay_spec(call: &UiCall) -> Result<OverlaySpec, String> {
     Ok(OverlaySpec {
-        options: crate::modes::interactive::overlays::OverlayOptions::from_json(
-            call.overlay_options.as_ref(),
-        )?,
+        options: super::overlay_options::OverlayOptions::from_json(call.overlay_options.as_ref())?,
         visible: call.overlay_visible != Some(false),
         width: call.width.map(|w| w as usize),
     })

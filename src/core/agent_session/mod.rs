@@ -59,12 +59,19 @@ pub use extensions::SESSION_SWITCH_CANCELLED;
 pub use models::{CycledModel, Direction};
 pub use navigation::{NavigateOptions, NavigateResult};
 pub use prompt::{ALREADY_STREAMING, PromptOptions, StreamingBehavior};
-pub use reload::{
-    RELOAD_WHILE_COMPACTING, RELOAD_WHILE_STREAMING, ReloadHandler, ReloadedResources,
-};
+pub use reload::{RELOAD_WHILE_COMPACTING, RELOAD_WHILE_STREAMING, ReloadedResources};
 pub use resources::LoadedResources;
 pub use state::{ContextUsage, SessionStats, SessionStatus, TokenTotals};
 pub use switching::ForkResult;
+
+/// Runs a whole reload of the session it is given (pi's `/reload`: `session_shutdown`,
+/// settings and resources read again, new extensions, `session_start`); `Err` is what
+/// the extension that asked reads. See [`AgentSession::set_reload_handler`]
+/// (defined here, beside the session that holds it, so `reload` builds on this file
+/// and not the other way round).
+pub type ReloadHandler = std::sync::Arc<
+    dyn Fn(AgentSession) -> futures::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
+>;
 
 /// The default thinking level when switching to a reasoning model without a preference
 /// (pi writes `medium` in that case; see the corpus).

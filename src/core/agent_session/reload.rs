@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use super::{AgentSession, PromptResources, delivery, lock};
+use super::{AgentSession, PromptResources, ReloadHandler, delivery, lock};
 use crate::core::prompt_templates::PromptTemplate;
 use crate::core::settings::Settings;
 use crate::core::skills::Skill;
@@ -21,13 +21,6 @@ pub const RELOAD_WHILE_STREAMING: &str =
     "Wait for the current response to finish before reloading.";
 /// The text pi shows when `/reload` is asked for during a compaction.
 pub const RELOAD_WHILE_COMPACTING: &str = "Wait for compaction to finish before reloading.";
-
-/// Runs a whole reload of the session it is given (pi's `/reload`: `session_shutdown`,
-/// settings and resources read again, new extensions, `session_start`); `Err` is what
-/// the extension that asked reads. See [`AgentSession::set_reload_handler`].
-pub type ReloadHandler = std::sync::Arc<
-    dyn Fn(AgentSession) -> futures::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
->;
 
 /// Everything a reload reads again, ready to install.
 pub struct ReloadedResources {

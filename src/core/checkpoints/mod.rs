@@ -25,6 +25,7 @@ pub mod diff;
 mod properties;
 pub mod prune;
 pub mod scan;
+mod stat;
 pub mod store;
 mod tracker;
 pub mod watch;

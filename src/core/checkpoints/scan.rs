@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use ignore::WalkState;
 
+use super::stat::stat_key;
 use super::{Change, Store, relative_name};
 
 /// What the last scan saw of one file.
@@ -118,25 +119,6 @@ pub struct ScanOutcome {
     pub changes: Vec<Change>,
     /// Why the scan did not see everything, if it did not.
     pub incomplete: Option<String>,
-}
-
-/// Size, mtime (ns) and inode of a file.
-pub fn stat_key(meta: &std::fs::Metadata) -> (u64, i128, u64) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let mtime = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
-        (meta.len(), mtime, meta.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        let mtime = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128);
-        (meta.len(), mtime, 0)
-    }
 }
 
 /// Modification times at or after this (now minus a margin for coarse file-system

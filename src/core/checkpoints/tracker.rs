@@ -183,7 +183,7 @@ impl Checkpointer {
                 if let (Some(index), Some(hash)) = (self.index.as_mut(), after.as_ref())
                     && let Ok(meta) = std::fs::metadata(&file)
                 {
-                    let (size, _, ino) = super::scan::stat_key(&meta);
+                    let (size, _, ino) = super::stat::stat_key(&meta);
                     // mtime -1: the next scan rehashes it rather than trusting metadata.
                     index.files.insert(
                         path.clone(),

@@ -87,7 +87,7 @@ fn outside_rules(root: &Path) -> Vec<RuleFile> {
         .map(|f| {
             let key = std::fs::metadata(&f)
                 .ok()
-                .map(|m| super::scan::stat_key(&m));
+                .map(|m| super::stat::stat_key(&m));
             (f, key)
         })
         .collect()

@@ -1459,7 +1459,10 @@ const pi = {
 	},
 	getFlag: (name) => flagValue(name),
 	registerMessageRenderer(customType, renderer) {
+		const known = messageRenderers.has(customType);
 		messageRenderers.set(customType, renderer);
+		// After loading pi-rs learns of the type here (at load, from `register`).
+		if (loaded && !known) send({ type: "register_message_renderer", customType: String(customType) });
 	},
 	sendMessage(message, options) {
 		notLoaded("sendMessage");

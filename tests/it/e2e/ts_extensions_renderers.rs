@@ -373,3 +373,37 @@ fn hidden_thinking_label_replaces_the_thinking_marker_as_in_pi() {
     assert_eq!(ours.0, theirs.0);
     assert_eq!(ours.1, theirs.1);
 }
+
+/// A renderer registered after loading (in `session_start`, as extensions that set
+/// themselves up lazily do) and one registered by a command later still.
+const LATE_RENDERER: &str = r#"
+export default function (pi) {
+  const box = (label) => (message) => ({ render: () => [`${label}: ${message.content}`], invalidate() {} });
+  pi.on("session_start", () => pi.registerMessageRenderer("early", box("EARLY BOX")));
+  pi.registerCommand("later", { handler: async () => pi.registerMessageRenderer("later", box("LATER BOX")) });
+  pi.registerCommand("send", { handler: async (args) => {
+    pi.sendMessage({ customType: args.trim(), content: `message of ${args.trim()}`, display: true });
+  }});
+}
+"#;
+
+/// Renderers registered after the extension loaded draw their messages too, as in pi.
+#[test]
+fn message_renderers_registered_after_loading_draw_their_messages() {
+    let Some(_) = examples() else { return };
+    let env = Env::new(json!({"sequence": []}));
+    let file = env.cwd().join("late.ts");
+    std::fs::write(&file, LATE_RENDERER).unwrap();
+    let t = env.start(&format!("-e {}", file.display()), 80, 30);
+    ready(&t);
+    submit(&t, "/send early");
+    t.wait_for("EARLY BOX: message of early", WAIT);
+    submit(&t, "/later");
+    submit(&t, "/send later");
+    let screen = t.wait_for("LATER BOX: message of later", WAIT);
+    assert!(
+        !screen.contains("[later]"),
+        "drawn by the extension: {screen}"
+    );
+    quit(&t);
+}

@@ -12,17 +12,16 @@
 
 mod aws;
 mod executable;
+mod fetch;
 
 use base64::Engine as _;
 use serde_json::{Value, json};
 
+use self::fetch::{send_text, str_field};
+
 const DEFAULT_TOKEN_URL: &str = "https://sts.googleapis.com/v1/token";
 /// The scope asked for, as for the other application-default credentials.
 const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
-
-fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
-}
 
 /// A token for `creds` (an `external_account` file) and its lifetime in seconds.
 pub async fn token(client: &reqwest::Client, creds: &Value) -> Result<(String, u64), String> {
@@ -152,25 +151,6 @@ async fn subject_token(
                 .ok_or_else(|| format!("The subject token source has no {field}"))
         }
         other => Err(format!("Unsupported credential_source format {other}")),
-    }
-}
-
-async fn send_text(request: reqwest::RequestBuilder, what: &str) -> Result<String, String> {
-    let response = request
-        .timeout(std::time::Duration::from_secs(30))
-        .send()
-        .await
-        .map_err(|e| format!("{what} failed: {e}"))?;
-    let status = response.status();
-    let text = response.text().await.unwrap_or_default();
-    if status.is_success() {
-        Ok(text)
-    } else {
-        Err(format!(
-            "{what} failed ({}): {}",
-            status.as_u16(),
-            text.trim()
-        ))
     }
 }
 

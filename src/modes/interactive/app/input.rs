@@ -74,7 +74,7 @@ impl App {
         if self.overlay.is_none() && self.ext_overlay_focused() {
             // An overlay with the keyboard takes every key (pi-tui's focused component);
             // one that is no longer visible passes the keyboard on.
-            match super::extension_ui::key_sequence(&key) {
+            match super::key_sequence::key_sequence(&key) {
                 Some(data) if self.send_to_ext_overlay(&data) => return KeyCommand::None,
                 Some(_) => {}
                 None => return KeyCommand::None,
@@ -82,7 +82,7 @@ impl App {
         }
         if self.custom_component_open() {
             // A custom component takes every key, Escape and Ctrl+C included (pi).
-            if let Some(data) = super::extension_ui::key_sequence(&key) {
+            if let Some(data) = super::key_sequence::key_sequence(&key) {
                 self.send_to_custom_component(&data);
             }
             return KeyCommand::None;
@@ -114,7 +114,7 @@ impl App {
         if self.extension_editor_active() {
             // An extension's editor gets every key; pi's app keys come back from it as
             // `editorAction` (its CustomEditor handlers), its submit as `editorSubmit`.
-            if let Some(data) = super::extension_ui::key_sequence(&key) {
+            if let Some(data) = super::key_sequence::key_sequence(&key) {
                 self.send_to_extension_editor(&data);
             }
             return KeyCommand::None;

@@ -11,6 +11,7 @@ mod handle;
 mod headless;
 mod host_render;
 mod input;
+mod key_sequence;
 mod loading;
 mod login;
 mod msg;
@@ -301,7 +302,7 @@ async fn filter_terminal_input(
     event: &UiEvent,
 ) -> InputVerdict {
     let original = match event {
-        UiEvent::Key(key) => match extension_ui::key_sequence(key) {
+        UiEvent::Key(key) => match key_sequence::key_sequence(key) {
             Some(data) => data,
             None => return InputVerdict::Pass,
         },

@@ -170,20 +170,3 @@ pub(super) fn load_keybindings(
         Err(e) => (Arc::new(Keybindings::defaults()), vec![e.to_string()]),
     }
 }
-
-/// `ctx.reload()` in the interactive UI: the app reloads as for `/reload` (with its
-/// refusals while the agent answers or compacts) and the command goes on once it is done.
-pub(super) fn ui_reload_handler(
-    tx: tokio::sync::mpsc::UnboundedSender<AppMsg>,
-) -> crate::core::agent_session::ReloadHandler {
-    Arc::new(move |_session| {
-        let tx = tx.clone();
-        Box::pin(async move {
-            let (done, wait) = tokio::sync::oneshot::channel();
-            tx.send(AppMsg::ReloadRequested(done))
-                .map_err(|_| "the interface has closed".to_string())?;
-            wait.await
-                .map_err(|_| "the interface has closed".to_string())
-        })
-    })
-}

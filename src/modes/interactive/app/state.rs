@@ -417,7 +417,7 @@ impl App {
         self.warn_anthropic_extra_usage();
         self.forward_extension_ui();
         self.session
-            .set_reload_handler(super::reload::ui_reload_handler(self.tx.clone()));
+            .set_reload_handler(super::msg::ui_reload_handler(self.tx.clone()));
         // Messages typed while loading are sent by the event loop once it listens to
         // the new session (`run_queued_submits` after `Effect::Resubscribe`): sent from
         // here, the prompt's first events could come before that and be lost.

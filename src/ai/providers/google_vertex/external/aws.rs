@@ -14,7 +14,7 @@
 
 use serde_json::Value;
 
-use super::{send_text, str_field};
+use super::fetch::{send_text, str_field};
 use crate::ai::providers::sigv4::{self, Credentials, SigningInput};
 
 /// The subject token of an AWS credential source; `creds` is the whole file.

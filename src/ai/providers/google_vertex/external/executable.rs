@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::str_field;
+use super::fetch::str_field;
 
 const ALLOW_ENV: &str = "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES";
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -251,8 +251,15 @@ async fn run(command: &str, limit: Duration, env: &[(&str, String)]) -> Result<R
     let output = match tokio::time::timeout(limit, child.wait_with_output()).await {
         Err(_) => {
             #[cfg(unix)]
-            if let Some(pid) = group.and_then(|id| i32::try_from(id).ok()) {
-                crate::tools::shell::kill_group(pid);
+            if let Some(pid) = group.and_then(|id| i32::try_from(id).ok())
+                && pid > 0
+            {
+                // The whole group the program leads (`ai` uses nothing above it, so not
+                // the tools' helper). SAFETY: kill(2) with integer arguments has no
+                // memory effects; a group already gone yields ESRCH.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
             }
             #[cfg(not(unix))]
             let _ = group;

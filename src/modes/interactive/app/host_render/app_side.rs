@@ -1,85 +1,19 @@
-//! Chat items drawn by extensions: custom messages of a type with a message renderer
-//! (pi's `registerMessageRenderer`) and the boxes of tools with `renderCall` /
-//! `renderResult`. Their lines come from the extension's process through `render`
-//! requests; the chat never waits for them.
-//!
-//! Each such item is asked again only when what its lines depend on changed: the width,
-//! the Ctrl+O state, the item itself (its version: new arguments, a partial or final
-//! result) or the theme; and never while its previous request is unanswered. Until the answer arrives the item shows its previous lines, or
-//! pi-rs's own rendering the first time; an item whose first lines are pending is not
-//! moved into the scrollback yet (at most [`RENDER_TIMEOUT`]). A renderer that fails or
-//! does not answer in time leaves pi-rs's rendering in place and is reported once.
-
-use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
+//! The app's side of `host_render`: what the [`App`](super::super::state::App) does with them.
 
 use serde_json::{Value, json};
 
-use super::msg::AppMsg;
-use super::state::App;
-use crate::extensions::{ItemRenderer, RENDER_TIMEOUT};
+use super::super::msg::AppMsg;
+use super::super::state::App;
+#[allow(unused_imports)]
+use super::*;
+use crate::extensions::RENDER_TIMEOUT;
 use crate::modes::interactive::components::tool_execution::HostToolLines;
 use crate::modes::interactive::components::transcript::ChatItem;
-
-/// What the lines of an item depend on: width, expanded, the item's version, the
-/// theme's generation.
-pub type RenderKey = (usize, bool, u64, u64);
-
-/// An answer to a `render` request, for the event loop.
-pub struct HostRendered {
-    epoch: u64,
-    index: usize,
-    key: RenderKey,
-    outcome: Result<Value, String>,
-}
-
-struct Tracked {
-    renderer: ItemRenderer,
-    /// The key of the last request sent.
-    requested: Option<RenderKey>,
-    /// That request has not been answered yet.
-    in_flight: bool,
-}
-
-/// The items drawn by extensions, with their requests.
-#[derive(Default)]
-pub struct HostRenders {
-    /// Counts transcript rebuilds: answers about an older transcript are dropped.
-    epoch: u64,
-    /// Transcript items looked at so far.
-    scanned: usize,
-    tracked: BTreeMap<usize, Tracked>,
-    /// Renderers whose failure was reported (extension, what).
-    reported: HashSet<(PathBuf, String)>,
-}
-
-impl HostRenders {
-    /// The transcript was built again: forget its items.
-    pub fn reset(&mut self) {
-        self.epoch += 1;
-        self.scanned = 0;
-        self.tracked.clear();
-    }
-
-    /// Whether item `index` waits for its first lines (it stays out of the scrollback
-    /// until they arrive or the request fails).
-    pub fn holds(&self, index: usize) -> bool {
-        self.tracked.get(&index).is_some_and(|t| t.in_flight)
-    }
-
-    /// Reports a renderer failure once per extension and renderer.
-    fn report_once(&mut self, renderer: &ItemRenderer, what: &str, error: &str) {
-        let key = (renderer.extension_path().to_path_buf(), what.to_string());
-        if self.reported.insert(key) {
-            renderer.report(what, error);
-        }
-    }
-}
 
 impl App {
     /// Asks the extensions for the lines of the items they draw whose key changed. Called
     /// when a frame is composed; sends nothing when nothing changed.
-    pub(super) fn request_host_renders(&mut self) {
+    pub(in crate::modes::interactive::app) fn request_host_renders(&mut self) {
         // The extensions render with the width and theme of the last `ui_state`: send it
         // first when it changed.
         self.sync_extension_ui_state();
@@ -152,7 +86,7 @@ impl App {
 
     /// Ctrl+O and `ctx.ui.setToolsExpanded`: expands or collapses every tool box and
     /// summary (and the header), drawn again from the top.
-    pub(super) fn set_tools_expanded(&mut self, expanded: bool) {
+    pub(in crate::modes::interactive::app) fn set_tools_expanded(&mut self, expanded: bool) {
         if expanded == self.transcript.expanded() {
             return;
         }
@@ -163,7 +97,7 @@ impl App {
     }
 
     /// The chat index of the box of tool call `id`, if an extension draws it.
-    pub(super) fn tool_item_index(&self, id: &str) -> Option<usize> {
+    pub(in crate::modes::interactive::app) fn tool_item_index(&self, id: &str) -> Option<usize> {
         self.extension_ui
             .host_renders
             .tracked
@@ -173,7 +107,7 @@ impl App {
     }
 
     /// Applies the lines an extension drew (or, when it failed, keeps pi-rs's rendering).
-    pub(super) fn on_host_rendered(&mut self, answer: HostRendered) {
+    pub(in crate::modes::interactive::app) fn on_host_rendered(&mut self, answer: HostRendered) {
         let renders = &mut self.extension_ui.host_renders;
         if answer.epoch != renders.epoch {
             return;

@@ -1,83 +1,24 @@
-//! Extension overlays: components from `ctx.ui.custom(…, { overlay: true })` and from the
-//! factory's `tui.showOverlay`, drawn over the screen (see `overlays` for the placement and
-//! the compositing).
-//!
-//! The stack and the keyboard focus follow pi-tui: a new overlay takes the keys unless it is
-//! `nonCapturing` or not visible, remembering what had them; when it goes (or is hidden, or
-//! unfocused) the keys go to the topmost visible capturing overlay, or back to what had them
-//! before. Overlays are drawn in focus order, the last focused on top. The components live
-//! in their extension's host: it sends their lines (rendered at the width asked here) and
-//! the answer of their `visible` callback; keys, the width to render at and focus changes go
-//! back as `ui_input` messages.
+//! The app's side of `ext_overlays`: what the [`App`](super::super::state::App) does with them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ratatui::text::Line;
 
-use super::extension_ui::ansi_line;
-use super::state::App;
+use super::super::extension_ui::ansi_line;
+use super::super::state::App;
+#[allow(unused_imports)]
+use super::*;
 use crate::extensions::{
     OverlayAction, OverlaySpec, UiInput, UiMethod, UiReply, UiRequest, UiResponse,
 };
 use crate::modes::interactive::overlays::{OverlayOptions, Placed, resolve_layout};
 
-/// Which extension's component, by the host's id for it.
-pub(super) type OverlayKey = (PathBuf, String);
-
-/// What has the keyboard: pi-rs's own UI (editor, dialog, custom component in place of the
-/// editor) or an overlay.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(super) enum Focus {
-    #[default]
-    Base,
-    Overlay(OverlayKey),
-}
-
-/// One overlay on the stack.
-pub(super) struct ExtOverlay {
-    key: OverlayKey,
-    options: OverlayOptions,
-    /// Its last lines, as the component rendered them (ANSI).
-    lines: Vec<String>,
-    /// The width those lines were rendered at, when the host said.
-    lines_width: Option<usize>,
-    /// The width last asked of the host.
-    asked_width: Option<usize>,
-    /// The `visible` callback's last answer.
-    visible: bool,
-    /// `handle.setHidden(true)`.
-    hidden: bool,
-    /// Drawing order: higher is on top.
-    focus_order: u64,
-    /// What had the keyboard when it was shown.
-    pre_focus: Focus,
-    input: Option<UiInput>,
-    /// The `custom` dialog's answer (none for `tui.showOverlay`).
-    reply: Option<UiReply>,
-}
-
-impl ExtOverlay {
-    fn shown(&self) -> bool {
-        !self.hidden && self.visible
-    }
-}
-
-/// The overlay stack and what the last frame did with it.
-#[derive(Default)]
-pub struct ExtOverlays {
-    stack: Vec<ExtOverlay>,
-    focus: Focus,
-    counter: u64,
-    /// Overlays were drawn in the last frame.
-    pub(super) drawn: bool,
-    /// The history rows drawn again in the live region under the overlays (the screen
-    /// rows above the live region when they opened).
-    pub(super) borrowed: Vec<Line<'static>>,
-}
-
 impl App {
     /// Takes the requests about overlays; gives back the others.
-    pub(super) fn on_ext_overlay_request(&mut self, request: UiRequest) -> Option<UiRequest> {
+    pub(in crate::modes::interactive::app) fn on_ext_overlay_request(
+        &mut self,
+        request: UiRequest,
+    ) -> Option<UiRequest> {
         let path = request.extension_path.clone();
         match request.method {
             UiMethod::Custom {
@@ -143,7 +84,7 @@ impl App {
     }
 
     /// Shows an overlay (a `custom` dialog with `overlay`, or `overlayShow`).
-    pub(super) fn show_ext_overlay(
+    pub(in crate::modes::interactive::app) fn show_ext_overlay(
         &mut self,
         path: &Path,
         custom_id: String,
@@ -316,7 +257,7 @@ impl App {
     /// Sends a key (or pasted text) to the overlay that has the keyboard; false when none
     /// has it. A focused overlay that stopped being visible passes the keyboard on first,
     /// as pi-tui does.
-    pub(super) fn send_to_ext_overlay(&mut self, data: &str) -> bool {
+    pub(in crate::modes::interactive::app) fn send_to_ext_overlay(&mut self, data: &str) -> bool {
         let Focus::Overlay(key) = self.ext_overlays.focus.clone() else {
             return false;
         };
@@ -362,7 +303,7 @@ impl App {
 
     /// Drops overlays whose extension stopped (their dialog was abandoned or the host's
     /// pipe closed) and asks the host to render at the width each overlay now has.
-    pub(super) fn tend_ext_overlays(&mut self) {
+    pub(in crate::modes::interactive::app) fn tend_ext_overlays(&mut self) {
         let gone: Vec<usize> = self
             .ext_overlays
             .stack
@@ -390,7 +331,7 @@ impl App {
     }
 
     /// Forgets every overlay (a new extension host: the old one's components are gone).
-    pub(super) fn clear_ext_overlays(&mut self) {
+    pub(in crate::modes::interactive::app) fn clear_ext_overlays(&mut self) {
         while !self.ext_overlays.stack.is_empty() {
             let last = self.ext_overlays.stack.len() - 1;
             self.remove_ext_overlay(last);
@@ -399,7 +340,11 @@ impl App {
     }
 
     /// The visible overlays placed on a `width` × `height` screen, bottom first.
-    pub(super) fn placed_ext_overlays(&self, width: usize, height: usize) -> Vec<Placed> {
+    pub(in crate::modes::interactive::app) fn placed_ext_overlays(
+        &self,
+        width: usize,
+        height: usize,
+    ) -> Vec<Placed> {
         let mut shown: Vec<&ExtOverlay> = self
             .ext_overlays
             .stack
