@@ -558,6 +558,7 @@ mod tests {
             r#"{"type":"set_label","entryId":"abc","label":null}"#,
             r#"{"type":"call","id":"h1","method":"new_session","params":{"parentSession":"/p"}}"#,
             r#"{"type":"register_tool","tool":{"name":"late","description":"d"}}"#,
+            r#"{"type":"register_message_renderer","customType":"note"}"#,
             r#"{"type":"emit","channel":"c","data":{"n":1}}"#,
             r#"{"type":"set_session_name","name":"Refactor","extra":"ignored"}"#,
             r#"{"type":"stream_event","id":5,"event":{"type":"start"}}"#,
@@ -578,7 +579,7 @@ mod tests {
     fn bad_lines_are_described() {
         assert_eq!(
             ExtensionMessage::parse(br#"{"type":"fly"}"#).unwrap_err(),
-            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`, `call`, `register_tool`, `emit`, `stream_event`, `cancel_call`"
+            "invalid \"fly\" message: unknown variant `fly`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`, `call`, `register_tool`, `register_message_renderer`, `emit`, `stream_event`, `cancel_call`"
         );
         assert_eq!(
             ExtensionMessage::parse(br#"{"id":1}"#).unwrap_err(),

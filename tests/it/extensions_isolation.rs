@@ -196,7 +196,7 @@ sleep 5
         errs,
         [
             "context: protocol violation: \"register\" was sent twice",
-            "context: protocol violation: invalid \"teleport\" message: unknown variant `teleport`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`, `call`, `register_tool`, `emit`"
+            "context: protocol violation: invalid \"teleport\" message: unknown variant `teleport`, expected one of `register`, `response`, `tool_update`, `ui`, `exec`, `send_message`, `send_user_message`, `append_entry`, `set_label`, `set_session_name`, `set_thinking_level`, `set_model`, `shutdown`, `abort`, `compact`, `run_tool`, `call`, `register_tool`, `register_message_renderer`, `emit`, `stream_event`, `cancel_call`"
         ]
     );
 }
