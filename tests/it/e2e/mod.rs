@@ -21,6 +21,7 @@
 //!   and the result opening in the reference pi.
 
 mod abort;
+mod beside_pi;
 mod checkpoints;
 mod env;
 mod footer;

@@ -10,24 +10,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::beside_pi::{examples, rows, start_reference_with};
 use super::env::{Env, WAIT, editor_ready, submit};
-use crate::support::reference_pi;
-use crate::support::tmux::{self, Tmux};
-
-/// pi's example extensions, or `None` (the test is skipped, saying why).
-fn examples() -> Option<std::path::PathBuf> {
-    if !tmux::available() {
-        eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
-        return None;
-    }
-    match crate::ts_extensions::examples_dir() {
-        Ok(dir) => Some(dir),
-        Err(why) => {
-            eprintln!("skipped: pi's example extensions are not available: {why}");
-            None
-        }
-    }
-}
+use crate::support::tmux::Tmux;
 
 /// A project whose settings keep both programs quiet (no header, no "What's New").
 fn quiet_env(script: Value) -> Env {
@@ -38,42 +23,6 @@ fn quiet_env(script: Value) -> Env {
     )
     .unwrap();
     env
-}
-
-/// The reference pi with `extra` arguments in the same project and terminal size, or
-/// `None` (with the reason printed) when it is not installed.
-fn reference(
-    env: &Env,
-    extra: &str,
-    vars: &[(&str, &str)],
-    width: u16,
-    height: u16,
-) -> Option<Tmux> {
-    if let Err(why) = reference_pi::available() {
-        eprintln!("reference pi comparison skipped: {why}");
-        return None;
-    }
-    let home = env.home();
-    let mut all = vec![
-        ("HOME", home.to_str().unwrap()),
-        ("PI_CODING_AGENT_DIR", ""),
-    ];
-    all.extend_from_slice(vars);
-    Some(Tmux::start(
-        &format!(
-            "{} --offline --provider mock --model mock-model {extra}",
-            reference_pi::script().display()
-        ),
-        &env.cwd(),
-        &all,
-        width,
-        height,
-    ))
-}
-
-/// The screen's rows without trailing blanks.
-fn rows(screen: &str) -> Vec<String> {
-    screen.lines().map(|l| l.trim_end().to_string()).collect()
 }
 
 /// The row containing `needle` and the `before` rows above it.
@@ -145,7 +94,7 @@ fn modal_editor_takes_the_keys_as_in_pi() {
     assert!(!ours.cleared[1].contains("hello"), "{:?}", ours.cleared);
     assert!(ours.sent.contains("send this"), "{}", ours.sent);
 
-    let Some(t) = reference(&env, &extension, &[], 80, 24) else {
+    let Some(t) = start_reference_with(&env, &extension, &[], 80, 24) else {
         return;
     };
     let theirs = drive_modal(&t);
@@ -174,7 +123,7 @@ fn border_status_editor_hides_the_working_line() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 
-    let Some(t) = reference(&env, &extension, &[], 90, 24) else {
+    let Some(t) = start_reference_with(&env, &extension, &[], 90, 24) else {
         return;
     };
     let their_idle = t.wait_for("mock/mock-model · off", WAIT);
@@ -242,7 +191,7 @@ fn terminal_input_listeners_replace_and_consume_keys() {
     assert!(filtered.contains("aybc"), "{filtered}");
     assert!(plain.contains("axbzc"), "{plain}");
 
-    let Some(t) = reference(&env, &extension, &[], 80, 24) else {
+    let Some(t) = start_reference_with(&env, &extension, &[], 80, 24) else {
         return;
     };
     let (their_filtered, _) = drive_input_listener(&t);
@@ -349,7 +298,7 @@ fn issue_numbers_complete_from_the_extension() {
     );
     assert!(done.contains("see #12"), "{done}");
 
-    let Some(t) = reference(&env, &extension, &vars, 90, 24) else {
+    let Some(t) = start_reference_with(&env, &extension, &vars, 90, 24) else {
         return;
     };
     let (their_list, _) = drive_issue_completion(&t);
@@ -382,7 +331,7 @@ fn command_arguments_complete_from_the_extension() {
     assert!(list.iter().any(|r| r.contains("extension")), "{list:?}");
     assert!(done.contains("/commands extension"), "{done}");
 
-    let Some(t) = reference(&env, &extension, &[], 80, 24) else {
+    let Some(t) = start_reference_with(&env, &extension, &[], 80, 24) else {
         return;
     };
     let (their_list, _) = drive_argument_completion(&t);
@@ -426,7 +375,7 @@ fn working_indicator_frames_as_in_pi() {
     assert!(dot.trim_start().starts_with("● Working"), "{dot:?}");
     assert!(none.trim_start().starts_with("Working"), "{none:?}");
 
-    let Some(t) = reference(&env, &extension, &[], 80, 24) else {
+    let Some(t) = start_reference_with(&env, &extension, &[], 80, 24) else {
         return;
     };
     let (their_dot, their_none) = drive_working_indicator(&t);

@@ -3,10 +3,9 @@
 //! the width it is rendered at in theme colours, run in pi-rs and in the reference pi in
 //! the same terminal size with the same theme file, compared screen to screen.
 
-use std::path::Path;
-
 use serde_json::json;
 
+use super::beside_pi::{rows, write_theme};
 use super::env::{Env, WAIT, submit};
 use crate::support::reference_pi;
 use crate::support::tmux::{self, Tmux};
@@ -24,23 +23,6 @@ export default function (pi) {
   }});
 }
 "#;
-
-/// pi-rs's dark theme under another name, so that pi and pi-rs use the same colours (and
-/// no "What's New" from pi, which would push the header off the screen).
-fn write_theme(env: &Env) {
-    let theme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/dark.json"))
-            .unwrap()
-            .replace("\"name\": \"dark\"", "\"name\": \"sametheme\"");
-    let themes = env.agent_dir().join("themes");
-    std::fs::create_dir_all(&themes).unwrap();
-    std::fs::write(themes.join("sametheme.json"), theme).unwrap();
-    std::fs::write(
-        env.agent_dir().join("settings.json"),
-        r#"{"quietStartup": true, "theme": "sametheme", "lastChangelogVersion": "0.73.1"}"#,
-    )
-    .unwrap();
-}
 
 /// What one program showed: the first screen, its widget row with escapes, the screen
 /// after a resize to 80 columns, and the footer row after `/footer` at 80 columns.
@@ -80,11 +62,6 @@ fn run(t: &Tmux) -> Run {
         resized,
         footer,
     }
-}
-
-/// The screen's rows without trailing blanks.
-fn rows(screen: &str) -> Vec<String> {
-    screen.lines().map(|l| l.trim_end().to_string()).collect()
 }
 
 #[test]
@@ -338,9 +315,12 @@ fn a_message_typed_while_the_session_loads_is_sent_once_it_has_loaded() {
     let t = env.start(&format!("-e {}", slow.display()), 100, 30);
     t.wait_for("Loading session", WAIT);
     submit(&t, "early message");
-    let screen = t.wait_for("Working...", WAIT);
-    assert!(screen.contains("slow extension ready"), "{screen}");
-    assert!(screen.contains("early message"), "{screen}");
+    // The run shows while the model is silent (4 s): its working line and the message
+    // (drawn from events that come one after the other, so wait for both).
+    t.wait_until("the run of the early message", WAIT, |s| {
+        s.contains("Working...") && s.contains("early message")
+    });
+    t.wait_for("slow extension ready", WAIT);
     t.wait_for("answer to the early message", WAIT);
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());

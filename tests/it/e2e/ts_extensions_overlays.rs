@@ -3,69 +3,11 @@
 //! run in pi-rs and, where the reference pi is installed, in pi at the same terminal size
 //! with the same theme, the overlay rows compared screen to screen.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::json;
 
+use super::beside_pi::{examples, rows, start_reference, write_theme};
 use super::env::{Env, WAIT, editor_ready, submit};
-use crate::support::reference_pi;
-use crate::support::tmux::{self, Tmux};
-
-/// pi-rs's dark theme under another name, so pi and pi-rs draw the same colours.
-fn write_theme(env: &Env) {
-    let theme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/dark.json"))
-            .unwrap()
-            .replace("\"name\": \"dark\"", "\"name\": \"sametheme\"");
-    let themes = env.agent_dir().join("themes");
-    std::fs::create_dir_all(&themes).unwrap();
-    std::fs::write(themes.join("sametheme.json"), theme).unwrap();
-    std::fs::write(
-        env.agent_dir().join("settings.json"),
-        r#"{"quietStartup": true, "theme": "sametheme", "lastChangelogVersion": "0.73.1"}"#,
-    )
-    .unwrap();
-}
-
-fn examples() -> Option<PathBuf> {
-    if !tmux::available() {
-        eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
-        return None;
-    }
-    match crate::ts_extensions::examples_dir() {
-        Ok(dir) => Some(dir),
-        Err(why) => {
-            eprintln!("skipped: pi's example extensions are not available: {why}");
-            None
-        }
-    }
-}
-
-/// The reference pi in tmux, in the same project, or `None` (printed) where it is missing.
-fn start_reference(env: &Env, extensions: &str, width: u16, height: u16) -> Option<Tmux> {
-    if let Err(why) = reference_pi::available() {
-        eprintln!("reference pi comparison skipped: {why}");
-        return None;
-    }
-    let home = env.home();
-    Some(Tmux::start(
-        &format!(
-            "{} --offline --provider mock --model mock-model {extensions}",
-            reference_pi::script().display()
-        ),
-        &env.cwd(),
-        &[
-            ("HOME", home.to_str().unwrap()),
-            ("PI_CODING_AGENT_DIR", ""),
-        ],
-        width,
-        height,
-    ))
-}
-
-fn rows(screen: &str) -> Vec<String> {
-    screen.lines().map(|l| l.trim_end().to_string()).collect()
-}
+use crate::support::tmux::Tmux;
 
 /// The columns `from..to` of a screen row (tmux pads wide characters' second cell with
 /// nothing, so columns are counted with the display width).

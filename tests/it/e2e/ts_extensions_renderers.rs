@@ -3,71 +3,11 @@
 //! the same terminal size with the same theme, compared row by row; plus a renderer that
 //! throws and `ctx.ui.setToolsExpanded`.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::json;
 
+use super::beside_pi::{examples, rows, start_reference, write_theme};
 use super::env::{Env, WAIT, submit};
-use crate::support::reference_pi;
-use crate::support::tmux::{self, Tmux};
-
-/// pi-rs's dark theme under another name, so that pi and pi-rs use the same colours.
-fn write_theme(env: &Env) {
-    let theme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/dark.json"))
-            .unwrap()
-            .replace("\"name\": \"dark\"", "\"name\": \"sametheme\"");
-    let themes = env.agent_dir().join("themes");
-    std::fs::create_dir_all(&themes).unwrap();
-    std::fs::write(themes.join("sametheme.json"), theme).unwrap();
-    std::fs::write(
-        env.agent_dir().join("settings.json"),
-        r#"{"quietStartup": true, "theme": "sametheme", "lastChangelogVersion": "0.73.1"}"#,
-    )
-    .unwrap();
-}
-
-/// pi's examples folder, or why the test is skipped.
-fn examples() -> Option<PathBuf> {
-    if !tmux::available() {
-        eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
-        return None;
-    }
-    match crate::ts_extensions::examples_dir() {
-        Ok(dir) => Some(dir),
-        Err(why) => {
-            eprintln!("skipped: pi's example extensions are not available: {why}");
-            None
-        }
-    }
-}
-
-/// The reference pi in the same project and terminal size, when it is installed.
-fn start_reference(env: &Env, extensions: &str, width: u16, height: u16) -> Option<Tmux> {
-    if let Err(why) = reference_pi::available() {
-        eprintln!("reference pi comparison skipped: {why}");
-        return None;
-    }
-    let home = env.home();
-    Some(Tmux::start(
-        &format!(
-            "{} --offline --provider mock --model mock-model {extensions}",
-            reference_pi::script().display()
-        ),
-        &env.cwd(),
-        &[
-            ("HOME", home.to_str().unwrap()),
-            ("PI_CODING_AGENT_DIR", ""),
-        ],
-        width,
-        height,
-    ))
-}
-
-/// The screen's rows without trailing blanks.
-fn rows(screen: &str) -> Vec<String> {
-    screen.lines().map(|l| l.trim_end().to_string()).collect()
-}
+use crate::support::tmux::Tmux;
 
 /// `count` rows from the first one containing `needle` (plus `before` rows above it).
 fn block(screen: &str, needle: &str, before: usize, count: usize) -> Vec<String> {
