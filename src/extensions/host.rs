@@ -758,6 +758,14 @@ impl ExtensionHost {
         reply.ok().flatten().filter(|v| !v.is_null())
     }
 
+    /// The running node-host extension loaded from `path`, if any.
+    fn live_node_module(&self, path: &Path) -> Option<&Arc<Connection>> {
+        self.inner
+            .connections
+            .iter()
+            .find(|c| c.path == path && c.node_module && c.is_alive())
+    }
+
     /// Runs the autocomplete providers extension `path` added (`ctx.ui.addAutocompleteProvider`)
     /// over `query` (`{lines, cursorLine, cursorCol, force, base}`, `base`: the suggestions
     /// so far, what their `current.getSuggestions` returns). The answer is the chain's
@@ -769,11 +777,7 @@ impl ExtensionHost {
         query: &Value,
         timeout: Duration,
     ) -> Option<Value> {
-        let connection = self
-            .inner
-            .connections
-            .iter()
-            .find(|c| c.path == path && c.node_module && c.is_alive())?;
+        let connection = self.live_node_module(path)?;
         let reply = connection
             .request("autocomplete", Some(timeout), None, |id| {
                 let mut message = json!({"type": "autocomplete", "id": id});
@@ -797,11 +801,7 @@ impl ExtensionHost {
         data: &str,
         timeout: Duration,
     ) -> Option<Value> {
-        let connection = self
-            .inner
-            .connections
-            .iter()
-            .find(|c| c.path == path && c.node_module && c.is_alive())?;
+        let connection = self.live_node_module(path)?;
         let reply = connection
             .request("terminal input", Some(timeout), None, |id| {
                 line(&json!({"type": "terminal_input", "id": id, "data": data}))
