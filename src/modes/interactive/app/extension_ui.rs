@@ -347,19 +347,7 @@ impl App {
     /// The extension editor's lines, for the view.
     pub(super) fn extension_editor_lines(&self, width: usize) -> Option<Vec<Line<'static>>> {
         let editor = self.extension_ui.editor.as_ref()?;
-        Some(
-            editor
-                .lines
-                .iter()
-                .map(|line| {
-                    crate::modes::interactive::text::truncate_line(
-                        ansi_line(line),
-                        width,
-                        Span::raw(""),
-                    )
-                })
-                .collect(),
-        )
+        Some(component_lines(&editor.lines, width))
     }
 
     /// Notices that change what is on screen at once.
@@ -888,18 +876,7 @@ impl App {
     /// The extension footer's lines, when an extension replaced the footer.
     pub(super) fn extension_footer_lines(&self, width: usize) -> Option<Vec<Line<'static>>> {
         let (_, lines) = self.extension_ui.footer.as_ref()?;
-        Some(
-            lines
-                .iter()
-                .map(|line| {
-                    crate::modes::interactive::text::truncate_line(
-                        ansi_line(line),
-                        width,
-                        Span::raw(""),
-                    )
-                })
-                .collect(),
-        )
+        Some(component_lines(lines, width))
     }
 
     /// A widget's lines as pi shows them: a component's lines as rendered; a list of
@@ -911,16 +888,7 @@ impl App {
         width: usize,
     ) -> Vec<Line<'static>> {
         if self.extension_ui.component_widgets.contains(key) {
-            return lines
-                .iter()
-                .map(|line| {
-                    crate::modes::interactive::text::truncate_line(
-                        ansi_line(line),
-                        width,
-                        Span::raw(""),
-                    )
-                })
-                .collect();
+            return component_lines(lines, width);
         }
         lines
             .iter()
@@ -956,17 +924,17 @@ impl App {
     /// The custom component's lines, with their colours, for the view.
     pub fn custom_component_lines(&self, width: usize) -> Option<Vec<Line<'static>>> {
         let view = self.extension_ui.custom.as_ref()?;
-        Some(
-            view.lines
-                .iter()
-                .map(|line| {
-                    crate::modes::interactive::text::truncate_line(
-                        ansi_line(line),
-                        width,
-                        Span::raw(""),
-                    )
-                })
-                .collect(),
-        )
+        Some(component_lines(&view.lines, width))
     }
+}
+
+/// A component's rendered lines (ANSI) as styled lines cut to `width`, as pi-tui draws
+/// what a component returns.
+fn component_lines(lines: &[String], width: usize) -> Vec<Line<'static>> {
+    lines
+        .iter()
+        .map(|line| {
+            crate::modes::interactive::text::truncate_line(ansi_line(line), width, Span::raw(""))
+        })
+        .collect()
 }
