@@ -53,3 +53,24 @@ pub fn decode_chunk(
     });
     result
 }
+
+/// Sends a small request of a credential flow (token exchanges, metadata services) and
+/// returns the answer's text; a failure to send or a status other than 2xx is an error
+/// naming `what`, with the answer's text.
+pub async fn send_for_text(request: reqwest::RequestBuilder, what: &str) -> Result<String, String> {
+    let response = request
+        .send()
+        .await
+        .map_err(|e| format!("{what} failed: {e}"))?;
+    let status = response.status();
+    let text = response.text().await.unwrap_or_default();
+    if status.is_success() {
+        Ok(text)
+    } else {
+        Err(format!(
+            "{what} failed ({}): {}",
+            status.as_u16(),
+            text.trim()
+        ))
+    }
+}

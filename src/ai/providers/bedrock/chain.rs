@@ -179,21 +179,7 @@ fn from_json(v: &Value, names: [&str; 4], what: &str) -> Result<Temporary, Strin
 
 /// Sends `request`; the body of a 2xx answer, or an error naming `what`.
 async fn send(request: reqwest::RequestBuilder, what: &str) -> Result<String, String> {
-    let response = request
-        .send()
-        .await
-        .map_err(|e| format!("{what} failed: {e}"))?;
-    let status = response.status();
-    let text = response.text().await.unwrap_or_default();
-    if status.is_success() {
-        Ok(text)
-    } else {
-        Err(format!(
-            "{what} failed ({}): {}",
-            status.as_u16(),
-            text.trim()
-        ))
-    }
+    crate::ai::providers::wire::send_for_text(request, what).await
 }
 
 fn json_of(text: &str, what: &str) -> Result<Value, String> {

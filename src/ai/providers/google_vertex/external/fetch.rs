@@ -14,20 +14,9 @@ pub(super) async fn send_text(
     request: reqwest::RequestBuilder,
     what: &str,
 ) -> Result<String, String> {
-    let response = request
-        .timeout(std::time::Duration::from_secs(30))
-        .send()
-        .await
-        .map_err(|e| format!("{what} failed: {e}"))?;
-    let status = response.status();
-    let text = response.text().await.unwrap_or_default();
-    if status.is_success() {
-        Ok(text)
-    } else {
-        Err(format!(
-            "{what} failed ({}): {}",
-            status.as_u16(),
-            text.trim()
-        ))
-    }
+    crate::ai::providers::wire::send_for_text(
+        request.timeout(std::time::Duration::from_secs(30)),
+        what,
+    )
+    .await
 }
