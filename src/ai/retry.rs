@@ -5,7 +5,7 @@
 //! exponentially with jitter, unless the server says how long to wait (`retry-after-ms`,
 //! `retry-after` in seconds or as an HTTP date, or a "retry in 5s" / `"retryDelay":
 //! "30s"` hint in the error body). A server-requested wait longer than
-//! [`RetryPolicy::max_delay_ms`] is not waited for: the request fails at once with a
+//! [`RetryPolicy::max_delay_ms`] (unless that is 0) is not waited for: the request fails at once with a
 //! message that says so. Every wait is announced through [`RetryNotice`] and can be cut
 //! short by cancellation.
 //!
@@ -34,7 +34,8 @@ pub struct RetryPolicy {
     pub base_delay_ms: u64,
     /// Upper bound of the computed (not server-requested) backoff.
     pub max_backoff_ms: u64,
-    /// Longest server-requested wait we accept (pi's `retry.provider.maxRetryDelayMs`).
+    /// Longest server-requested wait we accept (pi's `retry.provider.maxRetryDelayMs`);
+    /// 0 accepts any wait.
     pub max_delay_ms: u64,
     /// Longest silence accepted from the server: before the response starts (headers and
     /// first body bytes, per attempt) and between two chunks of a streaming body (pi's

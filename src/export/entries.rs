@@ -10,7 +10,7 @@ use super::escape::{fragment_value, push_escaped};
 use super::markdown::push_markdown;
 use super::tools::{ToolIndex, push_images, push_orphan_result, push_tool_call};
 use super::tree::SessionTree;
-use crate::ai::js::js_locale_string;
+use crate::ai::js::{js_locale_string, js_to_fixed};
 use crate::ai::message::{AssistantBlock, AssistantMessage, StopReason, UserContent};
 use crate::messages::{AgentMessage, BashExecutionMessage, CustomMessage, parse_skill_block};
 use crate::session::entry::SessionEntry;
@@ -19,9 +19,9 @@ use crate::session::entry::SessionEntry;
 pub fn compact_tokens(n: u64) -> String {
     match n {
         0..1_000 => n.to_string(),
-        1_000..10_000 => format!("{:.1}k", n as f64 / 1000.0),
+        1_000..10_000 => format!("{}k", js_to_fixed(n as f64 / 1000.0, 1)),
         10_000..1_000_000 => format!("{}k", (n as f64 / 1000.0).round() as u64),
-        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+        _ => format!("{}M", js_to_fixed(n as f64 / 1_000_000.0, 1)),
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::entries::{compact_tokens, push_time};
 use super::escape::push_escaped;
 use super::tree::SessionTree;
+use crate::ai::js::js_to_fixed;
 use crate::ai::message::ToolSpec;
 use crate::messages::AgentMessage;
 use crate::session::entry::{SessionEntry, SessionHeader};
@@ -176,7 +177,7 @@ pub fn push_header(
     push_row(out, "Messages", &escaped(&stats.messages_text()));
     push_row(out, "Tool calls", &stats.tool_calls.to_string());
     push_row(out, "Tokens", &escaped(&stats.tokens_text()));
-    push_row(out, "Cost", &format!("${:.3}", stats.cost));
+    push_row(out, "Cost", &format!("${}", js_to_fixed(stats.cost, 3)));
     let leaves = tree.children.iter().filter(|c| c.is_empty()).count();
     push_row(
         out,

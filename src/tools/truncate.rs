@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ai::js::split_at_utf16;
+use crate::ai::js::{js_to_fixed, split_at_utf16};
 
 /// Default line limit of every tool output.
 pub const DEFAULT_MAX_LINES: usize = 2000;
@@ -241,20 +241,17 @@ pub fn truncate_line(line: &str, max_units: usize) -> (String, bool) {
     }
 }
 
-/// Human-readable size the way pi prints it: `512B`, `50.0KB`, `1.5MB`. The one decimal
-/// rounds half up, like JavaScript's `toFixed(1)` on these exactly representable values.
+/// Human-readable size the way pi prints it: `512B`, `50.0KB`, `1.5MB` (one decimal
+/// through JavaScript's `toFixed`).
 pub fn format_size(bytes: usize) -> String {
-    const KB: u128 = 1024;
-    const MB: u128 = 1024 * 1024;
-    let b = bytes as u128;
-    if b < KB {
+    const KB: f64 = 1024.0;
+    const MB: f64 = 1024.0 * 1024.0;
+    if bytes < 1024 {
         format!("{bytes}B")
-    } else if b < MB {
-        let tenths = (b * 10 + KB / 2) / KB;
-        format!("{}.{}KB", tenths / 10, tenths % 10)
+    } else if (bytes as f64) < MB {
+        format!("{}KB", js_to_fixed(bytes as f64 / KB, 1))
     } else {
-        let tenths = (b * 10 + MB / 2) / MB;
-        format!("{}.{}MB", tenths / 10, tenths % 10)
+        format!("{}MB", js_to_fixed(bytes as f64 / MB, 1))
     }
 }
 

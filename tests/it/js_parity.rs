@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use crate::support::reference_pi;
 use pi::ai::js::{js_locale_string, js_number_to_string, js_to_fixed};
+use pi::export::entries::compact_tokens;
+use pi::modes::interactive::components::footer::format_tokens;
 use pi::tools::truncate::format_size;
 use serde_json::{Value, json};
 
@@ -196,4 +198,75 @@ fn format_size_matches_the_reference_pi() {
         .map(|(n, (a, b))| format!("{n}: ours {a}, pi {b}"))
         .collect();
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// Token counts that cross every rounding step of the compact forms, exact ties included
+/// (1250 is "1.3k" in JavaScript, where Rust's `{:.1}` says "1.2k").
+fn sample_token_counts() -> Vec<u64> {
+    let mut counts: Vec<u64> = (0..=12_000).step_by(50).collect();
+    counts.extend([
+        999, 1_050, 1_150, 1_250, 2_450, 9_950, 9_999, 10_500, 999_499, 999_500,
+    ]);
+    counts.extend((0..=200).map(|i| 1_000_000 + i * 50_000));
+    counts.extend([1_250_000, 1_350_000, 9_950_000, 10_500_000, 123_456_789]);
+    counts
+}
+
+/// Loads one plain function out of a file of the reference pi (by its source text, since
+/// these are not exported) and prints what it returns for each count on stdin.
+fn reference_function_outputs(file: &str, function: &str, counts: &[u64]) -> Vec<String> {
+    let path = reference_package().join(file);
+    assert!(path.is_file(), "{}", path.display());
+    let script = format!(
+        r#"
+        const fs = await import("node:fs");
+        const source = fs.readFileSync({path}, "utf8");
+        const match = source.match(/function {function}\([^)]*\) \{{[\s\S]*?\n\s*\}}\n/);
+        if (!match) throw new Error("{function} not found");
+        const f = new Function("return (" + match[0] + ")")();
+        const input = JSON.parse(fs.readFileSync(0, "utf8"));
+        console.log(JSON.stringify(input.map((n) => f(n))));
+        "#,
+        path = json!(path.display().to_string()),
+    );
+    serde_json::from_value(node_json(&script, &json!(counts))).unwrap()
+}
+
+fn assert_same_texts(counts: &[u64], ours: &[String], pi: &[String]) {
+    let mismatches: Vec<String> = counts
+        .iter()
+        .zip(ours.iter().zip(pi))
+        .filter(|(_, (a, b))| a != b)
+        .map(|(n, (a, b))| format!("{n}: ours {a}, pi {b}"))
+        .collect();
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn footer_token_counts_match_the_reference_pi() {
+    if let Err(why) = reference_pi::available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let counts = sample_token_counts();
+    let pi = reference_function_outputs(
+        "dist/modes/interactive/components/footer.js",
+        "formatTokens",
+        &counts,
+    );
+    let ours: Vec<String> = counts.iter().map(|n| format_tokens(*n)).collect();
+    assert_same_texts(&counts, &ours, &pi);
+}
+
+#[test]
+fn html_export_token_counts_match_the_reference_pi() {
+    if let Err(why) = reference_pi::available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let counts = sample_token_counts();
+    let pi =
+        reference_function_outputs("dist/core/export-html/template.js", "formatTokens", &counts);
+    let ours: Vec<String> = counts.iter().map(|n| compact_tokens(*n)).collect();
+    assert_same_texts(&counts, &ours, &pi);
 }

@@ -467,6 +467,33 @@ async fn a_server_requested_delay_above_the_cap_fails_at_once() {
 }
 
 #[tokio::test]
+async fn a_zero_cap_on_server_requested_delays_means_no_cap() {
+    // pi: `retry.provider.maxRetryDelayMs: 0` disables the cap, it does not refuse every wait.
+    let server = MockLlm::start(Script::sequence(vec![
+        Reply {
+            error: Some(ScriptError {
+                status: 429,
+                body: json!({"error": {"message": "slow down"}}),
+            }),
+            retry_after: Some(0.2),
+            ..Reply::default()
+        },
+        reply("after the wait"),
+    ]));
+    let m = model(Api::OpenAiCompletions, &server);
+    let opts = StreamOptions {
+        retry: RetryPolicy {
+            max_delay_ms: 0,
+            ..RetryPolicy::default()
+        },
+        ..options()
+    };
+    let (_, msg) = run(&m, &context(false), opts).await;
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(msg.stop_reason, StopReason::Stop, "{:?}", msg.error_message);
+}
+
+#[tokio::test]
 async fn retries_stop_after_the_configured_number_of_attempts() {
     let err = || Reply {
         error: Some(ScriptError {

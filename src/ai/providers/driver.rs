@@ -558,7 +558,8 @@ async fn send_with_retry(
             return Err(Failure::Error(error));
         }
         let delay_ms = match server_delay {
-            Some(ms) if ms > policy.max_delay_ms => {
+            // 0 means no cap (as in pi): any server-requested wait is honoured.
+            Some(ms) if policy.max_delay_ms > 0 && ms > policy.max_delay_ms => {
                 return Err(Failure::Error(format!(
                     "{error} (the server asked to retry in {}s, longer than the {}s maximum retry delay; raise retry.provider.maxRetryDelayMs to wait that long)",
                     ms.div_ceil(1000),
@@ -606,7 +607,7 @@ fn describe_ms(ms: u64) -> String {
     } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
-        format!("{:.1} s", ms as f64 / 1000.0)
+        format!("{} s", crate::ai::js::js_to_fixed(ms as f64 / 1000.0, 1))
     }
 }
 

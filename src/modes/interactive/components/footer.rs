@@ -9,6 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{Component, Ui};
+use crate::ai::js::js_to_fixed;
 use crate::ai::message::AssistantMessage;
 use crate::ai::model::ThinkingLevel;
 use crate::modes::interactive::text::{align_left_right, sanitize_single_line, truncate_line};
@@ -80,11 +81,11 @@ pub fn format_tokens(count: u64) -> String {
     if count < 1_000 {
         count.to_string()
     } else if count < 10_000 {
-        format!("{:.1}k", count as f64 / 1_000.0)
+        format!("{}k", js_to_fixed(count as f64 / 1_000.0, 1))
     } else if count < 1_000_000 {
         format!("{}k", (count as f64 / 1_000.0).round())
     } else if count < 10_000_000 {
-        format!("{:.1}M", count as f64 / 1_000_000.0)
+        format!("{}M", js_to_fixed(count as f64 / 1_000_000.0, 1))
     } else {
         format!("{}M", (count as f64 / 1_000_000.0).round())
     }
@@ -122,7 +123,7 @@ impl FooterData {
             } else {
                 ""
             };
-            parts.push(format!("${:.3}{sub}", u.cost));
+            parts.push(format!("${}{sub}", js_to_fixed(u.cost, 3)));
         }
         let auto = if self.auto_compact { " (auto)" } else { "" };
         let window = format_tokens(self.context_window);
@@ -135,7 +136,7 @@ impl FooterData {
                 } else {
                     dim
                 };
-                (format!("{p:.1}%/{window}{auto}"), style)
+                (format!("{}%/{window}{auto}", js_to_fixed(p, 1)), style)
             }
             None => (format!("?/{window}{auto}"), dim),
         };

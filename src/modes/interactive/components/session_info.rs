@@ -6,7 +6,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::{Component, Ui, text_block};
-use crate::ai::js::js_locale_string;
+use crate::ai::js::{js_locale_string, js_to_fixed};
 use crate::core::agent_session::SessionStats;
 use crate::modes::interactive::text::sanitize_single_line;
 use crate::modes::interactive::theme::ThemeToken;
@@ -63,7 +63,7 @@ impl Component for SessionInfoView {
         if s.cost > 0.0 {
             logical.push(vec![]);
             logical.push(heading("Cost"));
-            logical.push(field("Total", format!("{:.4}", s.cost)));
+            logical.push(field("Total", js_to_fixed(s.cost, 4)));
         }
         let mut out = vec![Line::default()];
         out.extend(text_block(logical, width, 1));

@@ -505,7 +505,10 @@ fn bash(state: &ToolExecutionState, width: usize, ui: &Ui<'_>) -> Logical {
         let label = if state.partial { "Elapsed" } else { "Took" };
         out.push(Vec::new());
         out.push(vec![Span::styled(
-            format!("{label} {:.1}s", elapsed.as_secs_f64()),
+            format!(
+                "{label} {}s",
+                crate::ai::js::js_to_fixed(elapsed.as_millis() as f64 / 1000.0, 1)
+            ),
             ui.fg(ThemeToken::Muted),
         )]);
     }

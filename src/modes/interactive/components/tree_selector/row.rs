@@ -66,8 +66,8 @@ pub(super) fn content_spans(
         EntryOutline::Compaction { tokens_before } => {
             let thousands = tokens_before.map(|t| (t / 1000.0 + 0.5).floor());
             let text = match thousands {
-                Some(k) if k.is_finite() => format!("[compaction: {k:.0}k tokens]"),
-                _ => "[compaction: NaNk tokens]".to_string(),
+                Some(k) => format!("[compaction: {}k tokens]", js_number_to_string(k)),
+                None => "[compaction: NaNk tokens]".to_string(),
             };
             vec![Span::styled(text, fg(ThemeToken::BorderAccent))]
         }
