@@ -41,6 +41,7 @@ mod extensions_session;
 mod interop_reference_pi;
 mod js_parity;
 mod load_faults;
+mod markdown_parity;
 mod model_catalog;
 mod no_model;
 mod node_modules_shims;

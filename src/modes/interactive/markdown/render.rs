@@ -1,7 +1,9 @@
 //! Turns the pulldown-cmark events of one top-level markdown block into wrapped,
 //! styled lines. Nesting (quotes, list items) is a stack of containers, each adding a
 //! prefix to the lines inside it: `│ ` for quotes, the bullet on an item's first line
-//! and matching indentation on the rest.
+//! and matching indentation on the first line of each further block of the item. As in
+//! pi, a line that continues an item's text (wrapped, or after a single newline) starts
+//! at the margin.
 
 use std::ops::Range;
 
@@ -497,6 +499,18 @@ impl<'a> BlockRenderer<'a> {
         (first, rest)
     }
 
+    /// The prefix of a text line that continues a list item's line, wrapped or after a
+    /// single newline: pi splits and wraps an item's text after putting the bullet in
+    /// front, so such lines start at the margin (only quote borders stay).
+    fn continuation_prefix(&self) -> Vec<Span<'static>> {
+        let border = Span::styled("│ ", self.theme.fg(ThemeToken::MdQuoteBorder));
+        self.containers
+            .iter()
+            .filter(|c| matches!(c, Container::Quote))
+            .map(|_| border.clone())
+            .collect()
+    }
+
     fn clear_bullets(&mut self) {
         for c in &mut self.containers {
             if let Container::Item { bullet_pending, .. } = c {
@@ -507,10 +521,10 @@ impl<'a> BlockRenderer<'a> {
 
     /// Wraps `spans` with the container prefixes and appends the lines.
     fn emit(&mut self, spans: Vec<Span<'static>>) {
-        let (first, rest) = self.prefixes();
+        let (first, _) = self.prefixes();
         let opts = WrapOptions {
             first_prefix: first,
-            rest_prefix: rest,
+            rest_prefix: self.continuation_prefix(),
         };
         self.out.extend(wrap_spans(&spans, self.width, &opts));
         self.clear_bullets();
@@ -546,8 +560,20 @@ impl<'a> BlockRenderer<'a> {
             return;
         }
         let lines = std::mem::replace(&mut self.inline, vec![Vec::new()]);
-        for spans in lines {
-            self.emit(spans);
+        for (i, spans) in lines.into_iter().enumerate() {
+            if i == 0 {
+                self.emit(spans);
+            } else {
+                // A line after a single newline continues the same text (see
+                // `continuation_prefix`).
+                let prefix = self.continuation_prefix();
+                let opts = WrapOptions {
+                    first_prefix: prefix.clone(),
+                    rest_prefix: prefix,
+                };
+                self.out.extend(wrap_spans(&spans, self.width, &opts));
+                self.clear_bullets();
+            }
         }
     }
 

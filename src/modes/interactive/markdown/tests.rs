@@ -46,11 +46,11 @@ fn links_show_their_url_unless_the_text_is_the_url() {
 }
 
 #[test]
-fn nested_lists_use_hanging_indents() {
+fn nested_lists_indent_each_level() {
     let text = "- first item that is long enough to wrap\n- second\n  - nested one\n  - nested two\n    1. deep\n    2. deeper\n- [ ] open task\n- [x] done task\n\n3. three\n4. four";
     insta::assert_snapshot!(md(text, 24), @r"
     - first item that is
-      long enough to wrap
+    long enough to wrap
     - second
       - nested one
       - nested two
@@ -299,4 +299,22 @@ fn single_newlines_in_a_paragraph_stay_line_breaks_as_in_pi() {
             .any(|l| l.trim_start_matches(['│', ' ']).starts_with("again")),
         "{out}"
     );
+}
+
+#[test]
+fn list_item_text_goes_on_at_the_margin_as_in_pi() {
+    // pi puts the bullet in front of the item's text and then splits it at newlines and
+    // wraps it: what follows the first line starts at the margin (quote borders stay).
+    let text =
+        "- first line\nsecond line\n1. one\n   two, long enough to wrap here\n\n> - q1\n>   q2";
+    insta::assert_snapshot!(md(text, 24), @r"
+    - first line
+    second line
+    1. one
+    two, long enough to wrap
+    here
+
+    │ - q1
+    │ q2
+    ");
 }
