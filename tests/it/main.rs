@@ -63,6 +63,7 @@ mod rpc_extensions;
 mod session_bigfile;
 mod session_concurrency;
 mod session_corpus;
+mod session_cwd;
 mod session_factory;
 mod session_files;
 mod session_ids;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::AgentSession;
 use crate::core::paths::expand_tilde;
+use crate::session::refusal::MissingCwd;
 
 impl AgentSession {
     /// Writes the current path (root to leaf, re-chained into a line) to `out`, or to
@@ -26,11 +27,35 @@ impl AgentSession {
     }
 
     /// `/import file.jsonl`: copies the file into this project's session folder (unless
-    /// it is already there) and resumes it. Extensions may cancel, as for `/resume`.
+    /// it is already there) and resumes it. Extensions may cancel, as for `/resume`. A
+    /// file whose header names a directory that is gone is refused as `/resume` refuses
+    /// it (see [`AgentSession::import_missing_cwd`] and [`AgentSession::import_jsonl_in`]).
     pub async fn import_jsonl(&self, input: &str) -> Result<PathBuf, String> {
+        self.import_jsonl_in(input, None).await
+    }
+
+    /// Why `/import` of `input` would be refused for its directory: the file's header
+    /// names a working directory that no longer exists. Reads only the first line.
+    pub fn import_missing_cwd(&self, input: &str) -> Option<MissingCwd> {
+        MissingCwd::check(&self.resolve(input), self.cwd())
+    }
+
+    /// [`AgentSession::import_jsonl`], continuing the session in `cwd` instead of the
+    /// directory its header names (pi's `cwdOverride`, after the user agreed).
+    pub async fn import_jsonl_in(
+        &self,
+        input: &str,
+        cwd: Option<&Path>,
+    ) -> Result<PathBuf, String> {
         let source = self.resolve(input);
         if !source.is_file() {
             return Err(format!("File not found: {}", source.display()));
+        }
+        // Checked before copying, so a refused file leaves nothing behind.
+        if cwd.is_none()
+            && let Some(issue) = MissingCwd::check(&source, self.cwd())
+        {
+            return Err(issue.to_string());
         }
         let Some(dir) = self.with_session(|m| m.session_dir().map(Path::to_path_buf)) else {
             return Err("This session is not saved (--no-session): there is no session folder to import into".into());
@@ -50,7 +75,7 @@ impl AgentSession {
                 )
             })?;
         }
-        self.switch_session(&destination).await?;
+        self.switch_session_in(&destination, cwd).await?;
         Ok(destination)
     }
 

@@ -113,6 +113,16 @@ impl SessionFactory {
     ) -> SessionFactory {
         let settings = Settings::load(&paths.agent_dir, &cwd);
         let session_dir = session_dir_for(config.session_dir.as_deref(), &settings, &paths, &cwd);
+        // As pi, paths on the command line are relative to where pi was started, also
+        // when the session runs in its own directory.
+        let mut config = config;
+        for selection in [
+            &mut config.extensions,
+            &mut config.skills,
+            &mut config.prompt_templates,
+        ] {
+            absolutize_cli_paths(&mut selection.paths, &cwd);
+        }
         SessionFactory {
             config,
             cwd,
@@ -156,7 +166,42 @@ impl SessionFactory {
     /// Builds the session on `manager`. With [`ResourceLoading::Full`] its extensions are
     /// started and attached; `session_start` is left to the caller, once it listens
     /// ([`AgentSession::start_extensions`]).
+    ///
+    /// The session runs in the manager's directory: an opened session file in the `cwd`
+    /// its header records, when that directory exists (pi's runtime takes the session
+    /// manager's cwd). Its settings, context files, resources, extensions and tools are
+    /// then those of that directory, and so are a `/reload`'s.
     pub async fn build(
+        self: &Arc<Self>,
+        manager: SessionManager,
+        loading: ResourceLoading,
+    ) -> Result<BuiltSession, StartupError> {
+        let session_cwd = manager.cwd().to_path_buf();
+        if session_cwd != self.cwd && session_cwd.is_dir() {
+            let rebased = Arc::new(self.in_directory(session_cwd).await?);
+            return rebased.build_here(manager, loading).await;
+        }
+        self.build_here(manager, loading).await
+    }
+
+    /// This factory for sessions that run in `cwd` (the settings read again there; the
+    /// session directory, the command line and the hosting stay).
+    async fn in_directory(&self, cwd: PathBuf) -> Result<SessionFactory, StartupError> {
+        let agent_dir = self.paths.agent_dir.clone();
+        let settings_cwd = cwd.clone();
+        let settings = blocking(move || Settings::load(&agent_dir, &settings_cwd)).await?;
+        Ok(SessionFactory {
+            config: self.config.clone(),
+            cwd,
+            paths: self.paths.clone(),
+            settings,
+            session_dir: self.session_dir.clone(),
+            hosting: self.hosting,
+        })
+    }
+
+    /// [`SessionFactory::build`] in this factory's directory.
+    async fn build_here(
         self: &Arc<Self>,
         manager: SessionManager,
         loading: ResourceLoading,
@@ -477,6 +522,18 @@ impl SessionFactory {
             session.set_skills(loaded.skills.skills);
         }
         (session, warnings, extensions)
+    }
+}
+
+/// Makes the relative local paths among `paths` (`-e`, `--skill`, `--prompt-template`
+/// values) absolute against `cwd`; package sources and `~` paths stay as they are.
+fn absolutize_cli_paths(paths: &mut [String], cwd: &Path) {
+    for path in paths {
+        let local = crate::core::packages::source::is_local_path(path);
+        if local && !path.starts_with('~') && Path::new(path.as_str()).is_relative() {
+            let relative = path.strip_prefix("./").unwrap_or(path);
+            *path = cwd.join(relative).display().to_string();
+        }
     }
 }
 

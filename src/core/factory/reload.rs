@@ -53,9 +53,13 @@ impl SessionFactory {
     ) -> Result<Vec<String>, StartupError> {
         session.detach_extensions_for_reload().await;
 
+        // The session's own directory: a session opened from another project runs there
+        // (see `SessionFactory::build`).
+        let session_cwd = session.cwd().to_path_buf();
         let this = self.clone();
+        let read_cwd = session_cwd.clone();
         let read = blocking(move || {
-            let cwd = this.cwd();
+            let cwd = read_cwd.as_path();
             let agent_dir = this.paths.agent_dir.as_path();
             let settings = Settings::load(agent_dir, cwd);
             // pi resolves (and installs) the packages again; a failure is a warning here,
@@ -90,7 +94,7 @@ impl SessionFactory {
             file: m.session_file().map(Path::to_path_buf),
             id: m.session_id().to_string(),
         });
-        let place = (self.cwd(), self.paths.agent_dir.as_path());
+        let place = (session_cwd.as_path(), self.paths.agent_dir.as_path());
         let extensions = start_extensions(
             found,
             &self.config,

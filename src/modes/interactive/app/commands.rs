@@ -75,6 +75,18 @@ pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
     ("quit", "Quit pi"),
 ];
 
+/// The answers of a Yes / No question.
+fn yes_no_options() -> Vec<CompletionItem> {
+    ["Yes", "No"]
+        .into_iter()
+        .map(|o| CompletionItem {
+            value: o.to_string(),
+            label: o.to_string(),
+            description: None,
+        })
+        .collect()
+}
+
 pub fn command_specs() -> Vec<CommandSpec> {
     BUILTIN_COMMANDS
         .iter()
@@ -838,15 +850,24 @@ impl App {
                     self.notice("Import cancelled");
                     return KeyCommand::None;
                 }
-                let session = self.session.clone();
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    let msg = match session.import_jsonl(&path).await {
-                        Ok(_) => AppMsg::Info(format!("Session imported from: {path}")),
-                        Err(e) => AppMsg::Error(format!("Failed to import session: {e}")),
-                    };
-                    let _ = tx.send(msg);
-                });
+                // As pi: a file whose header names a directory that is gone is imported
+                // only once the user agreed to continue it here (asked before copying).
+                if let Some(issue) = self.session.import_missing_cwd(&path) {
+                    self.overlay = Some(Overlay::select(
+                        &format!("Session cwd not found\n{}", issue.prompt_text()),
+                        yes_no_options(),
+                        SelectPurpose::ImportMissingCwd { path },
+                    ));
+                    return KeyCommand::None;
+                }
+                self.import_session(path, false);
+            }
+            SelectPurpose::ImportMissingCwd { path } => {
+                if choice.value == "Yes" {
+                    self.import_session(path, true);
+                } else {
+                    self.notice("Import cancelled");
+                }
             }
             SelectPurpose::ExtensionConfirm { id } => {
                 let yes = choice.value == "Yes";
@@ -905,17 +926,9 @@ impl App {
     /// agreed to continue it in the current one (pi's "Session cwd not found").
     fn resume(&mut self, path: std::path::PathBuf, at_startup: bool) -> KeyCommand {
         if let Some(issue) = MissingCwd::check(&path, &self.cwd) {
-            let options = ["Yes", "No"]
-                .into_iter()
-                .map(|o| CompletionItem {
-                    value: o.to_string(),
-                    label: o.to_string(),
-                    description: None,
-                })
-                .collect();
             self.overlay = Some(Overlay::select(
                 &format!("Session cwd not found\n{}", issue.prompt_text()),
-                options,
+                yes_no_options(),
                 SelectPurpose::MissingCwd { path, at_startup },
             ));
             return KeyCommand::None;
@@ -925,6 +938,21 @@ impl App {
         }
         self.switch_session(path, false);
         KeyCommand::None
+    }
+
+    /// `/import` of `path` (as typed) in the background (`here`: continued in the current
+    /// directory instead of the one the file names).
+    fn import_session(&mut self, path: String, here: bool) {
+        let session = self.session.clone();
+        let cwd = here.then(|| self.cwd.clone());
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let msg = match session.import_jsonl_in(&path, cwd.as_deref()).await {
+                Ok(_) => AppMsg::Info(format!("Session imported from: {path}")),
+                Err(e) => AppMsg::Error(format!("Failed to import session: {e}")),
+            };
+            let _ = tx.send(msg);
+        });
     }
 
     /// Switches to another session file in the background (`here`: in the current

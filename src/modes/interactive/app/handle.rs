@@ -220,9 +220,12 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         AppMsg::ExtensionCompletions(query, suggestions) => {
             app.editor.extension_suggestions(&query, suggestions);
         }
-        AppMsg::FilesWalked(files) => {
+        // A walk of the directory the app has left since (see `App::enter_directory`)
+        // is dropped.
+        AppMsg::FilesWalked(cwd, files) if cwd == app.cwd => {
             app.project_files = files;
             app.refresh_autocomplete();
         }
+        AppMsg::FilesWalked(..) => {}
     }
 }

@@ -80,6 +80,16 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// Walks the project in `cwd` for @-completion on a blocking thread (it can take a while
+/// in big repositories); the files arrive as `AppMsg::FilesWalked`.
+pub(super) fn walk_project_files(tx: &mpsc::UnboundedSender<AppMsg>, cwd: std::path::PathBuf) {
+    let walk_tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let files = walk_project(&cwd, 20_000);
+        let _ = walk_tx.send(AppMsg::FilesWalked(cwd, Arc::new(files)));
+    });
+}
+
 /// Runs the interactive UI until the user quits. Returns the exit code.
 pub async fn run_interactive(session: AgentSession, options: InteractiveOptions) -> i32 {
     let guard = match TerminalGuard::enter() {
@@ -102,16 +112,11 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         loading::start_opening(&mut app, open);
     }
 
-    // Walking the project for @-completion can take a while in big repositories.
-    let cwd = app.cwd.clone();
-    let walk_tx = tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let files = walk_project(&cwd, 20_000);
-        let _ = walk_tx.send(AppMsg::FilesWalked(Arc::new(files)));
-    });
+    walk_project_files(&tx, app.cwd.clone());
     // The footer's branch follows `git switch` made elsewhere, as pi's watch of
-    // `.git/HEAD` does: one small read a second, on a blocking thread.
-    let git_cwd = app.cwd.clone();
+    // `.git/HEAD` does: one small read a second, on a blocking thread (in the directory
+    // the session runs in, which loading a session from another project changes).
+    let git_cwd = app.watched_cwd.clone();
     let git_tx = tx.clone();
     let mut shown_branch = app.git_branch.clone();
     tokio::spawn(async move {
@@ -119,7 +124,10 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         loop {
             every.tick().await;
-            let cwd = git_cwd.clone();
+            let cwd = match git_cwd.lock() {
+                Ok(cwd) => cwd.clone(),
+                Err(poisoned) => poisoned.into_inner().clone(),
+            };
             let Ok(branch) = tokio::task::spawn_blocking(move || state::git_branch(&cwd)).await
             else {
                 return;
@@ -499,6 +507,7 @@ fn new_app(
         keys,
         home,
         cwd: cwd.clone(),
+        watched_cwd: Arc::new(std::sync::Mutex::new(cwd.clone())),
         header,
         transcript: Transcript::default(),
         done: Vec::new(),

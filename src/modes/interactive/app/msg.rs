@@ -27,7 +27,10 @@ pub enum AppMsg {
         crate::modes::interactive::editor::CompletionQuery,
         Option<crate::modes::interactive::autocomplete::Suggestions>,
     ),
-    FilesWalked(Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>),
+    FilesWalked(
+        std::path::PathBuf,
+        Arc<Vec<crate::modes::interactive::autocomplete::ProjectFile>>,
+    ),
     /// The checked-out branch changed (`git switch` in another terminal).
     GitBranch(Option<String>),
     /// The session finished loading in the background.

@@ -66,6 +66,11 @@ pub enum SelectPurpose {
         path: std::path::PathBuf,
         at_startup: bool,
     },
+    /// "Session cwd not found" before `/import` of `path` (as typed), whose header names
+    /// a directory that is gone: Yes imports it to continue in the current directory.
+    ImportMissingCwd {
+        path: String,
+    },
     /// "Restore files?" before navigating to `target` in `/tree` (`docs/checkpoints.md`).
     RestoreFiles {
         target: EntryId,
@@ -236,7 +241,12 @@ impl Overlay {
             Overlay::Select { list, purpose, .. } => match list.handle_key(key, keys) {
                 SelectOutcome::Confirmed(item) => OverlayOutcome::Selected(purpose.clone(), item),
                 // Escape answers No: at startup nothing else would be left open.
-                SelectOutcome::Cancelled if matches!(purpose, SelectPurpose::MissingCwd { .. }) => {
+                SelectOutcome::Cancelled
+                    if matches!(
+                        purpose,
+                        SelectPurpose::MissingCwd { .. } | SelectPurpose::ImportMissingCwd { .. }
+                    ) =>
+                {
                     OverlayOutcome::Selected(
                         purpose.clone(),
                         CompletionItem {

@@ -122,6 +122,8 @@ pub struct App {
     pub keys: Arc<Keybindings>,
     pub home: Option<String>,
     pub cwd: PathBuf,
+    /// `cwd` for the footer's git branch poll (see [`App::enter_directory`]).
+    pub watched_cwd: std::sync::Arc<std::sync::Mutex<PathBuf>>,
     pub header: StartupHeader,
     pub transcript: Transcript,
     /// Parallel to the transcript: whether each item is final (may go to scrollback).
@@ -395,6 +397,11 @@ impl App {
     /// Switches to the session loaded in the background and shows its conversation.
     pub fn install_session(&mut self, loaded: Loaded) {
         self.session = loaded.session;
+        // A session opened from another project runs in its own directory (as in pi).
+        let session_cwd = self.session.cwd().to_path_buf();
+        if session_cwd != self.cwd {
+            self.enter_directory(session_cwd);
+        }
         self.usage = loaded.usage;
         self.provider_count = provider_count(&self.session);
         self.loading = false;
@@ -421,6 +428,20 @@ impl App {
         // Messages typed while loading are sent by the event loop once it listens to
         // the new session (`run_queued_submits` after `Effect::Resubscribe`): sent from
         // here, the prompt's first events could come before that and be lost.
+    }
+
+    /// The session now runs in `cwd`: the footer's path and git branch, and the files
+    /// @-completion offers, are those of `cwd` from now on.
+    pub fn enter_directory(&mut self, cwd: PathBuf) {
+        self.git_branch = git_branch(&cwd);
+        match self.watched_cwd.lock() {
+            Ok(mut watched) => *watched = cwd.clone(),
+            Err(poisoned) => *poisoned.into_inner() = cwd.clone(),
+        }
+        self.project_files = Default::default();
+        super::walk_project_files(&self.tx, cwd.clone());
+        self.cwd = cwd;
+        self.footer_cache = None;
     }
 
     /// Extensions' dialogs and notices come through the app's own channel. A newly
