@@ -387,6 +387,9 @@ mod tests {
             .map(|&n| compact_tokens(n))
             .collect();
         assert_eq!(tokens, ["950", "1.4k", "11k", "999k", "1.3M"]);
+        // Halves round up, as JavaScript's `toFixed`.
+        assert_eq!(compact_tokens(1_250), "1.3k");
+        assert_eq!(compact_tokens(1_250_000), "1.3M");
     }
 
     #[test]

@@ -261,6 +261,12 @@ mod tests {
                 "0", "999", "1.0k", "1.2k", "10.0k", "12k", "999k", "1.2M", "12M"
             ]
         );
+        // Halves round up, as JavaScript's `toFixed` (Rust's `{:.1}` gives 1.2k, 1.2M).
+        let ties: Vec<String> = [1_250, 2_450, 1_250_000]
+            .into_iter()
+            .map(format_tokens)
+            .collect();
+        assert_eq!(ties, ["1.3k", "2.5k", "1.3M"]);
     }
 
     #[test]
@@ -300,7 +306,7 @@ mod tests {
             .insert("a-tests".into(), "tests:\t3 failing".into());
         insta::assert_snapshot!(show(&data, 100), @r"
         ~/proj-compact (main) • Refactor 🇯🇵 日本
-        ↑15k ↓638 R2.5k W12M $0.123 (sub) 75.2%/200k (auto)               (anthropic) claude-sonnet-4 • high
+        ↑15k ↓638 R2.5k W12M $0.123 (sub) 75.3%/200k (auto)               (anthropic) claude-sonnet-4 • high
         tests: 3 failing lint: ok
         ");
         insta::assert_snapshot!(show(&data, 40), @r"
