@@ -81,8 +81,9 @@ def copy_for(src, proj, tmp):
 
 
 def measure(cmd, env, proj, tmp, src, runs):
-    """Wall times (s) and peak RSS (MB) of `runs` runs of the workload."""
-    walls, rss = [], []
+    """Wall times (s), peak RSS (MB) and CPU times (s, user + system) of `runs` runs of the
+    workload. CPU time is the steadier figure when other programs share the cores."""
+    walls, rss, cpu = [], [], []
     for _ in range(runs):
         copy = copy_for(src, proj, tmp)
         start = time.perf_counter()
@@ -97,8 +98,9 @@ def measure(cmd, env, proj, tmp, src, runs):
         if p.returncode != 0 or b"Done" not in out:
             sys.exit(f"workload failed ({p.returncode}): {cmd[0]}\n{out.decode()[:500]}\n{err.decode()[:2000]}")
         rss.append(usage.ru_maxrss / 1024)
+        cpu.append(usage.ru_utime + usage.ru_stime)
         copy.unlink()
-    return walls, rss
+    return walls, rss, cpu
 
 
 def latency(cmd, env, proj, tmp, src, prompts=11):
@@ -153,17 +155,17 @@ def main():
         if not args.skip_reference:
             subprocess.run([args.reference, "--version"], env=env, stdout=subprocess.DEVNULL)
         sizes = sorted(set(args.sizes) | {10000})
-        print(f"{'session':>22} {'program':>8} {'min ms':>7} {'med ms':>7} {'peak RSS MB':>12} {'ratio (min, median)':>20}")
+        print(f"{'session':>22} {'program':>8} {'min ms':>7} {'med ms':>7} {'peak RSS MB':>12} {'ratio (min, median)':>20} {'CPU ms (min)':>13}")
         for turns in sizes:
             src = session_file(args.gen, turns)
             mb = src.stat().st_size / 1e6
-            w, r = measure(ours, env, proj, tmp, src, args.runs)
+            w, r, c = measure(ours, env, proj, tmp, src, args.runs)
             label = f"{turns:,} turns, {mb:.0f} MB"
-            print(f"{label:>22} {'pi-rs':>8} {fmt_ms(w)} {max(r):12.1f}", flush=True)
+            print(f"{label:>22} {'pi-rs':>8} {fmt_ms(w)} {max(r):12.1f} {'':>20} {min(c) * 1000:13.0f}", flush=True)
             if not args.skip_reference and turns <= 10000:
-                rw, rr = measure(ref, env, proj, tmp, src, args.runs)
+                rw, rr, rc = measure(ref, env, proj, tmp, src, args.runs)
                 ratio = f"{min(rw) / min(w):.1f}x, {statistics.median(rw) / statistics.median(w):.1f}x"
-                print(f"{'':>22} {'pi':>8} {fmt_ms(rw)} {max(rr):12.1f} {ratio:>20}", flush=True)
+                print(f"{'':>22} {'pi':>8} {fmt_ms(rw)} {max(rr):12.1f} {ratio:>20} {min(rc) * 1000:13.0f}", flush=True)
         print()
         print(f"{'prompt latency (RPC)':>22} {'program':>8} {'median ms':>10} {'peak RSS MB':>12}")
         for turns in args.latency_sizes:
