@@ -224,6 +224,11 @@ impl App {
                 let _ = self
                     .session
                     .set_global_setting(&["hideThinkingBlock"], serde_json::Value::Bool(hide));
+                self.show_status(if hide {
+                    "Thinking blocks: hidden"
+                } else {
+                    "Thinking blocks: visible"
+                });
                 self.full_redraw = true;
                 return Some(KeyCommand::None);
             }
