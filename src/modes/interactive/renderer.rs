@@ -474,6 +474,9 @@ impl InlineRenderer {
         self.skipped_in_scrollback = true;
         self.live_filled = false;
         self.pristine = true;
+        // What the shell writes next goes below: the rows drawn so far are no longer
+        // where a redraw would look for them, so none is cleared in place again.
+        self.history_rows = 0;
         w.write_all(out.as_bytes())?;
         w.flush()
     }

@@ -9,7 +9,7 @@
 //!   changed; restoring and `/undo-restore`.
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
 //! - `keys`: Shift+Enter and the editor keys through tmux's extended keys; the warning
-//!   when they are off.
+//!   when they are off; Ctrl+Z, `fg` and quitting in a shell leave the last frame as pi.
 //! - `kitty`: a terminal speaking the kitty keyboard protocol (a pseudo terminal, no
 //!   tmux): pi's flags 7 are pushed and the key releases they bring do nothing.
 //! - `ts_extensions_live_ui`: pi's extension footers, headers, widgets and theme

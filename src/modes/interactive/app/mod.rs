@@ -220,7 +220,9 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
                 term.resume();
                 let (w, h) = TerminalGuard::size();
                 app.renderer.set_size(w, h);
-                app.full_redraw = true;
+                // Back after `fg`: the shell wrote below the last frame, which stays in
+                // the scrollback; the editor and footer are drawn anew where the cursor is
+                // (pi clears the terminal and draws the whole conversation again).
                 app.dirty = true;
             }
             Effect::ExternalEditor => {
