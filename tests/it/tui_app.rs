@@ -173,7 +173,11 @@ async fn messages_sent_while_streaming_are_shown_as_queued_and_then_delivered() 
     ui.wait_for("a slow", WAIT).await;
     submit(&mut ui, "change course").await;
     let screen = ui.wait_for("Steering: change course", WAIT).await;
-    assert!(screen.contains("to edit all queued messages"), "{screen}");
+    // pi writes the key capitalized in this hint.
+    assert!(
+        screen.contains("↳ Alt+Up to edit all queued messages"),
+        "{screen}"
+    );
     let screen = ui.wait_for("answer to the steer", WAIT).await;
     assert!(!screen.contains("Steering: change course"), "{screen}");
     let last = env.server.requests().last().unwrap().body.to_string();
@@ -268,6 +272,27 @@ async fn resume_lists_earlier_sessions_of_the_project() {
         })
         .await;
     assert!(editor_rows(&screen).iter().all(|r| r.trim().is_empty()));
+}
+
+/// Ctrl+T hides and shows thinking blocks and says so, as pi's status line (the second
+/// note replaces the first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_t_toggles_thinking_blocks_with_pis_status() {
+    let env = Env::new(
+        json!({"default": {"thinking": "pondering the question", "text": "the answer"}}),
+        json!({}),
+    );
+    let mut ui = env.ui(80, 24);
+    submit(&mut ui, "think").await;
+    let screen = ui.wait_for("the answer", WAIT).await;
+    assert!(screen.contains("pondering the question"), "{screen}");
+    ui.keys(&["C-t"]);
+    let screen = ui.wait_for("Thinking blocks: hidden", WAIT).await;
+    assert!(!screen.contains("pondering the question"), "{screen}");
+    ui.keys(&["C-t"]);
+    let screen = ui.wait_for("Thinking blocks: visible", WAIT).await;
+    assert!(screen.contains("pondering the question"), "{screen}");
+    assert!(!screen.contains("Thinking blocks: hidden"), "{screen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -216,3 +216,23 @@ fn suspend_resume_and_quit_leave_the_last_frame_as_pi() {
     assert!(rows[prompt - 3].starts_with("────"), "{screen}");
     assert!(rows[prompt - 5].starts_with("────"), "{screen}");
 }
+
+/// Ctrl+G with neither `$VISUAL` nor `$EDITOR` set: pi's warning, the prompt kept.
+#[test]
+fn ctrl_g_without_an_editor_gives_pis_warning() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [{"text": "unused"}]}));
+    let t = env.start_with_env("", 100, 30, &[("VISUAL", ""), ("EDITOR", "")]);
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.type_text("kept prompt");
+    t.wait_for("kept prompt", WAIT);
+    t.keys(&["C-g"]);
+    let screen = t.wait_for(
+        "Warning: No editor configured. Set $VISUAL or $EDITOR environment variable.",
+        WAIT,
+    );
+    assert!(screen.contains("kept prompt"), "{screen}");
+    t.keys(&["C-c"]);
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}
