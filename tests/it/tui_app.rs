@@ -274,6 +274,32 @@ async fn resume_lists_earlier_sessions_of_the_project() {
     assert!(editor_rows(&screen).iter().all(|r| r.trim().is_empty()));
 }
 
+/// With the `/` completion popup open, Escape closes the popup only, but Ctrl+C still
+/// clears the editor (closing the popup) and the other app keys still act, as in pi.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_keys_act_while_the_completion_popup_is_open() {
+    let env = Env::new(json!({"default": {"text": "ok"}}), json!({}));
+    let mut ui = env.ui(80, 24);
+    ui.type_text("/se");
+    ui.wait_for("settings", WAIT).await;
+    ui.keys(&["Escape"]);
+    let screen = ui
+        .wait_until("popup closed", WAIT, |s| !s.contains("settings"))
+        .await;
+    assert_eq!(editor_rows(&screen), vec!["/se"], "{screen}");
+    ui.keys(&["Tab"]);
+    ui.wait_for("settings", WAIT).await;
+    ui.keys(&["C-p"]);
+    ui.wait_for("Switched to Other Model", WAIT).await;
+    ui.keys(&["C-c"]);
+    let screen = ui
+        .wait_until("editor cleared", WAIT, |s| {
+            !s.contains("/se") && !s.contains("Open settings")
+        })
+        .await;
+    assert_eq!(editor_rows(&screen), vec![""], "{screen}");
+}
+
 /// Ctrl+T hides and shows thinking blocks and says so, as pi's status line (the second
 /// note replaces the first).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

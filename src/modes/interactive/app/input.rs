@@ -119,12 +119,13 @@ impl App {
             }
             return KeyCommand::None;
         }
-        // The completion popup owns Escape, arrows, Tab and Enter while it is open.
-        let action = if self.editor.is_showing_autocomplete() {
-            None
-        } else {
-            self.keys.action_for(&key, APP_ACTIONS)
-        };
+        // The completion popup owns Escape while it is open (and the arrows, Tab and
+        // Enter, which are editor keys); every other app key still acts, as in pi
+        // (Ctrl+C clears the editor and closes the popup).
+        let action = self
+            .keys
+            .action_for(&key, APP_ACTIONS)
+            .filter(|a| !(*a == Action::Interrupt && self.editor.is_showing_autocomplete()));
         if let Some(action) = action
             && let Some(command) = self.run_app_action(action)
         {
