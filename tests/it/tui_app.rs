@@ -300,6 +300,40 @@ async fn app_keys_act_while_the_completion_popup_is_open() {
     assert_eq!(editor_rows(&screen), vec![""], "{screen}");
 }
 
+/// pi's session actions have no keys by default; bound in keybindings.json they open
+/// `/tree`, `/fork` and `/resume` and start a new session, as the commands do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_actions_bound_in_keybindings_json_run_their_commands() {
+    let env = Env::new(json!({"default": {"text": "the reply"}}), json!({}));
+    std::fs::write(
+        env.agent().join("keybindings.json"),
+        r#"{"app.session.tree": "ctrl+x", "app.session.fork": "alt+k",
+            "app.session.resume": "alt+r", "app.session.new": "alt+n"}"#,
+    )
+    .unwrap();
+    let mut ui = env.ui(80, 30);
+    submit(&mut ui, "first question").await;
+    ui.wait_for("the reply", WAIT).await;
+    ui.keys(&["C-x"]);
+    ui.wait_for("Session Tree", WAIT).await;
+    ui.keys(&["Escape"]);
+    ui.wait_until("tree closed", WAIT, |s| !s.contains("Session Tree"))
+        .await;
+    ui.keys(&["M-k"]);
+    ui.wait_for("Fork from Message", WAIT).await;
+    ui.keys(&["Escape"]);
+    ui.wait_until("fork closed", WAIT, |s| !s.contains("Fork from Message"))
+        .await;
+    ui.keys(&["M-r"]);
+    ui.wait_for("Resume Session", WAIT).await;
+    ui.keys(&["Escape"]);
+    ui.wait_until("resume closed", WAIT, |s| !s.contains("Resume Session"))
+        .await;
+    ui.keys(&["M-n"]);
+    let screen = ui.wait_for("New session started", WAIT).await;
+    assert!(!screen.contains("first question"), "{screen}");
+}
+
 /// Ctrl+T hides and shows thinking blocks and says so, as pi's status line (the second
 /// note replaces the first).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -44,6 +44,10 @@ const APP_ACTIONS: &[Action] = &[
     Action::EditorExternal,
     Action::MessageFollowUp,
     Action::MessageDequeue,
+    Action::SessionNew,
+    Action::SessionTree,
+    Action::SessionFork,
+    Action::SessionResume,
 ];
 
 impl App {
@@ -249,6 +253,20 @@ impl App {
                     1 => self.show_status("Restored 1 queued message to editor"),
                     n => self.show_status(format!("Restored {n} queued messages to editor")),
                 }
+                return Some(KeyCommand::None);
+            }
+            // Unbound by default; bound in keybindings.json they run the commands.
+            Action::SessionNew
+            | Action::SessionTree
+            | Action::SessionFork
+            | Action::SessionResume => {
+                let command = match action {
+                    Action::SessionNew => "new",
+                    Action::SessionTree => "tree",
+                    Action::SessionFork => "fork",
+                    _ => "resume",
+                };
+                self.run_command(command, "");
                 return Some(KeyCommand::None);
             }
             _ => {}
