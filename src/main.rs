@@ -91,6 +91,11 @@ fn run(args: Args) -> Result<u8, StartupError> {
     let cwd = std::env::current_dir()
         .map_err(|e| StartupError(format!("cannot read the current directory: {e}")))?;
     let paths = AgentPaths::from_env();
+    // pi's start-up migration: a keybindings.json with old ids gets the new ones. A file
+    // that cannot be rewritten still loads (the old ids keep working).
+    let _ = pi::modes::interactive::keys::migrate_keybindings_file(
+        &paths.agent_dir.join("keybindings.json"),
+    );
     if let Some(search) = args.cli.list_models.clone() {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

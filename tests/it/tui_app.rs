@@ -173,7 +173,11 @@ async fn messages_sent_while_streaming_are_shown_as_queued_and_then_delivered() 
     ui.wait_for("a slow", WAIT).await;
     submit(&mut ui, "change course").await;
     let screen = ui.wait_for("Steering: change course", WAIT).await;
-    assert!(screen.contains("to edit all queued messages"), "{screen}");
+    // pi writes the key capitalized in this hint.
+    assert!(
+        screen.contains("↳ Alt+Up to edit all queued messages"),
+        "{screen}"
+    );
     let screen = ui.wait_for("answer to the steer", WAIT).await;
     assert!(!screen.contains("Steering: change course"), "{screen}");
     let last = env.server.requests().last().unwrap().body.to_string();
@@ -268,6 +272,87 @@ async fn resume_lists_earlier_sessions_of_the_project() {
         })
         .await;
     assert!(editor_rows(&screen).iter().all(|r| r.trim().is_empty()));
+}
+
+/// With the `/` completion popup open, Escape closes the popup only, but Ctrl+C still
+/// clears the editor (closing the popup) and the other app keys still act, as in pi.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_keys_act_while_the_completion_popup_is_open() {
+    let env = Env::new(json!({"default": {"text": "ok"}}), json!({}));
+    let mut ui = env.ui(80, 24);
+    ui.type_text("/se");
+    ui.wait_for("settings", WAIT).await;
+    ui.keys(&["Escape"]);
+    let screen = ui
+        .wait_until("popup closed", WAIT, |s| !s.contains("settings"))
+        .await;
+    assert_eq!(editor_rows(&screen), vec!["/se"], "{screen}");
+    ui.keys(&["Tab"]);
+    ui.wait_for("settings", WAIT).await;
+    ui.keys(&["C-p"]);
+    ui.wait_for("Switched to Other Model", WAIT).await;
+    ui.keys(&["C-c"]);
+    let screen = ui
+        .wait_until("editor cleared", WAIT, |s| {
+            !s.contains("/se") && !s.contains("Open settings")
+        })
+        .await;
+    assert_eq!(editor_rows(&screen), vec![""], "{screen}");
+}
+
+/// pi's session actions have no keys by default; bound in keybindings.json they open
+/// `/tree`, `/fork` and `/resume` and start a new session, as the commands do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_actions_bound_in_keybindings_json_run_their_commands() {
+    let env = Env::new(json!({"default": {"text": "the reply"}}), json!({}));
+    std::fs::write(
+        env.agent().join("keybindings.json"),
+        r#"{"app.session.tree": "ctrl+x", "app.session.fork": "alt+k",
+            "app.session.resume": "alt+r", "app.session.new": "alt+n"}"#,
+    )
+    .unwrap();
+    let mut ui = env.ui(80, 30);
+    submit(&mut ui, "first question").await;
+    ui.wait_for("the reply", WAIT).await;
+    ui.keys(&["C-x"]);
+    ui.wait_for("Session Tree", WAIT).await;
+    ui.keys(&["Escape"]);
+    ui.wait_until("tree closed", WAIT, |s| !s.contains("Session Tree"))
+        .await;
+    ui.keys(&["M-k"]);
+    ui.wait_for("Fork from Message", WAIT).await;
+    ui.keys(&["Escape"]);
+    ui.wait_until("fork closed", WAIT, |s| !s.contains("Fork from Message"))
+        .await;
+    ui.keys(&["M-r"]);
+    ui.wait_for("Resume Session", WAIT).await;
+    ui.keys(&["Escape"]);
+    ui.wait_until("resume closed", WAIT, |s| !s.contains("Resume Session"))
+        .await;
+    ui.keys(&["M-n"]);
+    let screen = ui.wait_for("New session started", WAIT).await;
+    assert!(!screen.contains("first question"), "{screen}");
+}
+
+/// Ctrl+T hides and shows thinking blocks and says so, as pi's status line (the second
+/// note replaces the first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_t_toggles_thinking_blocks_with_pis_status() {
+    let env = Env::new(
+        json!({"default": {"thinking": "pondering the question", "text": "the answer"}}),
+        json!({}),
+    );
+    let mut ui = env.ui(80, 24);
+    submit(&mut ui, "think").await;
+    let screen = ui.wait_for("the answer", WAIT).await;
+    assert!(screen.contains("pondering the question"), "{screen}");
+    ui.keys(&["C-t"]);
+    let screen = ui.wait_for("Thinking blocks: hidden", WAIT).await;
+    assert!(!screen.contains("pondering the question"), "{screen}");
+    ui.keys(&["C-t"]);
+    let screen = ui.wait_for("Thinking blocks: visible", WAIT).await;
+    assert!(screen.contains("pondering the question"), "{screen}");
+    assert!(!screen.contains("Thinking blocks: hidden"), "{screen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

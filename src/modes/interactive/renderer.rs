@@ -442,6 +442,45 @@ impl InlineRenderer {
         self.draw(w, &frame).map(|_| ())
     }
 
+    /// Stops drawing as pi does when it quits or is suspended (Ctrl+Z): the last frame,
+    /// editor and footer included, stays on the screen and the cursor goes below it:
+    /// past one blank row when the frame ends above the bottom of the screen, else to a
+    /// fresh row scrolled in, ready for the shell prompt. A progress indicator still on
+    /// is cleared.
+    pub fn leave_session(&mut self, w: &mut impl Write) -> io::Result<()> {
+        let mut out = std::mem::take(&mut self.progress.pending);
+        if self.progress.active_since_write.take().is_some() {
+            out.push_str(PROGRESS_CLEAR);
+        }
+        out.push_str(SYNC_BEGIN);
+        if !self.pristine {
+            let visible = self
+                .live
+                .len()
+                .saturating_sub(self.live_skipped)
+                .min(self.height as usize);
+            // One row past the last one: the terminal stops the move at the bottom.
+            let down = visible.saturating_sub(self.cursor_row);
+            if down > 0 {
+                out.push_str(&format!("\x1b[{down}B"));
+            }
+            out.push_str("\r\n");
+        }
+        out.push_str(SHOW_CURSOR);
+        out.push_str(SYNC_END);
+        self.live.clear();
+        self.cursor_row = 0;
+        self.live_skipped = 0;
+        self.skipped_in_scrollback = true;
+        self.live_filled = false;
+        self.pristine = true;
+        // What the shell writes next goes below: the rows drawn so far are no longer
+        // where a redraw would look for them, so none is cleared in place again.
+        self.history_rows = 0;
+        w.write_all(out.as_bytes())?;
+        w.flush()
+    }
+
     /// Leaves the terminal tidy: the live region is erased and the cursor sits at the
     /// start of the row below the history, ready for the shell prompt.
     /// A progress indicator still on is cleared, as pi's terminal does when it stops.
@@ -963,6 +1002,27 @@ mod tests {
         s.parser.process(&bytes);
         assert_eq!(s.all_rows(), "kept");
         assert_eq!(s.parser.screen().cursor_position(), (1, 0));
+    }
+
+    #[test]
+    fn leaving_keeps_the_last_frame_and_puts_the_cursor_below_it() {
+        // Above the bottom of the screen: one blank row, as pi leaves it.
+        let mut s = Screen::new(20, 6);
+        s.draw(&["kept"], &["> typed", "footer"], Some((0, 3)));
+        let mut bytes = Vec::new();
+        s.renderer.leave_session(&mut bytes).unwrap();
+        s.parser.process(&bytes);
+        assert_eq!(s.all_rows(), "kept\n> typed\nfooter");
+        assert_eq!(s.parser.screen().cursor_position(), (4, 0));
+        // Ending on the bottom row: the next row is scrolled in, right below it.
+        let mut s = Screen::new(20, 3);
+        s.draw(&["kept"], &["> typed", "footer"], Some((0, 3)));
+        let mut bytes = Vec::new();
+        s.renderer.leave_session(&mut bytes).unwrap();
+        s.parser.process(&bytes);
+        assert_eq!(s.parser.screen().cursor_position(), (2, 0));
+        let rows: Vec<String> = s.parser.screen().rows(0, 20).collect();
+        assert_eq!(rows, ["> typed", "footer", ""]);
     }
 
     #[test]

@@ -47,10 +47,14 @@ pub const KITTY_QUERY_TIMEOUT: std::time::Duration = std::time::Duration::from_m
 /// device attributes (whose answer, coming second, says that no kitty answer is coming).
 const KITTY_QUERY: &[u8] = b"\x1b[?u\x1b[c";
 
-/// The kitty flags pi-rs pushes: disambiguate escape codes, report alternate keys.
+/// The kitty flags pi-rs pushes, pi's 7: disambiguate escape codes (1), report event
+/// types (2) and report alternate keys (4). With 2 the terminal also reports key
+/// releases and marks repeats; the input decoder drops the releases before anything
+/// sees them (see `InputDecoder::set_key_releases`), so they never act twice.
 fn kitty_flags() -> PushKeyboardEnhancementFlags {
     PushKeyboardEnhancementFlags(
         KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
+            | KeyboardEnhancementFlags::REPORT_EVENT_TYPES
             | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS,
     )
 }

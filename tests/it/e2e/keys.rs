@@ -132,3 +132,107 @@ fn keys_typed_while_starting_are_kept() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// Ctrl+Z, `fg` and quitting in a shell, as in pi: the last frame (transcript, editor
+/// with its text, footer) stays on the screen with the shell's lines below it; after
+/// `fg` the editor comes back below them, still holding the text, and the frame left
+/// behind is untouched; after quitting, the shell's prompt follows one blank row below
+/// the footer.
+#[test]
+fn suspend_resume_and_quit_leave_the_last_frame_as_pi() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [{"text": "the first reply"}]}));
+    let home = env.home();
+    let t = tmux::Tmux::start(
+        "bash --norc --noprofile -i",
+        &env.cwd(),
+        &[
+            ("HOME", home.to_str().unwrap()),
+            ("PI_CODING_AGENT_DIR", ""),
+            ("PS1", "$ "),
+        ],
+        80,
+        24,
+    );
+    t.wait_for("$", WAIT);
+    t.type_text(&format!(
+        "{} --provider mock --model mock-model",
+        env!("CARGO_BIN_EXE_pi")
+    ));
+    t.keys(&["Enter"]);
+    t.wait_until("the editor", WAIT, editor_ready);
+    super::env::submit(&t, "hello");
+    t.wait_for("the first reply", WAIT);
+    t.type_text("still typed");
+    t.wait_for("still typed", WAIT);
+
+    t.keys(&["C-z"]);
+    let screen = t.wait_for("Stopped", WAIT);
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    let row_of = |rows: &[&str], text: &str| rows.iter().position(|r| *r == text);
+    let typed = row_of(&rows, "still typed").unwrap_or_else(|| panic!("{screen}"));
+    let stopped = rows
+        .iter()
+        .position(|r| r.contains("Stopped"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(rows[typed - 1].starts_with("────"), "{screen}");
+    assert!(rows[typed + 1].starts_with("────"), "{screen}");
+    assert!(rows[typed + 3].contains("mock-model"), "{screen}");
+    assert!(stopped > typed + 4, "{screen}");
+    assert!(screen.contains("the first reply"), "{screen}");
+
+    t.type_text("fg");
+    t.keys(&["Enter"]);
+    let screen = t.wait_until("the editor back", WAIT, |s| {
+        s.lines().filter(|r| r.trim_end() == "still typed").count() == 2
+    });
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    let fg = row_of(&rows, "$ fg").unwrap_or_else(|| panic!("{screen}"));
+    let first = row_of(&rows, "still typed").unwrap_or_else(|| panic!("{screen}"));
+    let again = rows
+        .iter()
+        .rposition(|r| *r == "still typed")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(first < fg && fg < again, "{screen}");
+    assert!(rows[first + 3].contains("mock-model"), "{screen}");
+    assert!(rows[again + 3].contains("mock-model"), "{screen}");
+    // The editor works again.
+    t.type_text(" and more");
+    t.wait_for("still typed and more", WAIT);
+
+    t.keys(&["C-c"]);
+    t.wait_until("the editor cleared", WAIT, |s| {
+        !s.contains("still typed and more")
+    });
+    t.keys(&["C-d"]);
+    let screen = t.wait_until("the shell prompt", WAIT, |s| {
+        s.lines().map(str::trim_end).filter(|r| *r == "$").count() == 1
+    });
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    let prompt = row_of(&rows, "$").unwrap_or_else(|| panic!("{screen}"));
+    // The frame ended on the bottom row here, so the prompt comes right below it (one
+    // blank row between them when the frame ends higher up, as the Ctrl+Z above shows).
+    assert!(rows[prompt - 1].contains("mock-model"), "{screen}");
+    assert!(rows[prompt - 3].starts_with("────"), "{screen}");
+    assert!(rows[prompt - 5].starts_with("────"), "{screen}");
+}
+
+/// Ctrl+G with neither `$VISUAL` nor `$EDITOR` set: pi's warning, the prompt kept.
+#[test]
+fn ctrl_g_without_an_editor_gives_pis_warning() {
+    require_tmux!();
+    let env = Env::new(json!({"sequence": [{"text": "unused"}]}));
+    let t = env.start_with_env("", 100, 30, &[("VISUAL", ""), ("EDITOR", "")]);
+    t.wait_until("the editor", WAIT, editor_ready);
+    t.type_text("kept prompt");
+    t.wait_for("kept prompt", WAIT);
+    t.keys(&["C-g"]);
+    let screen = t.wait_for(
+        "Warning: No editor configured. Set $VISUAL or $EDITOR environment variable.",
+        WAIT,
+    );
+    assert!(screen.contains("kept prompt"), "{screen}");
+    t.keys(&["C-c"]);
+    t.keys(&["C-d"]);
+    t.wait_until("exit", WAIT, |_| t.exited());
+}

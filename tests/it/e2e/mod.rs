@@ -9,7 +9,9 @@
 //!   changed; restoring and `/undo-restore`.
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
 //! - `keys`: Shift+Enter and the editor keys through tmux's extended keys; the warning
-//!   when they are off.
+//!   when they are off; Ctrl+Z, `fg` and quitting in a shell leave the last frame as pi.
+//! - `kitty`: a terminal speaking the kitty keyboard protocol (a pseudo terminal, no
+//!   tmux): pi's flags 7 are pushed and the key releases they bring do nothing.
 //! - `ts_extensions_live_ui`: pi's extension footers, headers, widgets and theme
 //!   colours, side by side with the reference pi.
 //! - `ts_extensions_overlays`: pi's overlay examples (`overlay-test`, `overlay-qa-tests`,
@@ -26,6 +28,7 @@ mod checkpoints;
 mod env;
 mod footer;
 mod keys;
+mod kitty;
 mod tree;
 mod ts_extensions;
 mod ts_extensions_editor;

@@ -282,7 +282,7 @@ impl App {
     }
 
     /// Runs a built-in command; `false` if `name` is not one (then it is sent as text).
-    fn run_command(&mut self, name: &str, args: &str) -> bool {
+    pub(super) fn run_command(&mut self, name: &str, args: &str) -> bool {
         match name {
             "quit" | "exit" => self.quit = true,
             "new" => {

@@ -141,7 +141,7 @@ impl Headless {
     /// [`Headless::terminal_output`].
     pub fn exit(&mut self) {
         self.app.terminal_progress(false);
-        let _ = self.app.renderer.finish_session(&mut self.terminal_output);
+        let _ = self.app.renderer.leave_session(&mut self.terminal_output);
     }
 
     fn write_terminal_output(&mut self) {

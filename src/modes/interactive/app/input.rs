@@ -44,6 +44,10 @@ const APP_ACTIONS: &[Action] = &[
     Action::EditorExternal,
     Action::MessageFollowUp,
     Action::MessageDequeue,
+    Action::SessionNew,
+    Action::SessionTree,
+    Action::SessionFork,
+    Action::SessionResume,
 ];
 
 impl App {
@@ -119,12 +123,13 @@ impl App {
             }
             return KeyCommand::None;
         }
-        // The completion popup owns Escape, arrows, Tab and Enter while it is open.
-        let action = if self.editor.is_showing_autocomplete() {
-            None
-        } else {
-            self.keys.action_for(&key, APP_ACTIONS)
-        };
+        // The completion popup owns Escape while it is open (and the arrows, Tab and
+        // Enter, which are editor keys); every other app key still acts, as in pi
+        // (Ctrl+C clears the editor and closes the popup).
+        let action = self
+            .keys
+            .action_for(&key, APP_ACTIONS)
+            .filter(|a| !(*a == Action::Interrupt && self.editor.is_showing_autocomplete()));
         if let Some(action) = action
             && let Some(command) = self.run_app_action(action)
         {
@@ -224,6 +229,11 @@ impl App {
                 let _ = self
                     .session
                     .set_global_setting(&["hideThinkingBlock"], serde_json::Value::Bool(hide));
+                self.show_status(if hide {
+                    "Thinking blocks: hidden"
+                } else {
+                    "Thinking blocks: visible"
+                });
                 self.full_redraw = true;
                 return Some(KeyCommand::None);
             }
@@ -243,6 +253,20 @@ impl App {
                     1 => self.show_status("Restored 1 queued message to editor"),
                     n => self.show_status(format!("Restored {n} queued messages to editor")),
                 }
+                return Some(KeyCommand::None);
+            }
+            // Unbound by default; bound in keybindings.json they run the commands.
+            Action::SessionNew
+            | Action::SessionTree
+            | Action::SessionFork
+            | Action::SessionResume => {
+                let command = match action {
+                    Action::SessionNew => "new",
+                    Action::SessionTree => "tree",
+                    Action::SessionFork => "fork",
+                    _ => "resume",
+                };
+                self.run_command(command, "");
                 return Some(KeyCommand::None);
             }
             _ => {}

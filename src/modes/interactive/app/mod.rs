@@ -220,14 +220,17 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         match app.handle(event) {
             Effect::None => {}
             Effect::Suspend => {
+                // pi leaves its last frame on the screen, the shell's job notice below.
                 let mut out = std::io::stdout();
-                let _ = app.renderer.finish_session(&mut out);
+                let _ = app.renderer.leave_session(&mut out);
                 term.pause();
                 let _ = terminal::suspend();
                 term.resume();
                 let (w, h) = TerminalGuard::size();
                 app.renderer.set_size(w, h);
-                app.full_redraw = true;
+                // Back after `fg`: the shell wrote below the last frame, which stays in
+                // the scrollback; the editor and footer are drawn anew where the cursor is
+                // (pi clears the terminal and draws the whole conversation again).
                 app.dirty = true;
             }
             Effect::ExternalEditor => {
@@ -277,7 +280,8 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     app.session.abort();
     crate::tools::shell::kill_all_running();
     app.terminal_progress(false);
-    let _ = app.renderer.finish_session(&mut stdout);
+    // As pi: the last frame (editor and footer too) stays, the shell prompt comes below.
+    let _ = app.renderer.leave_session(&mut stdout);
     let _ = stdout.flush();
     drop(guard);
     if let Some(message) = app.quit_message.take() {
@@ -420,7 +424,7 @@ fn external_editor(app: &mut App) {
         .or_else(|| env("EDITOR"))
         .filter(|e| !e.is_empty())
     else {
-        app.notice("Set $VISUAL or $EDITOR to edit the prompt in an external editor");
+        app.notice("Warning: No editor configured. Set $VISUAL or $EDITOR environment variable.");
         return;
     };
     let path = std::env::temp_dir().join(format!("pi-prompt-{}.md", std::process::id()));

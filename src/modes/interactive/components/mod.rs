@@ -80,6 +80,12 @@ impl<'a> Ui<'a> {
         self.keys.key_text(action)
     }
 
+    /// The user's key(s) for an action capitalized, as pi writes them in running text
+    /// (`Alt+Up`, `Escape/Ctrl+C`).
+    pub fn key_capitalized(&self, action: Action) -> String {
+        capitalize_keys(&self.keys.key_text(action))
+    }
+
     /// `path` with the home directory replaced by `~`.
     pub fn short_path(&self, path: &str) -> String {
         match self.home {
@@ -315,3 +321,23 @@ mod tests {
 
 #[cfg(test)]
 mod width_property;
+
+/// `ctrl+shift+p/escape` → `Ctrl+Shift+P/Escape`: every `+`-separated part of every
+/// `/`-separated key starts with a capital.
+pub fn capitalize_keys(text: &str) -> String {
+    text.split('/')
+        .map(|key| {
+            key.split('+')
+                .map(|part| {
+                    let mut chars = part.chars();
+                    match chars.next() {
+                        Some(first) => first.to_uppercase().chain(chars).collect(),
+                        None => String::new(),
+                    }
+                })
+                .collect::<Vec<String>>()
+                .join("+")
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}

@@ -131,7 +131,7 @@ impl Component for PendingMessages {
         }
         out.push(one_line(format!(
             "↳ {} to edit all queued messages",
-            ui.key(Action::MessageDequeue)
+            ui.key_capitalized(Action::MessageDequeue)
         )));
         out
     }
@@ -177,7 +177,7 @@ mod tests {
 
         Steering: stop and use the other fi...
         Follow-up: then run the tests, all ...
-        ↳ alt+up to edit all queued messages
+        ↳ Alt+Up to edit all queued messages
         ");
         assert!(
             PendingMessages::default()

@@ -36,6 +36,10 @@ pub struct InputDecoder {
     /// The terminal answered a primary device attributes query (`CSI ? … c`) since
     /// the last [`InputDecoder::take_device_attributes`].
     device_attributes: bool,
+    /// Pass key release events on (kitty's `CSI …;<mod>:3u`). Off by default: with the
+    /// kitty flags pi-rs pushes (7, as pi) the terminal reports every release, and no
+    /// part of the UI acts on one, so they are dropped here, before anything sees them.
+    key_releases: bool,
 }
 
 /// One step of decoding the front of the buffer.
@@ -63,6 +67,11 @@ impl InputDecoder {
     /// Tells the decoder whether the kitty keyboard protocol is on.
     pub fn set_kitty(&mut self, on: bool) {
         self.kitty = on;
+    }
+
+    /// Whether key release events are passed on (they are dropped by default).
+    pub fn set_key_releases(&mut self, on: bool) {
+        self.key_releases = on;
     }
 
     /// Whether the terminal has answered the kitty keyboard query (`CSI ? u`) since the
@@ -126,7 +135,13 @@ impl InputDecoder {
             }
             match decode(rest, self.kitty) {
                 Step::Event(event, used) => {
-                    events.push(event);
+                    let release = matches!(
+                        &event,
+                        Event::Key(key) if key.kind == KeyEventKind::Release
+                    );
+                    if !release || self.key_releases {
+                        events.push(event);
+                    }
                     at += used;
                 }
                 Step::Skip(used) => at += used,

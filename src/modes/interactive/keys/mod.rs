@@ -370,6 +370,65 @@ impl KeySpec {
     }
 }
 
+/// Rewrites `keybindings.json` with today's ids when it uses old ones (`cursorUp`,
+/// `expandTools`, …), as pi does at every start: each old id becomes its namespaced id
+/// (dropped when the file also has the new id, which wins), and the entries are put in
+/// pi's order of the actions, unknown ids after them alphabetically. A file without old
+/// ids, a missing one or one that is not a JSON object is left alone (loading it
+/// reports what is wrong). Returns whether the file was rewritten.
+pub fn migrate_keybindings_file(path: &Path) -> std::io::Result<bool> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let Ok(Value::Object(raw)) = serde_json::from_str::<Value>(&text) else {
+        return Ok(false);
+    };
+    let Some(migrated) = migrate_keybindings(&raw) else {
+        return Ok(false);
+    };
+    let mut out =
+        serde_json::to_string_pretty(&Value::Object(migrated)).map_err(std::io::Error::other)?;
+    out.push('\n');
+    std::fs::write(path, out)?;
+    Ok(true)
+}
+
+/// `raw` with old ids renamed and pi's order, or `None` when it has no old ids.
+fn migrate_keybindings(
+    raw: &serde_json::Map<String, Value>,
+) -> Option<serde_json::Map<String, Value>> {
+    let mut renamed = serde_json::Map::new();
+    let mut migrated = false;
+    for (id, keys) in raw {
+        match legacy::namespaced_id(id) {
+            Some(new_id) => {
+                migrated = true;
+                if !raw.contains_key(new_id) {
+                    renamed.insert(new_id.to_string(), keys.clone());
+                }
+            }
+            None => {
+                renamed.insert(id.clone(), keys.clone());
+            }
+        }
+    }
+    if !migrated {
+        return None;
+    }
+    let mut ordered = serde_json::Map::new();
+    for action in Action::ALL {
+        if let Some(keys) = renamed.remove(action.id()) {
+            ordered.insert(action.id().to_string(), keys);
+        }
+    }
+    let mut extras: Vec<(String, Value)> = renamed.into_iter().collect();
+    extras.sort_by(|a, b| a.0.cmp(&b.0));
+    ordered.extend(extras);
+    Some(ordered)
+}
+
 /// A problem with one entry of `keybindings.json`. The entry is skipped; the rest of the
 /// file still applies.
 #[derive(Debug, Clone, PartialEq, Eq)]

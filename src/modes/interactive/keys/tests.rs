@@ -241,3 +241,55 @@ fn lookup_prefers_the_first_candidate() {
     );
     assert_eq!(kb.action_for(&ev, &[Action::Submit]), None);
 }
+
+/// pi rewrites a keybindings.json with old ids at start; the expected text is what pi
+/// 0.73.1 wrote for this file.
+#[test]
+fn old_ids_are_migrated_in_the_file_as_pi_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keybindings.json");
+    std::fs::write(
+        &path,
+        r#"{"app.thinking.toggle": "ctrl+x", "app.tools.expand": [], "cursorLineStart": ["home", "ctrl+q"], "tui.input.newLine": ["shift+enter", "ctrl+j"], "app.model.cycleForward": "alt+p"}"#,
+    )
+    .unwrap();
+    assert!(super::migrate_keybindings_file(&path).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        r#"{
+  "tui.editor.cursorLineStart": [
+    "home",
+    "ctrl+q"
+  ],
+  "tui.input.newLine": [
+    "shift+enter",
+    "ctrl+j"
+  ],
+  "app.model.cycleForward": "alt+p",
+  "app.tools.expand": [],
+  "app.thinking.toggle": "ctrl+x"
+}
+"#
+    );
+    // Already migrated: left alone.
+    assert!(!super::migrate_keybindings_file(&path).unwrap());
+    // The new id wins over its old name; unknown ids go last, sorted.
+    std::fs::write(
+        &path,
+        r#"{"zzz": "ctrl+1", "expandTools": "ctrl+e", "app.tools.expand": "ctrl+k", "aaa": "ctrl+2"}"#,
+    )
+    .unwrap();
+    assert!(super::migrate_keybindings_file(&path).unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text,
+        "{\n  \"app.tools.expand\": \"ctrl+k\",\n  \"aaa\": \"ctrl+2\",\n  \"zzz\": \"ctrl+1\"\n}\n"
+    );
+    // Not an object, broken JSON, no file: untouched, no error.
+    for content in ["[\"ctrl+x\"]", "{ \"cursorUp\": "] {
+        std::fs::write(&path, content).unwrap();
+        assert!(!super::migrate_keybindings_file(&path).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), content);
+    }
+    assert!(!super::migrate_keybindings_file(&dir.path().join("none.json")).unwrap());
+}

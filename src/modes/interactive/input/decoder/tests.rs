@@ -161,7 +161,9 @@ fn the_kitty_query_answer_is_noted_and_keys_around_it_are_kept() {
 
 #[test]
 fn kitty_release_and_repeat_are_marked() {
-    let release = decode(b"\x1b[13;2:3u");
+    let mut d = InputDecoder::new();
+    d.set_key_releases(true);
+    let release = d.feed(b"\x1b[13;2:3u");
     let Some(Event::Key(key)) = release.first() else {
         panic!("no key: {release:?}");
     };
@@ -273,4 +275,64 @@ fn with_the_kitty_protocol_on_legacy_shift_enter_mappings_are_shift_enter() {
     assert_eq!(d.feed(b"\x1b\r"), vec![k(KeyCode::Enter, SHIFT)]);
     assert_eq!(d.feed(b"\n"), vec![k(KeyCode::Enter, SHIFT)]);
     assert_eq!(d.feed(b"\r"), vec![k(KeyCode::Enter, NONE)]);
+}
+
+/// With kitty flag 2 (report event types, which pi-rs pushes as pi does) the terminal
+/// follows every key press with a release; none of them reaches the UI, so a release
+/// never types a character or triggers an action a second time.
+#[test]
+fn kitty_key_releases_are_dropped() {
+    let releases: &[&[u8]] = &[
+        b"\x1b[97;1:3u",       // a
+        b"\x1b[65;2:3u",       // Shift+a
+        b"\x1b[97:65;2:3u",    // Shift+a with the alternate key
+        b"\x1b[99;5:3u",       // Ctrl+C
+        b"\x1b[100;5:3u",      // Ctrl+D
+        b"\x1b[27;1:3u",       // Escape
+        b"\x1b[13;1:3u",       // Enter
+        b"\x1b[13;3:3u",       // Alt+Enter
+        b"\x1b[9;2:3u",        // Shift+Tab
+        b"\x1b[127;1:3u",      // Backspace
+        b"\x1b[1;1:3A",        // Up
+        b"\x1b[1;3:3A",        // Alt+Up
+        b"\x1b[1;1:3H",        // Home
+        b"\x1b[3;1:3~",        // Delete
+        b"\x1b[6;1:3~",        // Page Down
+        b"\x1b[15;1:3~",       // F5
+        b"\x1b[57399;1:3u",    // keypad 0
+        b"\x1b[1080;5:3u",     // Ctrl+и (Cyrillic, no base key)
+        b"\x1b[1089::99;5:3u", // Ctrl+с with base key c
+    ];
+    for bytes in releases {
+        assert_eq!(
+            decode(bytes),
+            vec![],
+            "{:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    // What a kitty terminal sends for typing "ab", Ctrl+C and Escape with flags 7: the
+    // presses alone come out, in order, also when split across reads.
+    let typed = b"a\x1b[97;1:3ub\x1b[98;1:3u\x1b[99;5u\x1b[99;5:3u\x1b[27u\x1b[27;1:3u";
+    let want = vec![
+        c('a', NONE),
+        c('b', NONE),
+        c('c', CTRL),
+        k(KeyCode::Esc, NONE),
+    ];
+    assert_eq!(decode(typed), want);
+    for split in 1..typed.len() {
+        let mut d = InputDecoder::new();
+        let mut got = d.feed(&typed[..split]);
+        got.extend(d.feed(&typed[split..]));
+        got.extend(d.flush());
+        assert_eq!(got, want, "split at {split}");
+    }
+    // Repeats are presses (a held key types again), as in pi.
+    let repeat = decode(b"\x1b[1;1:2B\x1b[1;1:3B");
+    assert_eq!(repeat.len(), 1, "{repeat:?}");
+    let Some(Event::Key(key)) = repeat.first() else {
+        panic!("no key: {repeat:?}");
+    };
+    assert_eq!((key.code, key.kind), (KeyCode::Down, KeyEventKind::Repeat));
 }
