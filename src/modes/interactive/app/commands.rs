@@ -99,6 +99,25 @@ impl App {
     /// the skills (`/skill:name`), as the `/` completion lists them.
     pub fn all_command_specs(&self) -> Vec<CommandSpec> {
         let mut specs = command_specs();
+        // pi completes `/model <search>` with the scoped models (else every available
+        // one) as `provider/id`.
+        if let Some(model) = specs.iter_mut().find(|c| c.name == "model") {
+            let scoped = self.session.scoped_models();
+            let models = if scoped.is_empty() {
+                self.session.available_models()
+            } else {
+                scoped
+            };
+            model.arguments = models
+                .into_iter()
+                .map(|m| CompletionItem {
+                    value: format!("{}/{}", m.provider, m.id),
+                    label: m.id,
+                    description: Some(m.provider),
+                })
+                .collect();
+            model.fuzzy_arguments = true;
+        }
         for c in self.session.extension_commands() {
             specs.push(CommandSpec {
                 name: c.invocation_name,

@@ -68,6 +68,8 @@ impl App {
         };
         self.session.set_scoped_models(models);
         self.footer_cache = None;
+        // `/model <search>` completes from the scope.
+        self.refresh_autocomplete();
     }
 
     /// Ctrl+S in the picker: `enabledModels` becomes these models as `provider/id`
