@@ -118,18 +118,19 @@ impl App {
                 .collect();
             model.fuzzy_arguments = true;
         }
-        for c in self.session.extension_commands() {
-            specs.push(CommandSpec {
-                name: c.invocation_name,
-                description: c.description,
-                ..CommandSpec::default()
-            });
-        }
+        // pi's order: templates, then extension commands, then skills.
         for t in self.session.prompt_templates() {
             specs.push(CommandSpec {
                 name: t.name,
-                description: Some(t.description),
+                description: Some(scope_tagged(Some(&t.description), t.scope)),
                 argument_hint: t.argument_hint,
+                ..CommandSpec::default()
+            });
+        }
+        for c in self.session.extension_commands() {
+            specs.push(CommandSpec {
+                name: c.invocation_name,
+                description: Some(scope_tagged(c.description.as_deref(), c.scope)),
                 ..CommandSpec::default()
             });
         }
@@ -137,7 +138,7 @@ impl App {
             for s in self.session.skills() {
                 specs.push(CommandSpec {
                     name: format!("skill:{}", s.name),
-                    description: Some(s.description),
+                    description: Some(scope_tagged(Some(&s.description), s.scope)),
                     ..CommandSpec::default()
                 });
             }
@@ -1081,5 +1082,25 @@ mod tests {
         );
         assert_eq!(path_argument("'it''"), Some("it".into()));
         assert_eq!(path_argument("\"unclosed"), None);
+    }
+}
+
+/// pi's autocomplete description of a template, skill or extension command: where it
+/// was found as a tag (`[u]` user, `[p]` project, `[t]` command line), then the text.
+/// (pi adds a package's source to the tag, `[u:npm:name]`; pi-rs's loaders do not keep
+/// it.)
+fn scope_tagged(
+    description: Option<&str>,
+    scope: crate::core::resource_paths::ResourceScope,
+) -> String {
+    use crate::core::resource_paths::ResourceScope;
+    let tag = match scope {
+        ResourceScope::User => "u",
+        ResourceScope::Project => "p",
+        ResourceScope::Cli => "t",
+    };
+    match description.filter(|d| !d.is_empty()) {
+        Some(d) => format!("[{tag}] {d}"),
+        None => format!("[{tag}]"),
     }
 }

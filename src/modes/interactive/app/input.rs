@@ -119,12 +119,13 @@ impl App {
             }
             return KeyCommand::None;
         }
-        // The completion popup owns Escape, arrows, Tab and Enter while it is open.
-        let action = if self.editor.is_showing_autocomplete() {
-            None
-        } else {
-            self.keys.action_for(&key, APP_ACTIONS)
-        };
+        // pi's app keys go first even while the completion popup is open (Alt+Enter sends,
+        // Ctrl+P cycles the model), except Escape, which closes the popup; the popup owns
+        // the arrows, Tab and Enter.
+        let action = self
+            .keys
+            .action_for(&key, APP_ACTIONS)
+            .filter(|a| *a != Action::Interrupt || !self.editor.is_showing_autocomplete());
         if let Some(action) = action
             && let Some(command) = self.run_app_action(action)
         {

@@ -87,8 +87,9 @@ impl App {
                 .set_global_setting(&["enabledModels"], serde_json::Value::Array(patterns))
         };
         match result {
-            Ok(()) => self.flash("Model selection saved to settings".into()),
-            Err(e) => self.notice(format!("Could not save the model selection: {e}")),
+            // A status line in the chat, as pi's (it stays after the picker closes).
+            Ok(()) => self.show_status("Model selection saved to settings"),
+            Err(e) => self.notice(format!("Error: Could not save the model selection: {e}")),
         }
     }
 }
