@@ -125,3 +125,97 @@ async fn settings_shows_ten_entries_on_a_small_terminal_as_pi() {
         "{screen}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn debug_writes_the_drawn_lines_and_messages_and_says_where() {
+    let env = Env::new(json!({"sequence": [{"text": "hello there"}]}), json!({}));
+    let mut ui = env.ui(80, 24);
+    submit(&mut ui, "hi").await;
+    ui.wait_until("the reply", WAIT, |s| {
+        s.contains("hello there") && !s.contains("Working")
+    })
+    .await;
+    submit(&mut ui, "/debug").await;
+    let screen = ui.wait_for("✓ Debug log written", WAIT).await;
+    let path = env.agent().join("pi-debug.log");
+    assert!(
+        screen.contains(&path.display().to_string()),
+        "the file is named:\n{screen}"
+    );
+    // Nothing went to the model.
+    assert_eq!(env.server.requests().len(), 1);
+    let log = std::fs::read_to_string(&path).unwrap();
+    assert!(log.starts_with("Debug output at "), "{log}");
+    assert!(log.contains("\nTerminal: 80x24\n"), "{log}");
+    assert!(
+        log.contains("=== All rendered lines with visible widths ==="),
+        "{log}"
+    );
+    let drawn = log
+        .lines()
+        .find(|l| l.contains("hello there"))
+        .unwrap_or_default();
+    assert!(drawn.starts_with('[') && drawn.contains("(w="), "{log}");
+    let (_, messages) = log.split_once("=== Agent messages (JSONL) ===\n").unwrap();
+    let roles: Vec<String> = messages
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["role"].to_string())
+        .collect();
+    assert_eq!(roles, ["\"user\"", "\"assistant\""], "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_keys_act_while_the_completion_list_is_open_as_in_pi() {
+    let env = Env::new(json!({"sequence": [{"text": "hello there"}]}), json!({}));
+    let mut ui = env.ui(80, 24);
+    // Ctrl+C clears the editor (pi's app keys go before the list).
+    ui.type_text("/sett");
+    ui.wait_for("→ settings", WAIT).await;
+    ui.keys(&["C-c"]);
+    let screen = ui.screen();
+    assert!(!screen.contains("→ settings"), "{screen}");
+    assert!(ui.app.editor.is_empty(), "{screen}");
+    // Escape only closes the list.
+    ui.type_text("/sett");
+    ui.wait_for("→ settings", WAIT).await;
+    ui.keys(&["Escape"]);
+    let screen = ui.screen();
+    assert!(!screen.contains("→ settings"), "{screen}");
+    assert_eq!(ui.app.editor.text(), "/sett");
+    // Alt+Enter (pi's follow-up key) sends what is typed, list or not, when idle.
+    ui.keys(&["BSpace"]);
+    ui.wait_for("→ settings", WAIT).await;
+    ui.keys(&["M-Enter"]);
+    ui.wait_for("hello there", WAIT).await;
+    let requests = env.server.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].body.to_string().contains("/set"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logins_first_question_is_pis_option_selector() {
+    let env = Env::new(json!({"sequence": []}), json!({}));
+    let mut ui = env.ui(80, 24);
+    submit(&mut ui, "/login").await;
+    let screen = ui.wait_for("Select authentication method:", WAIT).await;
+    let rows: Vec<&str> = screen.lines().collect();
+    let at = rows
+        .iter()
+        .position(|r| *r == " Select authentication method:")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert_eq!(
+        &rows[at - 1..at + 7],
+        [
+            "",
+            " Select authentication method:",
+            "",
+            " → Use a subscription",
+            "   Use an API key",
+            "",
+            " ↑↓ navigate  enter select  escape/ctrl+c cancel",
+            "",
+        ],
+        "{screen}"
+    );
+}

@@ -330,6 +330,7 @@ impl App {
             "session" => self.show_session_info(),
             "copy" => self.copy_last_answer(),
             "hotkeys" => self.show_hotkeys(),
+            "debug" => self.write_debug_log(),
             "changelog" => {
                 let markdown = changelog::full_markdown(&changelog::entries());
                 self.show_block(ChangelogView::Full(markdown));
@@ -433,6 +434,41 @@ impl App {
             stats: self.session.stats(),
         };
         self.show_block(view);
+    }
+
+    /// pi's `/debug`: writes every drawn line (as the terminal gets it, with its
+    /// width) and the conversation's messages (JSONL) to `<agent dir>/pi-debug.log`.
+    fn write_debug_log(&mut self) {
+        let (width, height) = (self.width(), self.height());
+        let lines = self.all_lines();
+        let mut text = format!(
+            "Debug output at {}\nTerminal: {width}x{height}\nTotal lines: {}\n\n=== All rendered lines with visible widths ===\n",
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            lines.len()
+        );
+        let columns = u16::try_from(width).unwrap_or(u16::MAX);
+        for (i, line) in lines.iter().enumerate() {
+            let encoded = crate::modes::interactive::ansi::encode_line(line, columns);
+            let visible = crate::modes::interactive::ansi::line_width(line).min(width);
+            let quoted = serde_json::to_string(&encoded).unwrap_or_default();
+            text.push_str(&format!("[{i}] (w={visible}) {quoted}\n"));
+        }
+        text.push_str("\n=== Agent messages (JSONL) ===\n");
+        for message in self.session.messages() {
+            text.push_str(&serde_json::to_string(&message).unwrap_or_default());
+            text.push('\n');
+        }
+        let path = self.session.paths().agent_dir.join("pi-debug.log");
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, text));
+        match written {
+            Ok(()) => self.show_block(DebugWritten {
+                path: path.display().to_string(),
+            }),
+            Err(e) => self.notice(format!("Error: Could not write {}: {e}", path.display())),
+        }
     }
 
     fn show_hotkeys(&mut self) {
@@ -1102,5 +1138,35 @@ fn scope_tagged(
     match description.filter(|d| !d.is_empty()) {
         Some(d) => format!("[{tag}] {d}"),
         None => format!("[{tag}]"),
+    }
+}
+
+/// What `/debug` says after writing its log: `✓ Debug log written` and the file, with a
+/// blank row above and below, as pi's.
+struct DebugWritten {
+    path: String,
+}
+
+impl Component for DebugWritten {
+    fn render(
+        &self,
+        width: usize,
+        ui: &crate::modes::interactive::components::Ui<'_>,
+    ) -> Vec<ratatui::text::Line<'static>> {
+        use crate::modes::interactive::components::styled_text;
+        use crate::modes::interactive::theme::ThemeToken;
+        let mut out = vec![
+            ratatui::text::Line::default(),
+            ratatui::text::Line::default(),
+        ];
+        out.extend(styled_text(
+            "✓ Debug log written",
+            ui.fg(ThemeToken::Accent),
+            width,
+            1,
+        ));
+        out.extend(styled_text(&self.path, ui.fg(ThemeToken::Muted), width, 1));
+        out.push(ratatui::text::Line::default());
+        out
     }
 }
