@@ -219,3 +219,54 @@ async fn logins_first_question_is_pis_option_selector() {
         "{screen}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completions_tag_templates_and_skills_with_where_they_were_found() {
+    let env = Env::new(json!({"sequence": []}), json!({}));
+    std::fs::create_dir_all(env.agent().join("prompts")).unwrap();
+    std::fs::write(
+        env.agent().join("prompts/review.md"),
+        "---\ndescription: Review a file\n---\nReview $1",
+    )
+    .unwrap();
+    let project_prompts = env.cwd().join(".pi/prompts");
+    std::fs::create_dir_all(&project_prompts).unwrap();
+    std::fs::write(project_prompts.join("plan.md"), "Plan $@").unwrap();
+    let skill = env.agent().join("skills/demo");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: demo\ndescription: A demo skill\n---\nDo it.",
+    )
+    .unwrap();
+    // A session with its resources loaded, as the program builds it.
+    let args = pi::cli::args::parse(["--provider", "mock", "--model", "mock-model"]).unwrap();
+    let factory = std::sync::Arc::new(pi::core::factory::SessionFactory::new(
+        pi::cli::startup::session_config(&args),
+        env.cwd(),
+        pi::core::paths::AgentPaths::new(env.agent()),
+        pi::core::factory::ExtensionHosting {
+            mode: pi::extensions::HostMode::Interactive,
+            has_ui: false,
+        },
+    ));
+    let built = factory
+        .build(
+            pi::session::SessionManager::in_memory(env.cwd()),
+            pi::core::factory::ResourceLoading::Full,
+        )
+        .await
+        .unwrap();
+    let mut ui = Headless::new(built.session, 100, 30);
+    ui.type_text("/rev");
+    let screen = ui.wait_for("review", WAIT).await;
+    assert!(screen.contains("review      [u] Review a file"), "{screen}");
+    ui.app.editor.set_text("");
+    ui.type_text("/plan");
+    let screen = ui.wait_for("→ plan", WAIT).await;
+    assert!(screen.contains("[p] Plan $@"), "{screen}");
+    ui.app.editor.set_text("");
+    ui.type_text("/skill:");
+    let screen = ui.wait_for("skill:demo", WAIT).await;
+    assert!(screen.contains("skill:demo  [u] A demo skill"), "{screen}");
+}
