@@ -1102,25 +1102,6 @@ impl App {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::path_argument;
-
-    #[test]
-    fn path_arguments_are_the_first_word_or_a_quoted_string() {
-        assert_eq!(path_argument(""), None);
-        assert_eq!(path_argument("   "), None);
-        assert_eq!(path_argument("out.jsonl"), Some("out.jsonl".into()));
-        assert_eq!(path_argument(" a.html extra"), Some("a.html".into()));
-        assert_eq!(
-            path_argument("\"my file.jsonl\" x"),
-            Some("my file.jsonl".into())
-        );
-        assert_eq!(path_argument("'it''"), Some("it".into()));
-        assert_eq!(path_argument("\"unclosed"), None);
-    }
-}
-
 /// pi's autocomplete description of a template, skill or extension command: where it
 /// was found as a tag (`[u]` user, `[p]` project, `[t]` command line), then the text.
 /// (pi adds a package's source to the tag, `[u:npm:name]`; pi-rs's loaders do not keep
@@ -1168,5 +1149,24 @@ impl Component for DebugWritten {
         out.extend(styled_text(&self.path, ui.fg(ThemeToken::Muted), width, 1));
         out.push(ratatui::text::Line::default());
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_argument;
+
+    #[test]
+    fn path_arguments_are_the_first_word_or_a_quoted_string() {
+        assert_eq!(path_argument(""), None);
+        assert_eq!(path_argument("   "), None);
+        assert_eq!(path_argument("out.jsonl"), Some("out.jsonl".into()));
+        assert_eq!(path_argument(" a.html extra"), Some("a.html".into()));
+        assert_eq!(
+            path_argument("\"my file.jsonl\" x"),
+            Some("my file.jsonl".into())
+        );
+        assert_eq!(path_argument("'it''"), Some("it".into()));
+        assert_eq!(path_argument("\"unclosed"), None);
     }
 }

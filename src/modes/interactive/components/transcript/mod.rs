@@ -303,10 +303,10 @@ impl Transcript {
     /// then has no blank row above it.
     pub fn set_bare_start(&mut self, bare: bool) {
         self.bare_start = bare;
-        if let Some(first) = self.items.first_mut() {
-            if matches!(first.get(), ChatItem::User(_) | ChatItem::Skill(_)) {
-                first.update(|item| item.set_opens_chat(bare));
-            }
+        if let Some(first) = self.items.first_mut()
+            && matches!(first.get(), ChatItem::User(_) | ChatItem::Skill(_))
+        {
+            first.update(|item| item.set_opens_chat(bare));
         }
     }
 
