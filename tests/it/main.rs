@@ -88,6 +88,7 @@ mod tui_fidelity;
 mod tui_model_command;
 mod tui_overlays;
 mod tui_settings;
+mod tui_slash;
 mod vertex_external_sources;
 mod wire_details;
 mod wire_parity;

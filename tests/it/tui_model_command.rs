@@ -61,8 +61,10 @@ impl Env {
     }
 }
 
+/// Submits `text` as it stands: typed in, `/model <text>` opens pi's completion list,
+/// whose Enter takes the highlighted model instead (see the last test).
 fn command(ui: &mut Headless, text: &str) {
-    ui.type_text(text);
+    ui.app.editor.set_text(text);
     ui.keys(&["Enter"]);
 }
 
@@ -128,4 +130,39 @@ async fn an_ambiguous_or_partial_reference_opens_the_selector_searching_for_it()
     let screen = ui.wait_for("No matching models", WAIT).await;
     assert!(screen.contains("> zzz-nothing"), "{screen}");
     assert_eq!(current(&ui), "mock/unique-model");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_argument_of_model_completes_fuzzily_as_provider_slash_id() {
+    let env = Env::new();
+    let mut ui = env.ui();
+    ui.wait_for("mock-model", WAIT).await;
+    // pi lists every available model under `/model `: the id, then the provider.
+    ui.type_text("/model ");
+    let screen = ui.wait_for("unique-model", WAIT).await;
+    let row = screen
+        .lines()
+        .find(|l| l.contains("unique-model"))
+        .unwrap_or_default();
+    assert!(row.trim_end().ends_with("mock"), "{screen}");
+    // Words match the id and the provider in any order: `shared alt` is alt's model only.
+    ui.type_text("shared alt");
+    let screen = ui
+        .wait_until("one match", WAIT, |s| {
+            s.lines().filter(|l| l.contains("shared-model")).count() == 1
+        })
+        .await;
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("shared-model") && l.trim_end().ends_with("alt")),
+        "{screen}"
+    );
+    // Tab puts `provider/id` in the editor; Enter then switches at once.
+    ui.keys(&["Tab"]);
+    let screen = ui.wait_for("/model alt/shared-model", WAIT).await;
+    assert!(!screen.contains("unique-model"), "{screen}");
+    ui.keys(&["Enter"]);
+    ui.wait_for("Model: shared-model", WAIT).await;
+    assert_eq!(current(&ui), "alt/shared-model");
 }

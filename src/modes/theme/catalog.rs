@@ -41,6 +41,12 @@ impl ThemeCatalog {
         &self.warnings
     }
 
+    /// The names of the custom themes, in load order (what pi's startup header lists
+    /// under `[Themes]`).
+    pub fn custom_names(&self) -> Vec<String> {
+        self.themes.iter().map(|t| t.name().to_string()).collect()
+    }
+
     /// Every selectable theme name, built-in and custom, sorted (pi's
     /// `getAvailableThemes`).
     pub fn names(&self) -> Vec<String> {

@@ -111,18 +111,38 @@ impl App {
     /// the skills (`/skill:name`), as the `/` completion lists them.
     pub fn all_command_specs(&self) -> Vec<CommandSpec> {
         let mut specs = command_specs();
-        for c in self.session.extension_commands() {
-            specs.push(CommandSpec {
-                name: c.invocation_name,
-                description: c.description,
-                ..CommandSpec::default()
-            });
+        // pi completes `/model <search>` with the scoped models (else every available
+        // one) as `provider/id`.
+        if let Some(model) = specs.iter_mut().find(|c| c.name == "model") {
+            let scoped = self.session.scoped_models();
+            let models = if scoped.is_empty() {
+                self.session.available_models()
+            } else {
+                scoped
+            };
+            model.arguments = models
+                .into_iter()
+                .map(|m| CompletionItem {
+                    value: format!("{}/{}", m.provider, m.id),
+                    label: m.id,
+                    description: Some(m.provider),
+                })
+                .collect();
+            model.fuzzy_arguments = true;
         }
+        // pi's order: templates, then extension commands, then skills.
         for t in self.session.prompt_templates() {
             specs.push(CommandSpec {
                 name: t.name,
-                description: Some(t.description),
+                description: Some(scope_tagged(Some(&t.description), t.scope)),
                 argument_hint: t.argument_hint,
+                ..CommandSpec::default()
+            });
+        }
+        for c in self.session.extension_commands() {
+            specs.push(CommandSpec {
+                name: c.invocation_name,
+                description: Some(scope_tagged(c.description.as_deref(), c.scope)),
                 ..CommandSpec::default()
             });
         }
@@ -130,7 +150,7 @@ impl App {
             for s in self.session.skills() {
                 specs.push(CommandSpec {
                     name: format!("skill:{}", s.name),
-                    description: Some(s.description),
+                    description: Some(scope_tagged(Some(&s.description), s.scope)),
                     ..CommandSpec::default()
                 });
             }
@@ -322,6 +342,7 @@ impl App {
             "session" => self.show_session_info(),
             "copy" => self.copy_last_answer(),
             "hotkeys" => self.show_hotkeys(),
+            "debug" => self.write_debug_log(),
             "changelog" => {
                 let markdown = changelog::full_markdown(&changelog::entries());
                 self.show_block(ChangelogView::Full(markdown));
@@ -425,6 +446,41 @@ impl App {
             stats: self.session.stats(),
         };
         self.show_block(view);
+    }
+
+    /// pi's `/debug`: writes every drawn line (as the terminal gets it, with its
+    /// width) and the conversation's messages (JSONL) to `<agent dir>/pi-debug.log`.
+    fn write_debug_log(&mut self) {
+        let (width, height) = (self.width(), self.height());
+        let lines = self.all_lines();
+        let mut text = format!(
+            "Debug output at {}\nTerminal: {width}x{height}\nTotal lines: {}\n\n=== All rendered lines with visible widths ===\n",
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            lines.len()
+        );
+        let columns = u16::try_from(width).unwrap_or(u16::MAX);
+        for (i, line) in lines.iter().enumerate() {
+            let encoded = crate::modes::interactive::ansi::encode_line(line, columns);
+            let visible = crate::modes::interactive::ansi::line_width(line).min(width);
+            let quoted = serde_json::to_string(&encoded).unwrap_or_default();
+            text.push_str(&format!("[{i}] (w={visible}) {quoted}\n"));
+        }
+        text.push_str("\n=== Agent messages (JSONL) ===\n");
+        for message in self.session.messages() {
+            text.push_str(&serde_json::to_string(&message).unwrap_or_default());
+            text.push('\n');
+        }
+        let path = self.session.paths().agent_dir.join("pi-debug.log");
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, text));
+        match written {
+            Ok(()) => self.show_block(DebugWritten {
+                path: path.display().to_string(),
+            }),
+            Err(e) => self.notice(format!("Error: Could not write {}: {e}", path.display())),
+        }
     }
 
     fn show_hotkeys(&mut self) {
@@ -1071,6 +1127,56 @@ impl App {
             "none" => {}
             _ => self.open_tree(None),
         }
+    }
+}
+
+/// pi's autocomplete description of a template, skill or extension command: where it
+/// was found as a tag (`[u]` user, `[p]` project, `[t]` command line), then the text.
+/// (pi adds a package's source to the tag, `[u:npm:name]`; pi-rs's loaders do not keep
+/// it.)
+fn scope_tagged(
+    description: Option<&str>,
+    scope: crate::core::resource_paths::ResourceScope,
+) -> String {
+    use crate::core::resource_paths::ResourceScope;
+    let tag = match scope {
+        ResourceScope::User => "u",
+        ResourceScope::Project => "p",
+        ResourceScope::Cli => "t",
+    };
+    match description.filter(|d| !d.is_empty()) {
+        Some(d) => format!("[{tag}] {d}"),
+        None => format!("[{tag}]"),
+    }
+}
+
+/// What `/debug` says after writing its log: `✓ Debug log written` and the file, with a
+/// blank row above and below, as pi's.
+struct DebugWritten {
+    path: String,
+}
+
+impl Component for DebugWritten {
+    fn render(
+        &self,
+        width: usize,
+        ui: &crate::modes::interactive::components::Ui<'_>,
+    ) -> Vec<ratatui::text::Line<'static>> {
+        use crate::modes::interactive::components::styled_text;
+        use crate::modes::interactive::theme::ThemeToken;
+        let mut out = vec![
+            ratatui::text::Line::default(),
+            ratatui::text::Line::default(),
+        ];
+        out.extend(styled_text(
+            "✓ Debug log written",
+            ui.fg(ThemeToken::Accent),
+            width,
+            1,
+        ));
+        out.extend(styled_text(&self.path, ui.fg(ThemeToken::Muted), width, 1));
+        out.push(ratatui::text::Line::default());
+        out
     }
 }
 

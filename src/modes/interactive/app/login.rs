@@ -192,6 +192,7 @@ impl App {
         match self.session.remove_credential(&option.id) {
             Ok(()) => {
                 let _ = self.session.reload_models();
+                self.refresh_autocomplete();
                 self.refresh_usage();
                 self.footer_cache = None;
                 self.show_status(match option.kind {
@@ -336,6 +337,7 @@ impl App {
     /// one is selected; the footer follows.
     fn complete_provider_auth(&mut self, provider: &str, name: &str, kind: AuthKind) {
         let _ = self.session.reload_models();
+        self.refresh_autocomplete();
         let action = match kind {
             AuthKind::OAuth => format!("Logged in to {name}"),
             AuthKind::ApiKey => format!("Saved API key for {name}"),

@@ -563,6 +563,9 @@ fn new_app(
     };
     if options.open.is_none() {
         app.refresh_usage();
+        app.header.resources = state::header_resources(&app.session);
+        app.header.resources.themes = app.themes.custom_names();
+        app.refresh_autocomplete();
         app.rebuild_transcript();
         app.show_startup_notices();
     }

@@ -481,6 +481,9 @@ impl Overlay {
                 return (lines, cursor);
             }
             Overlay::Summarize { dialog, .. } => return (dialog.render(width, ui), None),
+            Overlay::Select { title, list, .. } => {
+                return (option_selector(title, list, width, ui), None);
+            }
             Overlay::Fork(selector) => return (selector.render(width, ui), None),
             _ => {}
         }
@@ -495,21 +498,6 @@ impl Overlay {
         out.extend(styled_text(&title, accent, width, 1));
         let mut cursor = None;
         match self {
-            Overlay::Select { list, .. } => {
-                out.extend(list.render(width, ui.theme));
-                out.push(truncate_line(
-                    Line::from(Span::styled(
-                        format!(
-                            "  {} select · {} cancel",
-                            ui.key(Action::SelectConfirm),
-                            ui.key(Action::SelectCancel)
-                        ),
-                        muted,
-                    )),
-                    width,
-                    Span::raw("…"),
-                ));
-            }
             Overlay::Input { editor, .. } => {
                 let rendered = editor.render(width, ui.theme);
                 let base = out.len();
@@ -530,7 +518,8 @@ impl Overlay {
                     Span::raw("…"),
                 ));
             }
-            Overlay::Sessions { .. }
+            Overlay::Select { .. }
+            | Overlay::Sessions { .. }
             | Overlay::Models(_)
             | Overlay::Settings(_)
             | Overlay::Thinking(_)
@@ -544,4 +533,59 @@ impl Overlay {
         out.push(rule(width, border));
         (out, cursor)
     }
+}
+
+/// pi's option selector (its `ExtensionSelectorComponent`, used for `/login`'s first
+/// question, confirmations and extensions' `ctx.ui.select`): the title, every option
+/// (`→` on the chosen one), and the key hints, each block set off by blank rows.
+fn option_selector(
+    title: &str,
+    list: &SelectList,
+    width: usize,
+    ui: &crate::modes::interactive::components::Ui<'_>,
+) -> Vec<Line<'static>> {
+    let border = rule(width, ui.fg(ThemeToken::Border));
+    let accent = ui.fg(ThemeToken::Accent);
+    let mut out = vec![border.clone(), Line::default()];
+    out.extend(styled_text(
+        title,
+        accent.add_modifier(Modifier::BOLD),
+        width,
+        1,
+    ));
+    out.push(Line::default());
+    let selected = list.selected_index();
+    for (i, item) in list.visible_items().enumerate() {
+        let label = crate::modes::interactive::text::sanitize_single_line(&item.label);
+        let spans = if i == selected {
+            vec![Span::styled("→ ", accent), Span::styled(label, accent)]
+        } else {
+            vec![
+                Span::raw("  "),
+                Span::styled(label, ui.fg(ThemeToken::Text)),
+            ]
+        };
+        out.extend(crate::modes::interactive::components::text_block(
+            vec![spans],
+            width,
+            1,
+        ));
+    }
+    out.push(Line::default());
+    let mut hint = vec![
+        Span::styled("↑↓", ui.fg(ThemeToken::Dim)),
+        Span::styled(" navigate", ui.fg(ThemeToken::Muted)),
+        Span::raw("  "),
+    ];
+    hint.extend(ui.key_hint(Action::SelectConfirm, "select"));
+    hint.push(Span::raw("  "));
+    hint.extend(ui.key_hint(Action::SelectCancel, "cancel"));
+    out.extend(crate::modes::interactive::components::text_block(
+        vec![hint],
+        width,
+        1,
+    ));
+    out.push(Line::default());
+    out.push(border);
+    out
 }

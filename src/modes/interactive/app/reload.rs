@@ -94,6 +94,7 @@ impl App {
         self.editor.set_padding_x(padding);
 
         self.header.resources = header_resources(&self.session);
+        self.header.resources.themes = self.themes.custom_names();
         self.refresh_autocomplete();
         self.forward_extension_ui();
         self.refresh_usage();

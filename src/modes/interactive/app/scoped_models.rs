@@ -68,6 +68,8 @@ impl App {
         };
         self.session.set_scoped_models(models);
         self.footer_cache = None;
+        // `/model <search>` completes from the scope.
+        self.refresh_autocomplete();
     }
 
     /// Ctrl+S in the picker: `enabledModels` becomes these models as `provider/id`
@@ -85,8 +87,9 @@ impl App {
                 .set_global_setting(&["enabledModels"], serde_json::Value::Array(patterns))
         };
         match result {
-            Ok(()) => self.flash("Model selection saved to settings".into()),
-            Err(e) => self.notice(format!("Could not save the model selection: {e}")),
+            // A status line in the chat, as pi's (it stays after the picker closes).
+            Ok(()) => self.show_status("Model selection saved to settings"),
+            Err(e) => self.notice(format!("Error: Could not save the model selection: {e}")),
         }
     }
 }

@@ -330,6 +330,8 @@ impl App {
             self.hide_thinking,
         );
         self.transcript.set_hidden_thinking_label(&label);
+        self.transcript
+            .set_bare_start(self.omitted_items == 0 && !self.header.lists_resources());
         self.extension_ui.host_renders.reset();
         self.done = vec![true; self.transcript.len()];
         self.committed = 0;
@@ -410,6 +412,7 @@ impl App {
         }
         self.footer_cache = None;
         self.header.resources = header_resources(&self.session);
+        self.header.resources.themes = self.themes.custom_names();
         self.refresh_autocomplete();
         self.pinned_warnings
             .extend(loaded.warnings.iter().map(|w| format!("Warning: {w}")));
@@ -604,6 +607,7 @@ pub(super) fn header_resources(
             .map(|t| t.name.clone())
             .collect(),
         extensions: loaded.extensions.iter().map(|e| e.name.clone()).collect(),
+        // The custom themes are the app's (`ThemeCatalog::custom_names`).
         themes: Vec::new(),
     }
 }

@@ -45,6 +45,15 @@ impl App {
         lines
     }
 
+    /// Every line the app draws now, top to bottom: header, the whole chat, and the
+    /// region below it (status, editor or dialog, footer). What `/debug` writes.
+    pub(super) fn all_lines(&mut self) -> Vec<Line<'static>> {
+        let width = self.width();
+        let mut lines = self.header_lines(width);
+        lines.extend(self.live_lines(0, width).0);
+        lines
+    }
+
     /// The live region and the cursor position in it.
     fn live_lines(
         &mut self,

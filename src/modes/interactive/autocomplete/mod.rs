@@ -23,6 +23,10 @@ pub struct CommandSpec {
     pub argument_hint: Option<String>,
     /// Fixed completions for the first argument (filtered by prefix).
     pub arguments: Vec<CompletionItem>,
+    /// Filter `arguments` fuzzily by label and description, best match first (pi's
+    /// `/model` completion: `opus anthropic` finds `anthropic/claude-opus-4-5`), instead
+    /// of by prefix.
+    pub fuzzy_arguments: bool,
 }
 
 impl CommandSpec {
@@ -195,12 +199,30 @@ impl CombinedProvider {
                 let name = &after_slash[..space];
                 let arg = &after_slash[space + 1..];
                 let command = self.commands.iter().find(|c| c.name == name)?;
-                let items: Vec<CompletionItem> = command
-                    .arguments
-                    .iter()
-                    .filter(|a| a.value.starts_with(arg))
-                    .cloned()
-                    .collect();
+                let items: Vec<CompletionItem> = if command.fuzzy_arguments {
+                    let keyed: Vec<(String, &CompletionItem)> = command
+                        .arguments
+                        .iter()
+                        .map(|a| {
+                            let key = match &a.description {
+                                Some(d) => format!("{} {d}", a.label),
+                                None => a.label.clone(),
+                            };
+                            (key, a)
+                        })
+                        .collect();
+                    fuzzy_filter(&keyed, arg, |(key, _)| key.as_str())
+                        .into_iter()
+                        .map(|(_, a)| (*a).clone())
+                        .collect()
+                } else {
+                    command
+                        .arguments
+                        .iter()
+                        .filter(|a| a.value.starts_with(arg))
+                        .cloned()
+                        .collect()
+                };
                 (!items.is_empty()).then(|| Suggestions {
                     items,
                     prefix: arg.to_string(),

@@ -97,6 +97,36 @@ fn command_arguments_complete_by_prefix() {
     assert_eq!(done.cursor_col, 13);
 }
 
+#[test]
+fn fuzzy_arguments_match_label_and_description_as_pis_model_completion() {
+    let item = |provider: &str, id: &str| CompletionItem {
+        value: format!("{provider}/{id}"),
+        label: id.into(),
+        description: Some(provider.into()),
+    };
+    let mut model = CommandSpec::new("model", "Select model");
+    model.arguments = vec![
+        item("anthropic", "claude-opus-4-5"),
+        item("openai", "gpt-5"),
+        item("bedrock", "claude-opus-4-5"),
+    ];
+    model.fuzzy_arguments = true;
+    let p = CombinedProvider::new(vec![model], PathBuf::from("/nonexistent"), None);
+    let values = |text: &str| {
+        p.suggestions(&lines(text), 0, text.len(), false)
+            .map(|s| s.items.into_iter().map(|i| i.value).collect::<Vec<_>>())
+    };
+    assert_eq!(values("/model ").map(|v| v.len()), Some(3));
+    // Words in any order, over the id and the provider.
+    assert_eq!(
+        values("/model opus bedrock"),
+        Some(vec!["bedrock/claude-opus-4-5".to_string()])
+    );
+    assert_eq!(values("/model gpt"), Some(vec!["openai/gpt-5".to_string()]));
+    // A typed `provider/id` is not a search of the list: no popup, Enter sends it.
+    assert_eq!(values("/model openai/gpt-5"), None);
+}
+
 fn project() -> Arc<Vec<ProjectFile>> {
     let f = |p: &str, d: bool| ProjectFile {
         path: p.into(),

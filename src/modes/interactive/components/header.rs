@@ -153,8 +153,8 @@ impl Component for StartupHeader {
             return out;
         }
         if self.quiet {
-            // One blank line, like the spacing above the chat.
-            return vec![Line::default()];
+            // Nothing at all, as pi's empty header: the chat starts on the first row.
+            return Vec::new();
         }
         let mut logical: Vec<Vec<Span<'static>>> = vec![vec![
             Span::styled(
@@ -194,6 +194,22 @@ impl Component for StartupHeader {
 }
 
 impl StartupHeader {
+    /// Whether the header ends with the loaded-resources listing (pi draws that listing
+    /// in its chat, so a first user message below it keeps its blank row).
+    pub fn lists_resources(&self) -> bool {
+        let r = &self.resources;
+        !self.quiet
+            && [
+                &r.context_files,
+                &r.skills,
+                &r.prompts,
+                &r.extensions,
+                &r.themes,
+            ]
+            .iter()
+            .any(|items| items.iter().any(|i| !sanitize_single_line(i).is_empty()))
+    }
+
     /// The loaded resources (context files, skills, prompts, extensions, themes) under
     /// the header.
     fn resource_sections(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {

@@ -123,6 +123,11 @@ impl SelectList {
         self.selected = index.min(self.visible.len().saturating_sub(1));
     }
 
+    /// The items that pass the filter, in display order.
+    pub fn visible_items(&self) -> impl Iterator<Item = &CompletionItem> {
+        self.visible.iter().map(|i| &self.items[*i])
+    }
+
     pub fn selected_item(&self) -> Option<&CompletionItem> {
         self.visible.get(self.selected).map(|i| &self.items[*i])
     }

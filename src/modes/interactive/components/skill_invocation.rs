@@ -23,6 +23,8 @@ pub struct SkillInvocationView {
     pub user_message: Option<UserMessageView>,
     /// Ctrl+O: the skill's whole text instead of one line.
     pub expanded: bool,
+    /// The first thing in an otherwise empty chat: no blank row above the box.
+    pub opens_chat: bool,
 }
 
 impl From<SkillBlock<'_>> for SkillInvocationView {
@@ -32,19 +34,25 @@ impl From<SkillBlock<'_>> for SkillInvocationView {
             content: block.content.to_string(),
             user_message: block.user_message.map(UserMessageView::new),
             expanded: false,
+            opens_chat: false,
         }
     }
 }
 
 impl Component for SkillInvocationView {
-    /// A blank row, the skill's box, then the user's message box (no gap between).
+    /// A blank row (none when it opens the chat), the skill's box, then the user's
+    /// message box (no gap between).
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         let label_style = ui
             .fg(ThemeToken::CustomMessageLabel)
             .add_modifier(Modifier::BOLD);
         let text_style = ui.fg(ThemeToken::CustomMessageText);
         let name = sanitize_single_line(&self.name);
-        let mut out = vec![Line::default()];
+        let mut out = if self.opens_chat {
+            Vec::new()
+        } else {
+            vec![Line::default()]
+        };
         out.extend(panel(
             width,
             1,

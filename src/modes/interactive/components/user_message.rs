@@ -9,19 +9,30 @@ use crate::modes::interactive::theme::ThemeToken;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UserMessageView {
     pub text: String,
+    /// The first thing in an otherwise empty chat: no blank row above the panel (pi adds
+    /// its spacer only after something).
+    pub opens_chat: bool,
 }
 
 impl UserMessageView {
     pub fn new(text: impl Into<String>) -> Self {
-        UserMessageView { text: text.into() }
+        UserMessageView {
+            text: text.into(),
+            opens_chat: false,
+        }
     }
 }
 
 impl Component for UserMessageView {
-    /// A blank row (the gap after the previous item), then the panel.
+    /// A blank row (the gap after the previous item; none when it opens the chat), then
+    /// the panel.
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         let style = MarkdownStyle::with_base(ui.fg(ThemeToken::UserMessageText));
-        let mut out = vec![Line::default()];
+        let mut out = if self.opens_chat {
+            Vec::new()
+        } else {
+            vec![Line::default()]
+        };
         out.extend(panel(
             width,
             1,

@@ -312,9 +312,10 @@ impl SettingsSelector {
     }
 
     /// The list (or an open submenu) between two rules, in at most `width` columns.
-    /// With `height` > 0, fewer settings are shown to fit.
-    pub fn render(&self, width: usize, height: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
-        self.render_with_cursor(width, height, ui).0
+    /// pi shows ten settings whatever the terminal's height (`_height` is not used): a
+    /// dialog taller than the terminal pushes the chat off the screen while it is open.
+    pub fn render(&self, width: usize, _height: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        self.render_with_cursor(width, _height, ui).0
     }
 
     /// [`SettingsSelector::render`] plus where the terminal cursor belongs in the search
@@ -322,7 +323,7 @@ impl SettingsSelector {
     pub fn render_with_cursor(
         &self,
         width: usize,
-        height: usize,
+        _height: usize,
         ui: &Ui<'_>,
     ) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
         let width = width.max(1);
@@ -338,7 +339,7 @@ impl SettingsSelector {
                 None
             }
             None => {
-                out.extend(self.render_list(width, height, ui));
+                out.extend(self.render_list(width, ui));
                 let (_, column) = self.query.render_with_cursor(width, true);
                 Some((u16::try_from(column).unwrap_or(u16::MAX), 1))
             }
@@ -347,11 +348,11 @@ impl SettingsSelector {
         (out, cursor)
     }
 
-    fn render_list(&self, width: usize, height: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+    fn render_list(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         let dim = ui.fg(ThemeToken::Dim);
         let mut out = vec![self.query.render(width, true), Line::default()];
         let hint = format!(
-            "  Type to search · {}/space to change · {} to close",
+            "  Type to search · {}/space to change · {} to cancel",
             ui.key(Action::SelectConfirm),
             ui.key(Action::SelectCancel)
         );
@@ -372,13 +373,8 @@ impl SettingsSelector {
             .selected_setting()
             .map(|id| styled_text(id.description(), dim, width.saturating_sub(4).max(1), 0))
             .unwrap_or_default();
-        // Rules, search box, blanks, position line, hint, description.
-        let chrome = 8 + description.len();
-        let max_visible = if height == 0 {
-            MAX_VISIBLE
-        } else {
-            height.saturating_sub(chrome).clamp(1, MAX_VISIBLE)
-        };
+        // Ten rows whatever the terminal's height, as pi.
+        let max_visible = MAX_VISIBLE;
         let n = self.filtered.len();
         let start = self
             .selected
@@ -460,7 +456,7 @@ impl SettingsSelector {
         }
         out.push(Line::default());
         let hint = format!(
-            "  {}/space to change · {} to go back",
+            "  {}/space to change · {} to cancel",
             ui.key(Action::SelectConfirm),
             ui.key(Action::SelectCancel)
         );

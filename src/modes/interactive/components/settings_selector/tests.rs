@@ -64,7 +64,7 @@ fn the_list_shows_current_values_and_the_selected_description() {
 
           Summarize older messages automatically when the context window fills up
 
-          Type to search · enter/space to change · escape/ctrl+c to close
+          Type to search · enter/space to change · escape/ctrl+c to cancel
         ────────────────────────────────────────────────────────────────────────────────
         ");
 }
@@ -140,7 +140,7 @@ fn typing_filters_by_name() {
 
           Draw images inline, in terminals that can
 
-          Type to search · enter/space to change · escape/ctrl+c to close
+          Type to search · enter/space to change · escape/ctrl+c to cancel
         ──────────────────────────────────────────────────────────────────────
         ");
     let t = theme();
@@ -154,7 +154,7 @@ fn typing_filters_by_name() {
 
           No matching settings
 
-          Type to search · enter/space to change · escape/ctrl+c to close
+          Type to search · enter/space to change · escape/ctrl+c to cancel
         ──────────────────────────────────────────────────────────────────────
         ");
 }
@@ -247,6 +247,7 @@ fn terminals_without_images_do_not_offer_show_images_and_narrow_widths_fit() {
     v.show_images = None;
     let selector = SettingsSelector::new(&v);
     assert_eq!(selector.value(SettingId::ShowImages), None);
+    // Ten settings whatever the height, as pi (a taller dialog pushes the chat up).
     insta::assert_snapshot!(view(&selector, 30, 14), @r"
         ──────────────────────────────
         >
@@ -254,6 +255,13 @@ fn terminals_without_images_do_not_offer_show_images_and_narrow_widths_fit() {
         → Auto-compact            fa
           Auto-resize images      tr
           Block images            fa
+          Skill commands          tr
+          Show hardware cursor    fa
+          Editor padding          1
+          Autocomplete max items  5
+          Clear on shrink         fa
+          Terminal progress       fa
+          Steering mode           al
           (1/21)
 
           Summarize older messages
@@ -291,7 +299,7 @@ fn warnings_open_pis_submenu_whose_switch_saves_under_warnings() {
 
       Warn when an Anthropic subscription login may be billed as paid extra usage
 
-      enter/space to change · escape/ctrl+c to go back
+      enter/space to change · escape/ctrl+c to cancel
     ────────────────────────────────────────────────────────────────────────────────
     ");
     let outcomes = press(&mut selector, &[KeyCode::Char(' ')]);

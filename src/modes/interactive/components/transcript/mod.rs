@@ -30,7 +30,8 @@ pub enum ChatItem {
     Custom(CustomMessageView),
     Compaction(CompactionSummaryView),
     Branch(BranchSummaryView),
-    /// A dim one-line note (`Navigated to selected point`).
+    /// A one-line note: dim (`Navigated to selected point`), or in the warning or error
+    /// colour when it starts with `Warning: ` or `Error: `, as pi's.
     Notice(String),
     /// A block the user asked for (`/hotkeys`, `/session`, `/changelog`): part of the chat,
     /// not of the session, so it scrolls with the terminal like everything else (as in pi).
@@ -44,6 +45,16 @@ impl ChatItem {
         match parse_skill_block(&text) {
             Some(block) => ChatItem::Skill(SkillInvocationView::from(block)),
             None => ChatItem::User(UserMessageView::new(text)),
+        }
+    }
+
+    /// Marks a user message or skill prompt as the first thing in an empty chat (no blank
+    /// row above it), or not.
+    fn set_opens_chat(&mut self, opens: bool) {
+        match self {
+            ChatItem::User(u) => u.opens_chat = opens,
+            ChatItem::Skill(s) => s.opens_chat = opens,
+            _ => {}
         }
     }
 
@@ -76,11 +87,23 @@ impl Component for ChatItem {
             ChatItem::Branch(c) => c.render(width, ui),
             ChatItem::Notice(text) => {
                 let mut out = vec![Line::default()];
-                out.extend(styled_text(text, ui.fg(ThemeToken::Dim), width, 1));
+                out.extend(styled_text(text, ui.fg(notice_token(text)), width, 1));
                 out
             }
             ChatItem::View(view) => view.render(width, ui),
         }
+    }
+}
+
+/// The colour of a notice, as pi's three kinds of them: `Error: …` in the error colour,
+/// `Warning: …` in the warning colour, any other status line dim.
+fn notice_token(text: &str) -> ThemeToken {
+    if text.starts_with("Error: ") {
+        ThemeToken::Error
+    } else if text.starts_with("Warning: ") {
+        ThemeToken::Warning
+    } else {
+        ThemeToken::Dim
     }
 }
 
@@ -101,6 +124,9 @@ fn user_text(content: &UserContent) -> String {
 /// All chat items with the display toggles.
 pub struct Transcript {
     items: Vec<Cached<ChatItem>>,
+    /// Nothing is drawn above the chat but the header's own lines (pi's empty chat
+    /// container): a user message that comes first gets no blank row above it.
+    bare_start: bool,
     expanded: bool,
     hide_thinking: bool,
     hidden_thinking_label: String,
@@ -110,6 +136,7 @@ impl Default for Transcript {
     fn default() -> Self {
         Transcript {
             items: Vec::new(),
+            bare_start: false,
             expanded: false,
             hide_thinking: false,
             hidden_thinking_label: DEFAULT_HIDDEN_THINKING_LABEL.to_string(),
@@ -197,6 +224,9 @@ impl Transcript {
     /// Appends an item (with the current expand state applied).
     pub fn push(&mut self, mut item: ChatItem) {
         item.set_expanded(self.expanded);
+        if self.items.is_empty() && self.bare_start {
+            item.set_opens_chat(true);
+        }
         if let ChatItem::Assistant(a) = &mut item {
             a.hide_thinking = self.hide_thinking;
             a.hidden_thinking_label
@@ -266,6 +296,18 @@ impl Transcript {
     /// The item at `index`.
     pub fn get(&self, index: usize) -> Option<&ChatItem> {
         self.items.get(index).map(Cached::get)
+    }
+
+    /// Whether nothing but the header's own lines is drawn above the chat (no resource
+    /// listing, no earlier items left out): as in pi, a user message that comes first
+    /// then has no blank row above it.
+    pub fn set_bare_start(&mut self, bare: bool) {
+        self.bare_start = bare;
+        if let Some(first) = self.items.first_mut()
+            && matches!(first.get(), ChatItem::User(_) | ChatItem::Skill(_))
+        {
+            first.update(|item| item.set_opens_chat(bare));
+        }
     }
 
     /// Lines of the items in `range` (clamped to the transcript).
