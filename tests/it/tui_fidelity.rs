@@ -60,8 +60,8 @@ async fn hotkeys_session_and_changelog_are_chat_blocks_that_scroll_like_pi() {
     let all = ui.transcript();
     for part in [
         "Keyboard Shortcuts",
+        "Navigation",
         "Editing",
-        "Sessions",
         "Slash commands",
     ] {
         assert!(all.contains(part), "{part} missing:\n{all}");

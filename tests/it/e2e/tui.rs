@@ -585,3 +585,43 @@ fn reload_while_streaming_is_refused_with_pis_warning() {
     t.keys(&["C-d"]);
     t.wait_until("exit", WAIT, |_| t.exited());
 }
+
+/// `/hotkeys` prints pi's three tables (Navigation, Editing, Other) with the user's own
+/// keys, row for row as reference pi draws them at the same size.
+#[test]
+fn hotkeys_tables_are_pis() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let env = Env::new(json!({"sequence": []}));
+    super::beside_pi::write_theme(&env);
+    // A user's override shows in the table, as in pi.
+    std::fs::write(
+        env.agent_dir().join("keybindings.json"),
+        r#"{"app.tools.expand": ["ctrl+e", "f2"]}"#,
+    )
+    .unwrap();
+    let block = |t: &tmux::Tmux| {
+        t.wait_until("editor", WAIT, editor_ready);
+        submit(t, "/hotkeys");
+        let screen = t.wait_for("Run bash command (excluded from context)", WAIT);
+        let rows = super::beside_pi::rows(&screen);
+        let top = rows
+            .iter()
+            .position(|r| r.contains("Keyboard Shortcuts"))
+            .unwrap_or_else(|| panic!("no title:\n{screen}"));
+        let bottom = rows
+            .iter()
+            .position(|r| r.contains("excluded from context"))
+            .expect("the last row");
+        rows[top..=bottom + 1].to_vec()
+    };
+    let ours = block(&env.start("", 100, 100));
+    assert!(ours.iter().any(|r| r.contains("Ctrl+E/F2")), "{ours:#?}");
+    let Some(theirs) = super::beside_pi::start_reference(&env, "", 100, 100) else {
+        return;
+    };
+    let theirs = block(&theirs);
+    assert_eq!(ours, theirs);
+}
