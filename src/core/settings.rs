@@ -301,6 +301,13 @@ impl Settings {
     pub fn show_images(&self) -> bool {
         self.bool_at("terminal.showImages", true)
     }
+    /// `terminal.imageWidthCells`: how wide inline images are drawn (pi: 60, at least 1).
+    pub fn image_width_cells(&self) -> u64 {
+        match self.get("terminal.imageWidthCells").and_then(Value::as_f64) {
+            Some(n) if n.is_finite() => (n.floor().max(1.0)) as u64,
+            _ => 60,
+        }
+    }
     pub fn clear_on_shrink(&self) -> bool {
         self.bool_at("terminal.clearOnShrink", false)
     }

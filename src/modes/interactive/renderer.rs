@@ -16,6 +16,24 @@ use std::time::{Duration, Instant};
 use ratatui::text::Line;
 
 use super::ansi::encode_line;
+use super::images;
+
+/// Writes a frame, with the image markers in it replaced by the images (see
+/// [`images::expand`]).
+fn write_frame(w: &mut impl Write, out: &str) -> io::Result<()> {
+    w.write_all(images::expand(out).as_bytes())
+}
+
+/// Deletes the Kitty images drawn by `rows` (about to be rewritten or erased), as pi-tui
+/// does before it rewrites lines that held images.
+fn delete_images(out: &mut String, rows: &[String]) {
+    if !rows.iter().any(|r| images::row_has_image(r)) {
+        return;
+    }
+    for id in images::kitty_ids(rows) {
+        out.push_str(&images::delete_kitty(id));
+    }
+}
 
 const SYNC_BEGIN: &str = "\x1b[?2026h";
 const SYNC_END: &str = "\x1b[?2026l";
@@ -97,6 +115,8 @@ pub struct InlineRenderer {
     skipped_in_scrollback: bool,
     /// The terminal's progress indicator (`terminal.showTerminalProgress`).
     progress: Progress,
+    /// Kitty images written since the last full redraw (deleted by the next one).
+    kitty_drawn: std::collections::BTreeSet<u32>,
 }
 
 /// OSC 9;4 progress: on while the agent or a compaction runs, sent again every second.
@@ -122,6 +142,15 @@ impl InlineRenderer {
             live_skipped: 0,
             skipped_in_scrollback: true,
             progress: Progress::default(),
+            kitty_drawn: std::collections::BTreeSet::new(),
+        }
+    }
+
+    /// Remembers the Kitty images a frame writes.
+    fn note_images(&mut self, out: &str) {
+        if images::row_has_image(out) {
+            self.kitty_drawn
+                .extend(images::kitty_ids(std::iter::once(&out.to_string())));
         }
     }
 
@@ -290,6 +319,10 @@ impl InlineRenderer {
             row - (from.max(skipped) - from)
         } else {
             self.move_to_live_top(&mut out);
+            delete_images(
+                &mut out,
+                &self.live[self.live_skipped.min(self.live.len())..],
+            );
             self.history_rows += new_history.len();
             for line in new_history {
                 out.push_str(CLEAR_LINE);
@@ -306,7 +339,8 @@ impl InlineRenderer {
         self.live_filled = encoded.len() >= height;
         self.live_skipped = skipped;
         self.finish(&mut out, encoded, current_row, cursor, frame.show_cursor);
-        w.write_all(out.as_bytes())?;
+        self.note_images(&out);
+        write_frame(w, &out)?;
         w.flush()?;
         Ok(Drawn::Done)
     }
@@ -342,7 +376,17 @@ impl InlineRenderer {
         // streamed line growing leaves the editor and footer below it alone).
         let last_diff = (rows.len() == old.len())
             .then(|| (first_diff..rows.len()).rev().find(|&i| rows[i] != old[i]))
-            .flatten();
+            .flatten()
+            // An image below the change is drawn again too (pi-tui does the same: the
+            // rows it covers may have been cleared).
+            .map(|last| {
+                (last..old.len())
+                    .rev()
+                    .find(|&i| images::row_has_image(&old[i]))
+                    .unwrap_or(last)
+            });
+        let rewritten_to = last_diff.map_or(old.len(), |l| l + 1);
+        delete_images(out, &old[first_diff.min(rewritten_to)..rewritten_to]);
         if let Some(last_diff) = last_diff {
             for (i, row) in rows[first_diff..=last_diff].iter().enumerate() {
                 if i > 0 {
@@ -409,6 +453,10 @@ impl InlineRenderer {
         let mut out = String::new();
         out.push_str(SYNC_BEGIN);
         out.push_str(HIDE_CURSOR);
+        // Every image drawn so far goes (pi-tui deletes them before it clears).
+        for id in std::mem::take(&mut self.kitty_drawn) {
+            out.push_str(&images::delete_kitty(id));
+        }
         let ours_on_screen =
             !self.resized && self.history_rows + self.live.len() <= self.height as usize;
         if ours_on_screen {
@@ -451,6 +499,10 @@ impl InlineRenderer {
             out.push_str(PROGRESS_CLEAR);
         }
         out.push_str(SYNC_BEGIN);
+        delete_images(
+            &mut out,
+            &self.live[self.live_skipped.min(self.live.len())..],
+        );
         self.move_to_live_top(&mut out);
         out.push_str(CLEAR_BELOW);
         out.push_str(SHOW_CURSOR);
