@@ -8,6 +8,8 @@
 //! - `checkpoints`: `/tree` offers to restore the files a `write` and a `bash` call
 //!   changed; restoring and `/undo-restore`.
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
+//! - `images`: inline images (Kitty graphics) by the bytes written, beside the reference
+//!   pi; the text note elsewhere; `PI_TUI_WRITE_LOG`; the terminal cursor in dialogs.
 //! - `keys`: Shift+Enter and the editor keys through tmux's extended keys; the warning
 //!   when they are off.
 //! - `ts_extensions_live_ui`: pi's extension footers, headers, widgets and theme
@@ -25,6 +27,7 @@ mod beside_pi;
 mod checkpoints;
 mod env;
 mod footer;
+mod images;
 mod keys;
 mod tree;
 mod ts_extensions;
