@@ -270,14 +270,19 @@ pub fn fallback(mime: &str, dims: Option<Dims>, filename: Option<&str>) -> Strin
 struct Registered {
     sequence: Arc<str>,
     kitty_id: Option<u32>,
+    /// Rows it covers, ending with the row of its marker.
+    rows: usize,
 }
+
+/// A placement at a width (columns) and cell size.
+type RenderKey = (u64, usize, (u32, u32));
 
 #[derive(Default)]
 struct Registry {
     /// By marker id.
     images: HashMap<u64, Registered>,
     /// What was rendered for a placement at a size: the rows, or `None` (text note).
-    rendered: HashMap<(u64, usize, (u32, u32)), Option<(usize, u64)>>,
+    rendered: HashMap<RenderKey, Option<(usize, u64)>>,
     bytes: usize,
 }
 
@@ -338,6 +343,21 @@ pub fn kitty_ids<'a>(rows: impl IntoIterator<Item = &'a String>) -> Vec<u32> {
     ids.sort_unstable();
     ids.dedup();
     ids
+}
+
+/// How many rows the images in an encoded row cover, counting the row itself (1 when
+/// it has none).
+pub fn rows_covered(row: &str) -> usize {
+    if !row_has_image(row) {
+        return 1;
+    }
+    let Ok(reg) = registry().lock() else {
+        return 1;
+    };
+    marker_ids(row)
+        .filter_map(|m| reg.images.get(&m).map(|i| i.rows))
+        .max()
+        .unwrap_or(1)
 }
 
 /// Bytes for the terminal: the image markers in `out` replaced by their sequences.
@@ -469,6 +489,7 @@ fn register(
         Registered {
             sequence: Arc::from(sequence),
             kitty_id,
+            rows,
         },
     );
     DRAWN.store(true, Ordering::Relaxed);
@@ -521,12 +542,20 @@ pub fn host_image_line(text: &str) -> Option<Line<'static>> {
             return None;
         }
         let kitty_id = kitty_id_in(text);
+        // pi-tui's `Image` moves up over the rows above its last one.
+        let up = text
+            .strip_prefix("\x1b[")
+            .map(|rest| rest.bytes().take_while(u8::is_ascii_digit).count())
+            .filter(|&n| n > 0 && text.as_bytes().get(2 + n) == Some(&b'A'))
+            .and_then(|n| text[2..2 + n].parse::<usize>().ok())
+            .unwrap_or(0);
         reg.bytes += text.len();
         reg.images.insert(
             marker,
             Registered {
                 sequence: Arc::from(text),
                 kitty_id,
+                rows: up + 1,
             },
         );
         DRAWN.store(true, Ordering::Relaxed);

@@ -377,12 +377,16 @@ impl InlineRenderer {
         let last_diff = (rows.len() == old.len())
             .then(|| (first_diff..rows.len()).rev().find(|&i| rows[i] != old[i]))
             .flatten()
-            // An image below the change is drawn again too (pi-tui does the same: the
-            // rows it covers may have been cleared).
+            // An image whose rows are among the rewritten ones is drawn again too
+            // (pi-tui does the same, for any image below the change; one further down
+            // keeps its place here, so it is not written again).
             .map(|last| {
                 (last..old.len())
                     .rev()
-                    .find(|&i| images::row_has_image(&old[i]))
+                    .find(|&i| {
+                        images::row_has_image(&old[i])
+                            && i + 1 - images::rows_covered(&old[i]).min(i + 1) <= last
+                    })
                     .unwrap_or(last)
             });
         let rewritten_to = last_diff.map_or(old.len(), |l| l + 1);
@@ -1057,5 +1061,75 @@ mod tests {
         let mut out = Vec::new();
         r.finish_session(&mut out).unwrap();
         assert!(!String::from_utf8_lossy(&out).contains("\x1b]9;4"));
+    }
+
+    fn image_frame(s: &mut Screen, history: &[Line<'static>], live: &[Line<'static>]) -> String {
+        let mut bytes = Vec::new();
+        let drawn = s
+            .renderer
+            .draw(
+                &mut bytes,
+                &Frame {
+                    new_history: history,
+                    live,
+                    cursor: None,
+                    show_cursor: false,
+                },
+            )
+            .unwrap();
+        assert_eq!(drawn, Drawn::Done);
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn images_are_written_when_their_rows_are_and_not_for_changes_elsewhere() {
+        use crate::modes::interactive::images::{ImageConfig, Protocol, image_lines};
+        use base64::Engine;
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend(40u32.to_be_bytes());
+        png.extend(20u32.to_be_bytes());
+        png.extend([8, 2, 0, 0, 0]);
+        let data = base64::engine::general_purpose::STANDARD.encode(png);
+        let config = ImageConfig {
+            protocol: Protocol::Kitty,
+            width_cells: 20,
+        };
+        // 40x20 at 20 columns: 5 rows.
+        let picture = image_lines(config, &data, "image/png", 40, 0x5eed).unwrap();
+        let live = |top: &str, bottom: &str| -> Vec<Line<'static>> {
+            let mut l = vec![Line::from(top.to_string())];
+            l.extend(picture.clone());
+            l.push(Line::from(bottom.to_string()));
+            l
+        };
+        let mut s = Screen::new(40, 20);
+        let first = image_frame(&mut s, &[], &live("spin 1", "> "));
+        assert_eq!(first.matches("\x1b_Ga=T").count(), 1);
+        assert!(first.contains("\x1b[4A\x1b_Ga=T,f=100,q=2,C=1,c=20,r=5,"));
+        // A row above or below changes: the image stays as it is.
+        let above = image_frame(&mut s, &[], &live("spin 2", "> "));
+        let below = image_frame(&mut s, &[], &live("spin 2", "> typed"));
+        assert!(
+            !above.contains("\x1b_G") && !below.contains("\x1b_G"),
+            "{above:?} {below:?}"
+        );
+        // Nothing changes: nothing is written.
+        assert_eq!(image_frame(&mut s, &[], &live("spin 2", "> typed")), "");
+        // The rows move (a row inserted above): deleted, then drawn at the new place.
+        let mut moved = vec![Line::from("new row")];
+        moved.extend(live("spin 2", "> typed"));
+        let redrawn = image_frame(&mut s, &[], &moved);
+        let delete = redrawn
+            .find("\x1b_Ga=d,d=I,")
+            .expect("the old placement is deleted");
+        let draw = redrawn.find("\x1b_Ga=T").expect("and drawn again");
+        assert!(delete < draw);
+        // Into the history: written once more there (it moved), then never again while
+        // the live region below it changes.
+        let history = moved.clone();
+        let gone = image_frame(&mut s, &history, &[Line::from("> ")]);
+        assert!(gone.matches("\x1b_Ga=T").count() <= 1, "{gone:?}");
+        let later = image_frame(&mut s, &[], &[Line::from("> more")]);
+        assert!(!later.contains("\x1b_G"));
     }
 }

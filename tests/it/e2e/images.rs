@@ -100,15 +100,16 @@ fn kitty_commands(stream: &str) -> Vec<String> {
                 .map_or(rest.len() - end, |i| i + 2);
         }
         let after = &rest[end..];
-        let down = if after.starts_with("\x1b[") {
-            let n = after[2..].bytes().take_while(u8::is_ascii_digit).count();
-            if after[2 + n..].starts_with('B') {
-                &after[..3 + n]
-            } else {
-                ""
+        let down = match after.strip_prefix("\x1b[") {
+            Some(moved) => {
+                let n = moved.bytes().take_while(u8::is_ascii_digit).count();
+                if moved[n..].starts_with('B') {
+                    &after[..3 + n]
+                } else {
+                    ""
+                }
             }
-        } else {
-            ""
+            None => "",
         };
         let command = &rest[at..end];
         let id_at = command.find(",i=").map(|i| i + 3);
@@ -181,7 +182,7 @@ fn a_read_png_is_written_once_as_pi_writes_it_and_stays_through_scrolling() {
             .filter(|l| l.trim().is_empty())
             .count();
         assert!(
-            blank >= rows + 1,
+            blank > rows,
             "{blank} blank rows for a {rows}-row image:\n{history}"
         );
 
@@ -304,5 +305,102 @@ fn the_cursor_is_hidden_in_settings_and_shown_in_the_model_search_as_in_pi() {
         (x, y as usize, shown),
         (2, row, true),
         "reference:\n{screen}"
+    );
+}
+
+/// An extension's component with pi-tui's `Image` and a focused `Input`, shown in place
+/// of the editor (`ctx.ui.custom`).
+const PICTURE_EXTENSION: &str = r#"
+import { readFileSync } from "node:fs";
+import { Image, Input } from "@mariozechner/pi-tui";
+
+export default function (pi: any) {
+  pi.registerCommand("pic", {
+    description: "a picture and an input",
+    handler: async (_args: string, ctx: any) => {
+      const data = readFileSync("pic.png").toString("base64");
+      await ctx.ui.custom((_tui: any, _theme: any, _kb: any, done: (v: unknown) => void) => {
+        const image = new Image(data, "image/png", { fallbackColor: (s: string) => s }, { maxWidthCells: 20 });
+        const input = new Input();
+        input.setValue("héllo");
+        return {
+          focused: false,
+          render(width: number) {
+            input.focused = this.focused;
+            return ["picture:", ...image.render(width), ...input.render(width), "end"];
+          },
+          handleInput(data: string) {
+            if (data === "\x1b") done(undefined);
+            else input.handleInput(data);
+          },
+          invalidate() {
+            image.invalidate();
+          },
+        };
+      });
+    },
+  });
+}
+"#;
+
+/// Opens `/pic` and types into its input; returns the Kitty commands written and the
+/// cursor (column, row relative to the `picture:` row, shown) after typing.
+fn picture_and_input(t: &Tmux, log: &Path) -> (Vec<String>, (u16, usize, bool)) {
+    t.wait_until("the editor", WAIT, editor_ready);
+    submit(t, "/pic");
+    t.wait_for("héllo", WAIT);
+    t.type_text("日本");
+    let screen = t.wait_for("日本héllo", WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    let (x, y, shown) = t.cursor();
+    let top = screen.lines().position(|l| l == "picture:").unwrap();
+    let logged = String::from_utf8_lossy(&std::fs::read(log).unwrap()).into_owned();
+    (kitty_commands(&logged), (x, y as usize - top, shown))
+}
+
+#[test]
+fn an_extensions_image_and_focused_input_are_drawn_as_in_pi() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let settings =
+        r#"{"quietStartup": true, "showHardwareCursor": true, "lastChangelogVersion": "0.73.1"}"#;
+    let setup = || {
+        let env = Env::new(json!({"sequence": []}));
+        std::fs::write(env.agent_dir().join("settings.json"), settings).unwrap();
+        std::fs::write(env.cwd().join("pic.png"), png_40x20()).unwrap();
+        let extension = env.dir.path().join("pic.ts");
+        std::fs::write(&extension, PICTURE_EXTENSION).unwrap();
+        let log = env.dir.path().join("write.log");
+        (env, extension, log)
+    };
+    let (env, extension, log) = setup();
+    let vars = kitty_vars(&log);
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let t = env.start_with_env(&format!("-e {}", extension.display()), 80, 24, &vars);
+    let (commands, cursor) = picture_and_input(&t, &log);
+    // 40x20 at 20 columns: 5 rows; once, however often the input below changes.
+    let data = base64::engine::general_purpose::STANDARD.encode(png_40x20());
+    let expected = format!("\x1b[4A\x1b_Ga=T,f=100,q=2,C=1,c=20,r=5,i=ID;{data}\x1b\\\x1b[4B");
+    assert_eq!(commands, vec![expected]);
+    // The cursor at the input's CURSOR_MARKER (typed at the start: "> 日本|héllo"), shown.
+    assert_eq!(cursor, (6, 6, true));
+
+    let (reference_env, extension, reference_log) = setup();
+    let vars = kitty_vars(&reference_log);
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let Some(reference) = start_reference_with(
+        &reference_env,
+        &format!("-e {}", extension.display()),
+        &vars,
+        80,
+        24,
+    ) else {
+        return;
+    };
+    assert_eq!(
+        picture_and_input(&reference, &reference_log),
+        (commands, cursor)
     );
 }

@@ -545,6 +545,11 @@ impl App {
                     input,
                     ..
                 } => {
+                    // pi's TUI focuses the component (`focused = true` on a Focusable),
+                    // so an input in it shows its cursor marker.
+                    if let Some(input) = &input {
+                        input.set_focused(true);
+                    }
                     self.extension_ui.custom = Some(CustomView {
                         custom_id,
                         lines,
