@@ -308,8 +308,11 @@ impl Settings {
             _ => 60,
         }
     }
+    /// `terminal.clearOnShrink`; unset, `PI_CLEAR_ON_SHRINK=1` turns it on (as in pi).
     pub fn clear_on_shrink(&self) -> bool {
-        self.bool_at("terminal.clearOnShrink", false)
+        self.get("terminal.clearOnShrink")
+            .and_then(Value::as_bool)
+            .unwrap_or_else(|| env_is_one("PI_CLEAR_ON_SHRINK"))
     }
     pub fn image_auto_resize(&self) -> bool {
         self.bool_at("images.autoResize", true)
@@ -323,8 +326,11 @@ impl Settings {
     pub fn autocomplete_max_visible(&self) -> u64 {
         self.u64_at("autocompleteMaxVisible", 5).clamp(3, 20)
     }
+    /// `showHardwareCursor`; unset, `PI_HARDWARE_CURSOR=1` turns it on (as in pi).
     pub fn show_hardware_cursor(&self) -> bool {
-        self.bool_at("showHardwareCursor", false)
+        self.get("showHardwareCursor")
+            .and_then(Value::as_bool)
+            .unwrap_or_else(|| env_is_one("PI_HARDWARE_CURSOR"))
     }
     pub fn enable_skill_commands(&self) -> bool {
         self.bool_at("enableSkillCommands", true)
@@ -665,6 +671,17 @@ mod tests {
     }
 
     #[test]
+    fn image_width_cells_is_pis_default_floored_and_at_least_one() {
+        let width = |v: Value| Settings::in_memory(json!({"terminal": {"imageWidthCells": v}}));
+        assert_eq!(Settings::in_memory(json!({})).image_width_cells(), 60);
+        assert_eq!(width(json!(80)).image_width_cells(), 80);
+        assert_eq!(width(json!(99.7)).image_width_cells(), 99);
+        assert_eq!(width(json!(0)).image_width_cells(), 1);
+        assert_eq!(width(json!(-5)).image_width_cells(), 1);
+        assert_eq!(width(json!("wide")).image_width_cells(), 60);
+    }
+
+    #[test]
     fn provider_timeout_and_retries_are_read_and_zero_timeout_means_the_default() {
         let s = Settings::in_memory(json!({"retry":{"provider":{"timeoutMs":250,"maxRetries":0}}}));
         assert_eq!(s.retry().provider_timeout_ms, 250);
@@ -672,4 +689,9 @@ mod tests {
         let zero = Settings::in_memory(json!({"retry":{"provider":{"timeoutMs":0}}}));
         assert_eq!(zero.retry().provider_timeout_ms, 600_000);
     }
+}
+
+/// Whether an environment variable is exactly `1` (pi's switches for TUI settings).
+fn env_is_one(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == "1")
 }

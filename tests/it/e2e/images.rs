@@ -404,3 +404,21 @@ fn an_extensions_image_and_focused_input_are_drawn_as_in_pi() {
         (commands, cursor)
     );
 }
+
+/// pi's `PI_HARDWARE_CURSOR=1` shows the cursor when the setting is not in the file.
+#[test]
+fn pi_hardware_cursor_shows_the_cursor_without_the_setting() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    for (value, shown) in [("1", true), ("0", false)] {
+        let env = Env::new(json!({"sequence": []}));
+        let t = env.start_with_env("", 80, 24, &[("PI_HARDWARE_CURSOR", value)]);
+        t.wait_until("the editor", WAIT, editor_ready);
+        t.type_text("abc");
+        t.wait_for("abc", WAIT);
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!((t.cursor().0, t.cursor().2), (3, shown), "PI_HARDWARE_CURSOR={value}");
+    }
+}
