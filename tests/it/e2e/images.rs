@@ -419,6 +419,85 @@ fn pi_hardware_cursor_shows_the_cursor_without_the_setting() {
         t.type_text("abc");
         t.wait_for("abc", WAIT);
         std::thread::sleep(Duration::from_millis(200));
-        assert_eq!((t.cursor().0, t.cursor().2), (3, shown), "PI_HARDWARE_CURSOR={value}");
+        assert_eq!(
+            (t.cursor().0, t.cursor().2),
+            (3, shown),
+            "PI_HARDWARE_CURSOR={value}"
+        );
     }
+}
+
+/// An overlay (`ctx.ui.custom` with `overlay: true`) holding a focused `Input`.
+const OVERLAY_EXTENSION: &str = r#"
+import { Input } from "@mariozechner/pi-tui";
+
+export default function (pi: any) {
+  pi.registerCommand("ov", {
+    description: "an overlay with an input",
+    handler: async (_args: string, ctx: any) => {
+      await ctx.ui.custom(
+        (_tui: any, _theme: any, _kb: any, done: (v: unknown) => void) => {
+          const input = new Input();
+          input.setValue("abc");
+          return {
+            focused: false,
+            render(width: number) {
+              input.focused = this.focused;
+              return ["┌ overlay ┐", ...input.render(width), "└─────────┘"];
+            },
+            handleInput(data: string) {
+              if (data === "\x1b") done(undefined);
+              else input.handleInput(data);
+            },
+            invalidate() {},
+          };
+        },
+        { overlay: true, overlayOptions: { width: 30, anchor: "center" } },
+      );
+    },
+  });
+}
+"#;
+
+#[test]
+fn a_focused_overlays_cursor_marker_places_the_cursor_as_in_pi() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let settings =
+        r#"{"quietStartup": true, "showHardwareCursor": true, "lastChangelogVersion": "0.73.1"}"#;
+    let run = |t: &Tmux| {
+        t.wait_until("the editor", WAIT, editor_ready);
+        submit(t, "/ov");
+        t.wait_for("> abc", WAIT);
+        t.type_text("xy");
+        let screen = t.wait_for("> xyabc", WAIT);
+        std::thread::sleep(Duration::from_millis(300));
+        let row = screen.lines().position(|l| l.contains("> xyabc")).unwrap();
+        let (x, y, shown) = t.cursor();
+        (x, y as usize == row, shown)
+    };
+    let setup = || {
+        let env = Env::new(json!({"sequence": []}));
+        std::fs::write(env.agent_dir().join("settings.json"), settings).unwrap();
+        let extension = env.dir.path().join("ov.ts");
+        std::fs::write(&extension, OVERLAY_EXTENSION).unwrap();
+        (env, extension)
+    };
+    let (env, extension) = setup();
+    let t = env.start(&format!("-e {}", extension.display()), 80, 24);
+    // Centred 30 columns wide on 80: from column 25; after "> xy".
+    assert_eq!(run(&t), (29, true, true));
+    let (reference_env, extension) = setup();
+    let Some(reference) = start_reference_with(
+        &reference_env,
+        &format!("-e {}", extension.display()),
+        &[],
+        80,
+        24,
+    ) else {
+        return;
+    };
+    assert_eq!(run(&reference), (29, true, true));
 }

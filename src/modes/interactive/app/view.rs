@@ -256,15 +256,19 @@ impl App {
         let placed = self.placed_ext_overlays(width, height);
         crate::modes::interactive::overlays::composite(&mut live, &placed, width, height);
         self.dirty = false;
+        // A focused overlay's `CURSOR_MARKER` places the cursor (the overlays cover the
+        // last screen-height rows).
+        let cursor = if self.ext_overlay_focused() {
+            self.focused_ext_overlay_cursor(width, height)
+                .map(|(row, col)| (live.len().saturating_sub(height) + row, col))
+        } else {
+            cursor
+        };
         Composed {
             full,
             history,
             live,
-            cursor: if self.ext_overlay_focused() {
-                None
-            } else {
-                cursor
-            },
+            cursor,
         }
     }
 
