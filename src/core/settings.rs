@@ -565,6 +565,11 @@ pub fn write_json_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Whether an environment variable is exactly `1` (pi's switches for TUI settings).
+fn env_is_one(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == "1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -689,9 +694,4 @@ mod tests {
         let zero = Settings::in_memory(json!({"retry":{"provider":{"timeoutMs":0}}}));
         assert_eq!(zero.retry().provider_timeout_ms, 600_000);
     }
-}
-
-/// Whether an environment variable is exactly `1` (pi's switches for TUI settings).
-fn env_is_one(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| v == "1")
 }
