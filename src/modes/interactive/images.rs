@@ -283,7 +283,38 @@ struct Registry {
     images: HashMap<u64, Registered>,
     /// What was rendered for a placement at a size: the rows, or `None` (text note).
     rendered: HashMap<RenderKey, Option<(usize, u64)>>,
+    /// Extension images by age (oldest first), at most [`MAX_HOST_IMAGES`].
+    host_order: std::collections::VecDeque<u64>,
     bytes: usize,
+}
+
+/// Extension images kept at once (each new size or picture is a new sequence; the
+/// oldest are dropped, and registered again if drawn again).
+const MAX_HOST_IMAGES: usize = 64;
+
+impl Registry {
+    fn remove(&mut self, marker: u64) {
+        if let Some(old) = self.images.remove(&marker) {
+            self.bytes -= old.sequence.len();
+        }
+    }
+
+    /// Drops what a placement was rendered as at other sizes: only one terminal size is
+    /// drawn at a time (a resize draws everything again), so resizing does not pile up
+    /// copies of every image.
+    fn forget_other_sizes(&mut self, key: u64) {
+        let stale: Vec<RenderKey> = self
+            .rendered
+            .keys()
+            .filter(|k| k.0 == key)
+            .copied()
+            .collect();
+        for k in stale {
+            if let Some(Some((_, marker))) = self.rendered.remove(&k) {
+                self.remove(marker);
+            }
+        }
+    }
 }
 
 fn registry() -> &'static Mutex<Registry> {
@@ -421,6 +452,9 @@ pub fn image_lines(
     let (rows, marker) = match known {
         Some(done) => done?,
         None => {
+            if let Ok(mut reg) = registry().lock() {
+                reg.forget_other_sizes(key);
+            }
             let made = register(config.protocol, data, mime, columns, cell, key);
             if let Ok(mut reg) = registry().lock() {
                 reg.rendered.insert(cache_key, made);
@@ -541,6 +575,12 @@ pub fn host_image_line(text: &str) -> Option<Line<'static>> {
         if reg.bytes + text.len() > MAX_REGISTERED_BYTES {
             return None;
         }
+        if reg.host_order.len() >= MAX_HOST_IMAGES
+            && let Some(oldest) = reg.host_order.pop_front()
+        {
+            reg.remove(oldest);
+        }
+        reg.host_order.push_back(marker);
         let kitty_id = kitty_id_in(text);
         // pi-tui's `Image` moves up over the rows above its last one.
         let up = text

@@ -173,6 +173,20 @@ fn a_read_png_is_written_once_as_pi_writes_it_and_stays_through_scrolling() {
         // so it is compared from the image on).
         let stream = String::from_utf8_lossy(&std::fs::read(&piped).unwrap()).into_owned();
         assert_eq!(kitty_commands(&stream), vec![expected.clone()]);
+        // A narrower terminal: deleted, and drawn again at the new width (as pi does).
+        t.resize(width - 10, height);
+        let narrow = 60.min(width as usize - 12);
+        let narrow_rows = (20.0 * (narrow as f64 * 9.0 / 40.0) / 18.0).ceil() as usize;
+        let resized = wait_file_contains(&log, &format!("c={narrow},r={narrow_rows},"));
+        assert!(
+            resized.contains("\x1b_Ga=d,d=I,"),
+            "the old placement is deleted"
+        );
+        assert_eq!(kitty_commands(&resized).len(), 2);
+        t.resize(width, height);
+        t.wait_until("the old width", WAIT, |s| {
+            s.lines().any(|l| l.chars().count() == width as usize)
+        });
         // Its rows are still there above the answer, in the scrollback.
         let history = t.history();
         let before = history.find("Read image file").unwrap();

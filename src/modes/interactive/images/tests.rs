@@ -333,3 +333,21 @@ fn a_cell_size_answer_reports_whether_drawn_images_need_redrawing() {
     let before = cell_size();
     assert!(!set_cell_size(before.0, before.1));
 }
+
+#[test]
+fn resizing_keeps_one_copy_of_each_image() {
+    let config = ImageConfig {
+        protocol: Protocol::Kitty,
+        width_cells: 60,
+    };
+    let data = b64(&png_header(40, 20));
+    let key = placement_key("call-resize#0", &data);
+    let held = || registry().lock().unwrap().images.len();
+    image_lines(config, &data, "image/png", 80, key).unwrap();
+    let before = held();
+    for width in 20..70 {
+        image_lines(config, &data, "image/png", width, key).unwrap();
+    }
+    // Other tests register images meanwhile: at most a few more than before.
+    assert!(held() < before + 10, "{} images held", held());
+}
