@@ -301,8 +301,18 @@ impl Settings {
     pub fn show_images(&self) -> bool {
         self.bool_at("terminal.showImages", true)
     }
+    /// `terminal.imageWidthCells`: how wide inline images are drawn (pi: 60, at least 1).
+    pub fn image_width_cells(&self) -> u64 {
+        match self.get("terminal.imageWidthCells").and_then(Value::as_f64) {
+            Some(n) if n.is_finite() => (n.floor().max(1.0)) as u64,
+            _ => 60,
+        }
+    }
+    /// `terminal.clearOnShrink`; unset, `PI_CLEAR_ON_SHRINK=1` turns it on (as in pi).
     pub fn clear_on_shrink(&self) -> bool {
-        self.bool_at("terminal.clearOnShrink", false)
+        self.get("terminal.clearOnShrink")
+            .and_then(Value::as_bool)
+            .unwrap_or_else(|| env_is_one("PI_CLEAR_ON_SHRINK"))
     }
     pub fn image_auto_resize(&self) -> bool {
         self.bool_at("images.autoResize", true)
@@ -316,8 +326,11 @@ impl Settings {
     pub fn autocomplete_max_visible(&self) -> u64 {
         self.u64_at("autocompleteMaxVisible", 5).clamp(3, 20)
     }
+    /// `showHardwareCursor`; unset, `PI_HARDWARE_CURSOR=1` turns it on (as in pi).
     pub fn show_hardware_cursor(&self) -> bool {
-        self.bool_at("showHardwareCursor", false)
+        self.get("showHardwareCursor")
+            .and_then(Value::as_bool)
+            .unwrap_or_else(|| env_is_one("PI_HARDWARE_CURSOR"))
     }
     pub fn enable_skill_commands(&self) -> bool {
         self.bool_at("enableSkillCommands", true)
@@ -552,6 +565,11 @@ pub fn write_json_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Whether an environment variable is exactly `1` (pi's switches for TUI settings).
+fn env_is_one(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == "1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -655,6 +673,17 @@ mod tests {
                 provider_timeout_ms: 600_000,
             }
         );
+    }
+
+    #[test]
+    fn image_width_cells_is_pis_default_floored_and_at_least_one() {
+        let width = |v: Value| Settings::in_memory(json!({"terminal": {"imageWidthCells": v}}));
+        assert_eq!(Settings::in_memory(json!({})).image_width_cells(), 60);
+        assert_eq!(width(json!(80)).image_width_cells(), 80);
+        assert_eq!(width(json!(99.7)).image_width_cells(), 99);
+        assert_eq!(width(json!(0)).image_width_cells(), 1);
+        assert_eq!(width(json!(-5)).image_width_cells(), 1);
+        assert_eq!(width(json!("wide")).image_width_cells(), 60);
     }
 
     #[test]

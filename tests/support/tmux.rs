@@ -180,6 +180,30 @@ impl Tmux {
         ]);
     }
 
+    /// Copies everything the program writes to the terminal from now on into `path`
+    /// (tmux's `pipe-pane`).
+    pub fn record(&self, path: &Path) {
+        let command = format!("cat >> '{}'", path.display());
+        self.tmux(&["pipe-pane", "-o", "-t", &self.session, &command]);
+    }
+
+    /// The terminal cursor: (column, row, visible).
+    pub fn cursor(&self) -> (u16, u16, bool) {
+        let out = self.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            &self.session,
+            "#{cursor_x} #{cursor_y} #{cursor_flag}",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut parts = text
+            .split_whitespace()
+            .map(|p| p.parse::<u16>().unwrap_or(0));
+        let (x, y, flag) = (parts.next(), parts.next(), parts.next());
+        (x.unwrap_or(0), y.unwrap_or(0), flag == Some(1))
+    }
+
     /// Whether the program in the pane has exited.
     pub fn exited(&self) -> bool {
         let out = self.tmux(&["display-message", "-p", "-t", &self.session, "#{pane_dead}"]);

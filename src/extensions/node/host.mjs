@@ -850,14 +850,13 @@ function editorText_() {
 function promptEditorLines() {
 	try {
 		const lines = promptEditor?.component?.render?.(uiState.width) ?? [];
-		return Array.isArray(lines) ? lines.map((line) => String(line).split(CURSOR_MARK).join("")) : [];
+		// The cursor marker stays: pi-rs puts the terminal cursor there, as pi-tui does.
+		return Array.isArray(lines) ? lines.map((line) => String(line)) : [];
 	} catch (err) {
 		toStderr(`editor render failed: ${errorText(err)}`);
 		return [];
 	}
 }
-
-const CURSOR_MARK = "\x1b_pi:c\x07";
 
 function sendEditorRender() {
 	if (!promptEditor) return;

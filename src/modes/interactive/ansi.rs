@@ -74,6 +74,11 @@ pub fn encode_line(line: &Line<'_>, width: u16) -> String {
     let mut used = 0usize;
     let width = width as usize;
     for span in &line.spans {
+        if super::images::is_marker(span) {
+            // An image: written as it is when the row reaches the terminal, no columns.
+            out.push_str(&span.content);
+            continue;
+        }
         let style = line.style.patch(span.style);
         out.push_str("\x1b[0m");
         push_style(&mut out, style);
@@ -101,12 +106,22 @@ pub fn encode_line(line: &Line<'_>, width: u16) -> String {
 
 /// Display width of a line (what `encode_line` would use before clamping).
 pub fn line_width(line: &Line<'_>) -> usize {
-    line.spans.iter().map(|s| s.content.width()).sum()
+    line.spans
+        .iter()
+        .filter(|s| !super::images::is_marker(s))
+        .map(|s| s.content.width())
+        .sum()
 }
 
 /// One line of a component's output: SGR colour and style codes become styles, other
 /// escape sequences and control characters are dropped.
 pub fn ansi_line(text: &str) -> Line<'static> {
+    // pi-tui's `Image` (an extension's component): its last row is the image.
+    if (text.contains("\x1b_G") || text.contains("\x1b]1337;File="))
+        && let Some(line) = super::images::host_image_line(text)
+    {
+        return line;
+    }
     let mut spans = Vec::new();
     let mut style = Style::default();
     let mut current = String::new();

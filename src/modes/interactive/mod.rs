@@ -17,6 +17,7 @@ pub mod diff;
 pub mod editor;
 pub mod fuzzy;
 pub mod highlight;
+pub mod images;
 pub mod input;
 pub mod keys;
 pub mod markdown;
@@ -24,6 +25,7 @@ pub mod overlays;
 pub mod renderer;
 pub mod terminal;
 pub mod text;
+pub mod write_log;
 
 /// The themes live one level up (`modes::theme`), shared with RPC mode's HTML export.
 pub use super::theme;

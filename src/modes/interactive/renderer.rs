@@ -16,6 +16,24 @@ use std::time::{Duration, Instant};
 use ratatui::text::Line;
 
 use super::ansi::encode_line;
+use super::images;
+
+/// Writes a frame, with the image markers in it replaced by the images (see
+/// [`images::expand`]).
+fn write_frame(w: &mut impl Write, out: &str) -> io::Result<()> {
+    w.write_all(images::expand(out).as_bytes())
+}
+
+/// Deletes the Kitty images drawn by `rows` (about to be rewritten or erased), as pi-tui
+/// does before it rewrites lines that held images.
+fn delete_images(out: &mut String, rows: &[String]) {
+    if !rows.iter().any(|r| images::row_has_image(r)) {
+        return;
+    }
+    for id in images::kitty_ids(rows) {
+        out.push_str(&images::delete_kitty(id));
+    }
+}
 
 const SYNC_BEGIN: &str = "\x1b[?2026h";
 const SYNC_END: &str = "\x1b[?2026l";
@@ -97,6 +115,8 @@ pub struct InlineRenderer {
     skipped_in_scrollback: bool,
     /// The terminal's progress indicator (`terminal.showTerminalProgress`).
     progress: Progress,
+    /// Kitty images written since the last full redraw (deleted by the next one).
+    kitty_drawn: std::collections::BTreeSet<u32>,
 }
 
 /// OSC 9;4 progress: on while the agent or a compaction runs, sent again every second.
@@ -122,6 +142,15 @@ impl InlineRenderer {
             live_skipped: 0,
             skipped_in_scrollback: true,
             progress: Progress::default(),
+            kitty_drawn: std::collections::BTreeSet::new(),
+        }
+    }
+
+    /// Remembers the Kitty images a frame writes.
+    fn note_images(&mut self, out: &str) {
+        if images::row_has_image(out) {
+            self.kitty_drawn
+                .extend(images::kitty_ids(std::iter::once(&out.to_string())));
         }
     }
 
@@ -290,6 +319,10 @@ impl InlineRenderer {
             row - (from.max(skipped) - from)
         } else {
             self.move_to_live_top(&mut out);
+            delete_images(
+                &mut out,
+                &self.live[self.live_skipped.min(self.live.len())..],
+            );
             self.history_rows += new_history.len();
             for line in new_history {
                 out.push_str(CLEAR_LINE);
@@ -306,7 +339,8 @@ impl InlineRenderer {
         self.live_filled = encoded.len() >= height;
         self.live_skipped = skipped;
         self.finish(&mut out, encoded, current_row, cursor, frame.show_cursor);
-        w.write_all(out.as_bytes())?;
+        self.note_images(&out);
+        write_frame(w, &out)?;
         w.flush()?;
         Ok(Drawn::Done)
     }
@@ -342,7 +376,21 @@ impl InlineRenderer {
         // streamed line growing leaves the editor and footer below it alone).
         let last_diff = (rows.len() == old.len())
             .then(|| (first_diff..rows.len()).rev().find(|&i| rows[i] != old[i]))
-            .flatten();
+            .flatten()
+            // An image whose rows are among the rewritten ones is drawn again too
+            // (pi-tui does the same, for any image below the change; one further down
+            // keeps its place here, so it is not written again).
+            .map(|last| {
+                (last..old.len())
+                    .rev()
+                    .find(|&i| {
+                        images::row_has_image(&old[i])
+                            && i + 1 - images::rows_covered(&old[i]).min(i + 1) <= last
+                    })
+                    .unwrap_or(last)
+            });
+        let rewritten_to = last_diff.map_or(old.len(), |l| l + 1);
+        delete_images(out, &old[first_diff.min(rewritten_to)..rewritten_to]);
         if let Some(last_diff) = last_diff {
             for (i, row) in rows[first_diff..=last_diff].iter().enumerate() {
                 if i > 0 {
@@ -409,6 +457,10 @@ impl InlineRenderer {
         let mut out = String::new();
         out.push_str(SYNC_BEGIN);
         out.push_str(HIDE_CURSOR);
+        // Every image drawn so far goes (pi-tui deletes them before it clears).
+        for id in std::mem::take(&mut self.kitty_drawn) {
+            out.push_str(&images::delete_kitty(id));
+        }
         let ours_on_screen =
             !self.resized && self.history_rows + self.live.len() <= self.height as usize;
         if ours_on_screen {
@@ -490,6 +542,10 @@ impl InlineRenderer {
             out.push_str(PROGRESS_CLEAR);
         }
         out.push_str(SYNC_BEGIN);
+        delete_images(
+            &mut out,
+            &self.live[self.live_skipped.min(self.live.len())..],
+        );
         self.move_to_live_top(&mut out);
         out.push_str(CLEAR_BELOW);
         out.push_str(SHOW_CURSOR);
@@ -1065,5 +1121,75 @@ mod tests {
         let mut out = Vec::new();
         r.finish_session(&mut out).unwrap();
         assert!(!String::from_utf8_lossy(&out).contains("\x1b]9;4"));
+    }
+
+    fn image_frame(s: &mut Screen, history: &[Line<'static>], live: &[Line<'static>]) -> String {
+        let mut bytes = Vec::new();
+        let drawn = s
+            .renderer
+            .draw(
+                &mut bytes,
+                &Frame {
+                    new_history: history,
+                    live,
+                    cursor: None,
+                    show_cursor: false,
+                },
+            )
+            .unwrap();
+        assert_eq!(drawn, Drawn::Done);
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn images_are_written_when_their_rows_are_and_not_for_changes_elsewhere() {
+        use crate::modes::interactive::images::{ImageConfig, Protocol, image_lines};
+        use base64::Engine;
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend(40u32.to_be_bytes());
+        png.extend(20u32.to_be_bytes());
+        png.extend([8, 2, 0, 0, 0]);
+        let data = base64::engine::general_purpose::STANDARD.encode(png);
+        let config = ImageConfig {
+            protocol: Protocol::Kitty,
+            width_cells: 20,
+        };
+        // 40x20 at 20 columns: 5 rows.
+        let picture = image_lines(config, &data, "image/png", 40, 0x5eed).unwrap();
+        let live = |top: &str, bottom: &str| -> Vec<Line<'static>> {
+            let mut l = vec![Line::from(top.to_string())];
+            l.extend(picture.clone());
+            l.push(Line::from(bottom.to_string()));
+            l
+        };
+        let mut s = Screen::new(40, 20);
+        let first = image_frame(&mut s, &[], &live("spin 1", "> "));
+        assert_eq!(first.matches("\x1b_Ga=T").count(), 1);
+        assert!(first.contains("\x1b[4A\x1b_Ga=T,f=100,q=2,C=1,c=20,r=5,"));
+        // A row above or below changes: the image stays as it is.
+        let above = image_frame(&mut s, &[], &live("spin 2", "> "));
+        let below = image_frame(&mut s, &[], &live("spin 2", "> typed"));
+        assert!(
+            !above.contains("\x1b_G") && !below.contains("\x1b_G"),
+            "{above:?} {below:?}"
+        );
+        // Nothing changes: nothing is written.
+        assert_eq!(image_frame(&mut s, &[], &live("spin 2", "> typed")), "");
+        // The rows move (a row inserted above): deleted, then drawn at the new place.
+        let mut moved = vec![Line::from("new row")];
+        moved.extend(live("spin 2", "> typed"));
+        let redrawn = image_frame(&mut s, &[], &moved);
+        let delete = redrawn
+            .find("\x1b_Ga=d,d=I,")
+            .expect("the old placement is deleted");
+        let draw = redrawn.find("\x1b_Ga=T").expect("and drawn again");
+        assert!(delete < draw);
+        // Into the history: written once more there (it moved), then never again while
+        // the live region below it changes.
+        let history = moved.clone();
+        let gone = image_frame(&mut s, &history, &[Line::from("> ")]);
+        assert!(gone.matches("\x1b_Ga=T").count() <= 1, "{gone:?}");
+        let later = image_frame(&mut s, &[], &[Line::from("> more")]);
+        assert!(!later.contains("\x1b_G"));
     }
 }

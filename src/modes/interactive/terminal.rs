@@ -121,6 +121,13 @@ impl TerminalGuard {
     pub fn enter() -> io::Result<TerminalGuard> {
         install_panic_hook();
         enable_modes()?;
+        // The cell size in pixels sizes inline images; asked only where they are drawn,
+        // as pi-tui asks (the answer is read with the keys).
+        if super::images::protocol().is_some() {
+            let mut out = io::stdout();
+            out.write_all(super::images::CELL_SIZE_QUERY.as_bytes())?;
+            out.flush()?;
+        }
         Ok(TerminalGuard { _private: () })
     }
 

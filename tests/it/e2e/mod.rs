@@ -8,6 +8,8 @@
 //! - `checkpoints`: `/tree` offers to restore the files a `write` and a `bash` call
 //!   changed; restoring and `/undo-restore`.
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
+//! - `images`: inline images (Kitty graphics) by the bytes written, beside the reference
+//!   pi; the text note elsewhere; `PI_TUI_WRITE_LOG`; the terminal cursor in dialogs.
 //! - `keys`: Shift+Enter and the editor keys through tmux's extended keys; the warning
 //!   when they are off; Ctrl+Z, `fg` and quitting in a shell leave the last frame as pi.
 //! - `kitty`: a terminal speaking the kitty keyboard protocol (a pseudo terminal, no
@@ -27,6 +29,7 @@ mod beside_pi;
 mod checkpoints;
 mod env;
 mod footer;
+mod images;
 mod keys;
 mod kitty;
 mod tree;

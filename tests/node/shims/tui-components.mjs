@@ -194,4 +194,30 @@ for (const strict of [false, true]) {
   }
 }
 
+// Image and the terminal-image helpers: the same sequences, sizes and notes, for each terminal
+// kind (capabilities set explicitly on both modules).
+{
+  const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000280000001408020000000000", "hex").toString("base64");
+  const gif = Buffer.from("4749463839612003580200000000", "hex").toString("base64");
+  const big = "A".repeat(9000);
+  for (const [data, mime] of [[png, "image/png"], [gif, "image/gif"], ["bm90IGFuIGltYWdl", "image/png"], [png, "image/bmp"]]) {
+    same(`getImageDimensions ${mime}`, mine.getImageDimensions(data, mime), theirs.getImageDimensions(data, mime));
+  }
+  same("encodeKitty small", mine.encodeKitty(png, { columns: 10, rows: 3, imageId: 7, moveCursor: false }), theirs.encodeKitty(png, { columns: 10, rows: 3, imageId: 7, moveCursor: false }));
+  same("encodeKitty chunks", mine.encodeKitty(big, { columns: 60 }), theirs.encodeKitty(big, { columns: 60 }));
+  same("encodeITerm2", mine.encodeITerm2(png, { width: 20, height: "auto", name: "a.png", preserveAspectRatio: false }), theirs.encodeITerm2(png, { width: 20, height: "auto", name: "a.png", preserveAspectRatio: false }));
+  same("deleteKittyImage", [mine.deleteKittyImage(9), mine.deleteAllKittyImages()], [theirs.deleteKittyImage(9), theirs.deleteAllKittyImages()]);
+  for (const [w, c] of [[40, 60], [800, 20], [1, 5]]) {
+    same(`calculateImageRows ${w} ${c}`, mine.calculateImageRows({ widthPx: w, heightPx: 20 }, c), theirs.calculateImageRows({ widthPx: w, heightPx: 20 }, c));
+  }
+  same("imageFallback", [mine.imageFallback("image/png", { widthPx: 4, heightPx: 2 }, "x.png"), mine.imageFallback("image/gif")], [theirs.imageFallback("image/png", { widthPx: 4, heightPx: 2 }, "x.png"), theirs.imageFallback("image/gif")]);
+  same("hyperlink", mine.hyperlink("t", "https://e"), theirs.hyperlink("t", "https://e") + "");
+  for (const images of ["kitty", "iterm2", null]) {
+    for (const m of [mine, theirs]) m.setCapabilities({ images, trueColor: true, hyperlinks: false });
+    compare(`Image ${images}`, (m) => new m.Image(png, "image/png", { fallbackColor: RED }, { maxWidthCells: 30, imageId: 5, filename: "p.png" }), [], [10, 40, 80]);
+    compare(`Image ${images} unknown size`, (m) => new m.Image("AAAA", "image/webp", { fallbackColor: RED }, { imageId: 5 }), [], [80]);
+  }
+  for (const m of [mine, theirs]) m.resetCapabilitiesCache();
+}
+
 finish("tui components");

@@ -8,8 +8,7 @@
 //
 // It exports what pi-tui's index exports, no more, so an extension written against pi-rs also
 // loads in pi. Not provided (see docs/extensions.md): the TUI/terminal classes themselves (the host hands
-// extensions its own `tui` object), Image and the terminal-image helpers, the
-// autocomplete providers and StdinBuffer.
+// extensions its own `tui` object), the autocomplete providers and StdinBuffer.
 
 export { Editor } from "./tui-editor.mjs";
 export { Markdown } from "./tui-markdown.mjs";
@@ -44,3 +43,26 @@ export {
   setKittyProtocolActive,
 } from "./tui-keys.mjs";
 export { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "./tui-text.mjs";
+export {
+  allocateImageId,
+  calculateImageRows,
+  deleteAllKittyImages,
+  deleteKittyImage,
+  detectCapabilities,
+  encodeITerm2,
+  encodeKitty,
+  getCapabilities,
+  getCellDimensions,
+  getGifDimensions,
+  getImageDimensions,
+  getJpegDimensions,
+  getPngDimensions,
+  getWebpDimensions,
+  hyperlink,
+  Image,
+  imageFallback,
+  renderImage,
+  resetCapabilitiesCache,
+  setCapabilities,
+  setCellDimensions,
+} from "./tui-image.mjs";

@@ -728,7 +728,11 @@ impl App {
         values.thinking_levels = self.session.available_thinking_levels();
         values.theme = self.theme.name().to_string();
         values.themes = self.themes.names();
-        values.show_images = None;
+        if self.image_protocol.is_none() {
+            // pi lists the image entries only where the terminal can draw images.
+            values.show_images = None;
+            values.image_width = None;
+        }
         self.overlay = Some(Overlay::Settings(Box::new(SettingsSelector::new(&values))));
     }
 
@@ -857,6 +861,14 @@ impl App {
                 }
             }
             SettingId::HardwareCursor => self.show_hardware_cursor = flag,
+            SettingId::ShowImages => {
+                self.show_images = flag;
+                self.full_redraw = true;
+            }
+            SettingId::ImageWidth => {
+                self.image_width_cells = number.max(1);
+                self.full_redraw = true;
+            }
             SettingId::EditorPadding => self.editor.set_padding_x(number),
             SettingId::AutocompleteMaxVisible => self.editor.set_autocomplete_max_visible(number),
             SettingId::QuietStartup => self.header.quiet = flag,
@@ -868,7 +880,6 @@ impl App {
             | SettingId::Transport
             | SettingId::InstallTelemetry
             | SettingId::Warnings
-            | SettingId::ShowImages
             | SettingId::AutoResizeImages
             | SettingId::BlockImages
             | SettingId::SkillCommands

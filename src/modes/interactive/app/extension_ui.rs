@@ -545,6 +545,11 @@ impl App {
                     input,
                     ..
                 } => {
+                    // pi's TUI focuses the component (`focused = true` on a Focusable),
+                    // so an input in it shows its cursor marker.
+                    if let Some(input) = &input {
+                        input.set_focused(true);
+                    }
                     self.extension_ui.custom = Some(CustomView {
                         custom_id,
                         lines,
@@ -926,6 +931,30 @@ impl App {
         let view = self.extension_ui.custom.as_ref()?;
         Some(component_lines(&view.lines, width))
     }
+
+    /// Where an extension's component shown in place of the editor (`ctx.ui.custom`)
+    /// put pi-tui's `CURSOR_MARKER`: the terminal cursor goes there (for input methods).
+    pub fn custom_component_cursor(&self, width: usize) -> Option<(usize, usize)> {
+        marker_position(&self.extension_ui.custom.as_ref()?.lines, width)
+    }
+
+    /// The same for an extension's editor (`ctx.ui.setEditorComponent`).
+    pub fn extension_editor_cursor(&self, width: usize) -> Option<(usize, usize)> {
+        marker_position(&self.extension_ui.editor.as_ref()?.lines, width)
+    }
+}
+
+/// pi-tui's `CURSOR_MARKER`: a focused component puts it where the cursor belongs.
+const CURSOR_MARKER: &str = "\x1b_pi:c\x07";
+
+/// The (row, column) of the last `CURSOR_MARKER` in a component's lines, as pi-tui finds
+/// it (from the bottom; the column is the width of what comes before it, within `width`).
+pub fn marker_position(lines: &[String], width: usize) -> Option<(usize, usize)> {
+    lines.iter().enumerate().rev().find_map(|(row, line)| {
+        let at = line.find(CURSOR_MARKER)?;
+        let before = crate::modes::interactive::text::line_width(&ansi_line(&line[..at]));
+        Some((row, before.min(width.saturating_sub(1))))
+    })
 }
 
 /// A component's rendered lines (ANSI) as styled lines cut to `width`, as pi-tui draws

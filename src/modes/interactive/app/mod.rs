@@ -153,7 +153,11 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
 
     let mut prompts = options.initial_prompts.into_iter();
     let mut session_rx = app.session.subscribe();
-    let mut stdout = std::io::stdout();
+    // Frames go to the terminal, and to `PI_TUI_WRITE_LOG` when it is set (as pi).
+    let (mut stdout, log_warning) = crate::modes::interactive::write_log::TermOut::stdout();
+    if let Some(w) = log_warning {
+        app.pin_warning(&w);
+    }
     let mut last_frame = Instant::now() - FRAME_INTERVAL;
     // Frames are spaced at least twice as far apart as drawing takes, so an expensive
     // frame (a huge reply re-wrapping) can never starve the handling of events.
@@ -245,8 +249,7 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
             }
             Effect::Fail(e) => {
                 // Nothing else can work without the session: say why and stop.
-                let mut out = std::io::stdout();
-                let _ = app.renderer.finish_session(&mut out);
+                let _ = app.renderer.finish_session(&mut stdout);
                 drop(guard);
                 eprintln!("Error: {e}");
                 return 1;
@@ -466,7 +469,7 @@ fn new_app(
     options: &InteractiveOptions,
 ) -> App {
     let paths = session.paths().clone();
-    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding) = {
+    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding, images) = {
         let s = session.settings();
         (
             s.theme().map(str::to_string),
@@ -475,6 +478,7 @@ fn new_app(
             s.show_hardware_cursor(),
             s.autocomplete_max_visible() as usize,
             s.editor_padding_x() as usize,
+            (s.show_images(), s.image_width_cells() as usize),
         )
     };
     let mut warnings = Vec::new();
@@ -542,6 +546,9 @@ fn new_app(
         flash: None,
         footer_cache: None,
         show_hardware_cursor: show_cursor,
+        show_images: images.0,
+        image_protocol: crate::modes::interactive::images::protocol(),
+        image_width_cells: images.1,
         tx,
         loading: false,
         queued_submits: Vec::new(),

@@ -441,10 +441,9 @@ impl Overlay {
                 let (lines, cursor) = selector.render_with_cursor(width, height, ui);
                 return (lines, to_cursor(cursor));
             }
-            Overlay::Settings(selector) => {
-                let (lines, cursor) = selector.render_with_cursor(width, height, ui);
-                return (lines, to_cursor(cursor));
-            }
+            // No cursor: pi's settings list never focuses its search input, so the
+            // terminal cursor stays hidden there even with `showHardwareCursor`.
+            Overlay::Settings(selector) => return (selector.render(width, height, ui), None),
             Overlay::ScopedModels(selector) => {
                 let (lines, cursor) = selector.render_with_cursor(width, height, ui);
                 return (lines, to_cursor(cursor));

@@ -170,6 +170,12 @@ pub struct App {
     /// The footer's data; cleared when something it shows may have changed.
     pub footer_cache: Option<FooterData>,
     pub show_hardware_cursor: bool,
+    /// `terminal.showImages`: images are drawn inline where the terminal can.
+    pub show_images: bool,
+    /// How this terminal draws images (from the environment; `None`: it cannot).
+    pub image_protocol: Option<crate::modes::interactive::images::Protocol>,
+    /// `terminal.imageWidthCells`.
+    pub image_width_cells: usize,
     pub tx: tokio::sync::mpsc::UnboundedSender<AppMsg>,
     /// The real session is still being opened; submits wait in `queued_submits`.
     pub loading: bool,
@@ -212,7 +218,20 @@ pub struct App {
 
 impl App {
     pub fn ui(&self) -> Ui<'_> {
-        Ui::new(&self.theme, &self.keys).with_home(self.home.as_deref())
+        Ui::new(&self.theme, &self.keys)
+            .with_home(self.home.as_deref())
+            .with_images(self.image_config())
+    }
+
+    /// How images are drawn: `None` (pi's text note) where the terminal cannot draw them
+    /// or `terminal.showImages` is off.
+    pub fn image_config(&self) -> Option<crate::modes::interactive::images::ImageConfig> {
+        let protocol = self.image_protocol?;
+        self.show_images
+            .then_some(crate::modes::interactive::images::ImageConfig {
+                protocol,
+                width_cells: self.image_width_cells,
+            })
     }
 
     pub fn width(&self) -> usize {

@@ -112,24 +112,34 @@ impl App {
         out.push(Line::default());
         let cursor;
         let picker_height = self.height().saturating_sub(6).clamp(8, 24);
+        let images = self.image_config();
         if let Some(overlay) = self.overlay.as_mut() {
             overlay.poll();
             let ui = crate::modes::interactive::components::Ui::new(&self.theme, &self.keys)
-                .with_home(self.home.as_deref());
+                .with_home(self.home.as_deref())
+                .with_images(images);
             let (lines, c) = overlay.render(width, picker_height, &ui);
             let base = out.len();
             cursor = c.map(|(r, col)| (base + r, col));
             out.extend(lines);
         } else if let Some(lines) = self.custom_component_lines(width) {
-            cursor = None;
+            // A focused component's `CURSOR_MARKER` places the cursor, as in pi.
+            let base = out.len();
+            cursor = self
+                .custom_component_cursor(width)
+                .map(|(r, col)| (base + r, col));
             out.extend(lines);
         } else {
             for (key, lines) in &self.extension_ui.widgets_above {
                 out.extend(self.extension_widget_lines(key, lines, width));
             }
             if let Some(lines) = self.extension_editor_lines(width) {
-                // The extension's editor draws its own cursor (pi-tui's inverse cell).
-                cursor = None;
+                // The extension's editor draws its own cursor (pi-tui's inverse cell);
+                // the terminal's goes to its `CURSOR_MARKER`, as in pi.
+                let base = out.len();
+                cursor = self
+                    .extension_editor_cursor(width)
+                    .map(|(r, col)| (base + r, col));
                 out.extend(lines);
             } else {
                 let thinking = self.session.thinking_level();
@@ -255,15 +265,19 @@ impl App {
         let placed = self.placed_ext_overlays(width, height);
         crate::modes::interactive::overlays::composite(&mut live, &placed, width, height);
         self.dirty = false;
+        // A focused overlay's `CURSOR_MARKER` places the cursor (the overlays cover the
+        // last screen-height rows).
+        let cursor = if self.ext_overlay_focused() {
+            self.focused_ext_overlay_cursor(width, height)
+                .map(|(row, col)| (live.len().saturating_sub(height) + row, col))
+        } else {
+            cursor
+        };
         Composed {
             full,
             history,
             live,
-            cursor: if self.ext_overlay_focused() {
-                None
-            } else {
-                cursor
-            },
+            cursor,
         }
     }
 

@@ -55,6 +55,9 @@ pub struct Ui<'a> {
     pub keys: &'a Keybindings,
     /// Shown as `~` at the start of paths.
     pub home: Option<&'a str>,
+    /// How images are drawn inline; `None`: as pi's text note (the terminal cannot draw
+    /// them, or `terminal.showImages` is off).
+    pub images: Option<super::images::ImageConfig>,
 }
 
 impl<'a> Ui<'a> {
@@ -63,11 +66,17 @@ impl<'a> Ui<'a> {
             theme,
             keys,
             home: None,
+            images: None,
         }
     }
 
     pub fn with_home(mut self, home: Option<&'a str>) -> Self {
         self.home = home;
+        self
+    }
+
+    pub fn with_images(mut self, images: Option<super::images::ImageConfig>) -> Self {
+        self.images = images;
         self
     }
 
@@ -109,12 +118,21 @@ impl<'a> Ui<'a> {
         ]
     }
 
-    fn cache_key(&self, width: usize) -> (usize, u64, u64, Option<String>) {
+    fn cache_key(&self, width: usize) -> CacheKey {
+        // Images are drawn at the terminal's cell size: a new one renders them anew.
+        let images = self.images.map(|c| {
+            let (cw, ch) = super::images::cell_size();
+            (c.protocol as u64) << 60
+                | (c.width_cells as u64) << 32
+                | u64::from(cw) << 16
+                | u64::from(ch)
+        });
         (
             width,
             self.theme.generation(),
             self.keys.generation(),
             self.home.map(str::to_string),
+            images,
         )
     }
 }
@@ -125,7 +143,8 @@ pub trait Component {
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>>;
 }
 
-type CacheEntry = ((usize, u64, u64, Option<String>), Arc<[Line<'static>]>);
+type CacheKey = (usize, u64, u64, Option<String>, Option<u64>);
+type CacheEntry = (CacheKey, Arc<[Line<'static>]>);
 
 /// A component with its last rendering remembered. Change it through
 /// [`Cached::update`] so the cache knows.

@@ -40,6 +40,8 @@ pub struct InputDecoder {
     /// kitty flags pi-rs pushes (7, as pi) the terminal reports every release, and no
     /// part of the UI acts on one, so they are dropped here, before anything sees them.
     key_releases: bool,
+    /// The terminal's cell size in pixels (its answer to `CSI 16 t`), not yet taken.
+    cell_size: Option<(u32, u32)>,
 }
 
 /// One step of decoding the front of the buffer.
@@ -57,6 +59,8 @@ enum Step {
     KittyReply(usize),
     /// The terminal's primary device attributes, and their length.
     DeviceAttributes(usize),
+    /// The terminal's cell size in pixels (width, height), and the answer's length.
+    CellSize((u32, u32), usize),
 }
 
 impl InputDecoder {
@@ -84,6 +88,12 @@ impl InputDecoder {
     /// since the last call.
     pub fn take_device_attributes(&mut self) -> bool {
         std::mem::take(&mut self.device_attributes)
+    }
+
+    /// The cell size the terminal reported (`CSI 6 ; height ; width t`) since the last
+    /// call, as (width, height) in pixels.
+    pub fn take_cell_size(&mut self) -> Option<(u32, u32)> {
+        self.cell_size.take()
     }
 
     /// Whether bytes are held back waiting for the rest of a sequence.
@@ -151,6 +161,10 @@ impl InputDecoder {
                 }
                 Step::DeviceAttributes(used) => {
                     self.device_attributes = true;
+                    at += used;
+                }
+                Step::CellSize(size, used) => {
+                    self.cell_size = Some(size);
                     at += used;
                 }
                 Step::PasteStart(used) => {
@@ -363,6 +377,16 @@ fn decode_csi(buf: &[u8]) -> Step {
     let Ok(params) = std::str::from_utf8(params) else {
         return Step::Skip(used);
     };
+    if buf[end] == b't' {
+        // `CSI 6 ; height ; width t`: the cell size in pixels (pi-tui asks for it).
+        let mut parts = params.split(';').map(str::parse::<u32>);
+        return match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some(Ok(6)), Some(Ok(h)), Some(Ok(w)), None) if h > 0 && w > 0 => {
+                Step::CellSize((w, h), used)
+            }
+            _ => Step::Skip(used),
+        };
+    }
     match csi_event(params, buf[end]) {
         Some(event) => Step::Event(event, used),
         None => Step::Skip(used),

@@ -108,6 +108,14 @@ mod unix {
                             self.queue.extend(self.decoder.feed(&chunk));
                             use crate::modes::interactive::terminal;
                             let attributes = self.decoder.take_device_attributes();
+                            if let Some((w, h)) = self.decoder.take_cell_size()
+                                && crate::modes::interactive::images::set_cell_size(w, h)
+                            {
+                                // Images already drawn had the wrong size: everything
+                                // is drawn again, as pi does.
+                                let (w, h) = crossterm::terminal::size().unwrap_or((80, 24));
+                                self.queue.push_back(Event::Resize(w, h));
+                            }
                             if self.decoder.take_kitty_reply() {
                                 self.kitty_deadline = None;
                                 if terminal::on_kitty_reply() {

@@ -60,7 +60,11 @@ pub fn str_width(s: &str) -> usize {
 
 /// Display width of a styled line.
 pub fn line_width(line: &Line<'_>) -> usize {
-    line.spans.iter().map(|s| str_width(&s.content)).sum()
+    line.spans
+        .iter()
+        .filter(|s| !super::images::is_marker(s))
+        .map(|s| str_width(&s.content))
+        .sum()
 }
 
 /// The plain text of a line (styles dropped).

@@ -339,6 +339,31 @@ impl App {
         self.ext_overlays.focus = Focus::Base;
     }
 
+    /// Where the focused overlay put pi-tui's `CURSOR_MARKER`, as (row, column) on a
+    /// `width` × `height` screen: the terminal cursor goes there, as in pi.
+    pub(in crate::modes::interactive::app) fn focused_ext_overlay_cursor(
+        &self,
+        width: usize,
+        height: usize,
+    ) -> Option<(usize, usize)> {
+        let Focus::Overlay(key) = &self.ext_overlays.focus else {
+            return None;
+        };
+        let o = self
+            .ext_overlays
+            .stack
+            .iter()
+            .find(|o| &o.key == key && o.shown())?;
+        let first = resolve_layout(&o.options, 0, width, height);
+        let shown = first
+            .max_height
+            .map_or(o.lines.len(), |m| o.lines.len().min(m));
+        let layout = resolve_layout(&o.options, shown, width, height);
+        let (row, col) =
+            super::super::extension_ui::marker_position(&o.lines[..shown], layout.width)?;
+        Some((layout.row + row, layout.col + col))
+    }
+
     /// The visible overlays placed on a `width` × `height` screen, bottom first.
     pub(in crate::modes::interactive::app) fn placed_ext_overlays(
         &self,

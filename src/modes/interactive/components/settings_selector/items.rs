@@ -11,6 +11,7 @@ use crate::core::settings::{QueueMode, Settings};
 pub enum SettingId {
     AutoCompact,
     ShowImages,
+    ImageWidth,
     AutoResizeImages,
     BlockImages,
     SkillCommands,
@@ -37,9 +38,10 @@ pub enum SettingId {
 
 impl SettingId {
     /// Every entry of the main list, in pi's order.
-    pub const ALL: [SettingId; 22] = [
+    pub const ALL: [SettingId; 23] = [
         SettingId::AutoCompact,
         SettingId::ShowImages,
+        SettingId::ImageWidth,
         SettingId::AutoResizeImages,
         SettingId::BlockImages,
         SettingId::SkillCommands,
@@ -67,6 +69,7 @@ impl SettingId {
         match self {
             SettingId::AutoCompact => "Auto-compact",
             SettingId::ShowImages => "Show images",
+            SettingId::ImageWidth => "Image width",
             SettingId::AutoResizeImages => "Auto-resize images",
             SettingId::BlockImages => "Block images",
             SettingId::SkillCommands => "Skill commands",
@@ -98,6 +101,7 @@ impl SettingId {
                 "Summarize older messages automatically when the context window fills up"
             }
             SettingId::ShowImages => "Draw images inline, in terminals that can",
+            SettingId::ImageWidth => "How many terminal columns an inline image may take",
             SettingId::AutoResizeImages => {
                 "Scale images down to at most 2000×2000 before they are sent to the model"
             }
@@ -145,6 +149,7 @@ impl SettingId {
         match self {
             SettingId::AutoCompact => &["compaction", "enabled"],
             SettingId::ShowImages => &["terminal", "showImages"],
+            SettingId::ImageWidth => &["terminal", "imageWidthCells"],
             SettingId::AutoResizeImages => &["images", "autoResize"],
             SettingId::BlockImages => &["images", "blockImages"],
             SettingId::SkillCommands => &["enableSkillCommands"],
@@ -188,6 +193,7 @@ impl SettingId {
             | SettingId::AnthropicExtraUsage => Some(BOOL),
             SettingId::Transport => Some(&["sse", "websocket", "websocket-cached", "auto"]),
             SettingId::EditorPadding => Some(&["0", "1", "2", "3"]),
+            SettingId::ImageWidth => Some(&["60", "80", "120"]),
             SettingId::AutocompleteMaxVisible => Some(&["3", "5", "7", "10", "15", "20"]),
             SettingId::SteeringMode | SettingId::FollowUpMode => Some(&["one-at-a-time", "all"]),
             SettingId::DoubleEscapeAction => Some(&["tree", "fork", "none"]),
@@ -204,7 +210,9 @@ impl SettingId {
             Some(["true", "false"]) => Value::Bool(value == "true"),
             _ if matches!(
                 self,
-                SettingId::EditorPadding | SettingId::AutocompleteMaxVisible
+                SettingId::EditorPadding
+                    | SettingId::AutocompleteMaxVisible
+                    | SettingId::ImageWidth
             ) =>
             {
                 value
@@ -222,6 +230,8 @@ pub struct SettingsValues {
     pub auto_compact: bool,
     /// `None` when the terminal cannot show images (the entry is left out, as in pi).
     pub show_images: Option<bool>,
+    /// `terminal.imageWidthCells`; `None` when the terminal cannot show images.
+    pub image_width: Option<u64>,
     pub auto_resize_images: bool,
     pub block_images: bool,
     pub skill_commands: bool,
@@ -260,6 +270,7 @@ impl SettingsValues {
         SettingsValues {
             auto_compact: settings.compaction_enabled(),
             show_images: Some(settings.show_images()),
+            image_width: Some(settings.image_width_cells()),
             auto_resize_images: settings.image_auto_resize(),
             block_images: settings.block_images(),
             skill_commands: settings.enable_skill_commands(),
@@ -292,6 +303,7 @@ impl SettingsValues {
         Some(match id {
             SettingId::AutoCompact => flag(self.auto_compact),
             SettingId::ShowImages => flag(self.show_images?),
+            SettingId::ImageWidth => self.image_width?.to_string(),
             SettingId::AutoResizeImages => flag(self.auto_resize_images),
             SettingId::BlockImages => flag(self.block_images),
             SettingId::SkillCommands => flag(self.skill_commands),

@@ -52,6 +52,7 @@ fn the_list_shows_current_values_and_the_selected_description() {
 
         → Auto-compact            false
           Show images             true
+          Image width             60
           Auto-resize images      true
           Block images            false
           Skill commands          true
@@ -59,8 +60,7 @@ fn the_list_shows_current_values_and_the_selected_description() {
           Editor padding          1
           Autocomplete max items  5
           Clear on shrink         false
-          Terminal progress       false
-          (1/22)
+          (1/23)
 
           Summarize older messages automatically when the context window fills up
 
@@ -100,6 +100,7 @@ fn every_change_names_its_settings_json_key_and_value() {
     insta::assert_snapshot!(changes.join("\n"), @r#"
         Auto-compact           compaction.enabled           true
         Show images            terminal.showImages          false
+        Image width            terminal.imageWidthCells     80
         Auto-resize images     images.autoResize            false
         Block images           images.blockImages           true
         Skill commands         enableSkillCommands          false
@@ -134,11 +135,12 @@ fn typing_filters_by_name() {
         ──────────────────────────────────────────────────────────────────────
         > img
 
-        → Show images             true
+        → Image width             60
+          Show images             true
           Block images            false
           Auto-resize images      true
 
-          Draw images inline, in terminals that can
+          How many terminal columns an inline image may take
 
           Type to search · enter/space to change · escape/ctrl+c to cancel
         ──────────────────────────────────────────────────────────────────────
@@ -245,8 +247,10 @@ fn moving_through_themes_previews_them_and_escape_restores_the_original() {
 fn terminals_without_images_do_not_offer_show_images_and_narrow_widths_fit() {
     let mut v = values();
     v.show_images = None;
+    v.image_width = None;
     let selector = SettingsSelector::new(&v);
     assert_eq!(selector.value(SettingId::ShowImages), None);
+    assert_eq!(selector.value(SettingId::ImageWidth), None);
     // Ten settings whatever the height, as pi (a taller dialog pushes the chat up).
     insta::assert_snapshot!(view(&selector, 30, 14), @r"
         ──────────────────────────────

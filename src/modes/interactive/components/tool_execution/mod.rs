@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::Ui;
 use crate::ai::message::{ToolCall, ToolResultMessage, UserBlock};
 use crate::modes::interactive::highlight::IncrementalHighlight;
+use crate::modes::interactive::images;
 use crate::modes::interactive::keys::Action;
 use crate::modes::interactive::text::sanitize;
 use crate::modes::interactive::theme::ThemeToken;
@@ -48,16 +49,33 @@ impl ToolResultView {
         }
     }
 
-    /// The text blocks, cleaned for display, with `[Image: [mime]]` for images.
+    /// The text blocks, cleaned for display, with pi's note (`[Image: [image/png]
+    /// 40x20]`) for each image.
     pub fn text(&self) -> String {
+        self.text_with_notes(true)
+    }
+
+    /// The text as the tool box shows it: the image notes only where images are not
+    /// drawn (pi's `getTextOutput`).
+    pub fn text_for(&self, ui: &Ui<'_>) -> String {
+        self.text_with_notes(ui.images.is_none())
+    }
+
+    fn text_with_notes(&self, notes: bool) -> String {
         let mut parts: Vec<String> = Vec::new();
         let mut images: Vec<String> = Vec::new();
         for block in &self.content {
             match block {
                 UserBlock::Text(t) => parts.push(sanitize(&t.text).into_owned()),
-                UserBlock::Image(img) => {
-                    images.push(format!("[Image: [{}]]", sanitize(&img.mime_type)))
+                UserBlock::Image(img) if notes => {
+                    let mime = sanitize(&img.mime_type);
+                    images.push(images::fallback(
+                        &mime,
+                        images::dimensions_base64(&img.data, &img.mime_type),
+                        None,
+                    ))
                 }
+                UserBlock::Image(_) => {}
             }
         }
         let mut text = parts.join("\n");
@@ -125,6 +143,40 @@ impl ToolExecutionState {
         self.partial = false;
         self.execution_started = true;
         self
+    }
+
+    /// The result's images below the box, as pi draws them: each after an empty row,
+    /// at most the image width setting wide; pi's text note for one that cannot be drawn.
+    /// Nothing where images are not drawn (the box's text has the notes then).
+    pub fn image_rows(&self, width: usize, ui: &Ui<'_>) -> Vec<ratatui::text::Line<'static>> {
+        let (Some(config), Some(result)) = (ui.images, &self.result) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let pictures = result.content.iter().filter_map(|b| match b {
+            UserBlock::Image(img) if !img.data.is_empty() && !img.mime_type.is_empty() => Some(img),
+            _ => None,
+        });
+        for (i, img) in pictures.enumerate() {
+            out.push(ratatui::text::Line::default());
+            let key = images::placement_key(&format!("{}#{i}", self.call.id), &img.data);
+            match images::image_lines(config, &img.data, &img.mime_type, width, key) {
+                Some(lines) => out.extend(lines),
+                None => {
+                    let note = images::fallback(
+                        &sanitize(&img.mime_type),
+                        images::dimensions_base64(&img.data, &img.mime_type),
+                        None,
+                    );
+                    out.push(ratatui::text::Line::from(Span::styled(
+                        crate::modes::interactive::text::truncate_to_width(&note, width, "")
+                            .into_owned(),
+                        ui.fg(ThemeToken::ToolOutput),
+                    )));
+                }
+            }
+        }
+        out
     }
 
     pub fn is_pending(&self) -> bool {

@@ -472,3 +472,84 @@ fn an_extensions_lines_fill_pis_tool_box_with_fallbacks() {
         ["", "● todo", "  └ 2 todos"]
     );
 }
+
+fn png_result(width: u32, height: u32) -> ToolResultView {
+    use base64::Engine;
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend(width.to_be_bytes());
+    png.extend(height.to_be_bytes());
+    png.extend([8, 2, 0, 0, 0]);
+    ToolResultView {
+        content: vec![
+            UserBlock::text("Read image file [image/png]"),
+            UserBlock::Image(crate::ai::message::ImageContent {
+                data: base64::engine::general_purpose::STANDARD.encode(png),
+                mime_type: "image/png".into(),
+                extra: Default::default(),
+            }),
+        ],
+        details: None,
+        is_error: false,
+    }
+}
+
+#[test]
+fn images_in_results_are_pis_note_where_the_terminal_cannot_draw_them() {
+    let state = ToolExecutionState::new(call("read", json!({"path": "/home/user/pic.png"})))
+        .with_result(png_result(40, 20));
+    insta::assert_snapshot!(show(&state, 50), @r"
+
+
+    read ~/pic.png
+
+    Read image file [image/png]
+    [Image: [image/png] 40x20]
+    ");
+}
+
+#[test]
+fn images_in_results_are_drawn_below_the_box_after_an_empty_row() {
+    use crate::modes::interactive::images::{ImageConfig, Protocol, row_has_image};
+    let state = ToolExecutionState::new(call("read", json!({"path": "/home/user/pic.png"})))
+        .with_result(png_result(40, 20));
+    let t = theme();
+    let keys = Keybindings::defaults();
+    let ui = Ui::new(&t, &keys).with_images(Some(ImageConfig {
+        protocol: Protocol::Kitty,
+        width_cells: 60,
+    }));
+    let lines = state.render(80, &ui);
+    let text = plain(&lines, 80);
+    // The note is gone from the box; the image takes 15 rows (40x20 at 60 columns of
+    // 9x18-pixel cells) after one empty row, as in pi.
+    assert!(!text.contains("[Image:"), "{text}");
+    let encoded: Vec<String> = lines
+        .iter()
+        .map(|l| crate::modes::interactive::ansi::encode_line(l, 80))
+        .collect();
+    let image_row = encoded.iter().position(|r| row_has_image(r)).unwrap();
+    assert_eq!(image_row, encoded.len() - 1);
+    assert!(
+        lines[image_row - 15]
+            .spans
+            .iter()
+            .all(|s| s.content.trim().is_empty())
+    );
+    let box_end = lines.len() - 17;
+    assert!(
+        text.lines()
+            .nth(box_end)
+            .is_some_and(|l| l.trim().is_empty())
+    );
+    // Narrow terminals: at most the width less 2.
+    let narrow = state.render(30, &ui);
+    let last = crate::modes::interactive::ansi::encode_line(&narrow[narrow.len() - 1], 30);
+    let written = crate::modes::interactive::images::expand(&last).into_owned();
+    assert!(
+        written.starts_with("\x1b[6A\x1b_Ga=T,f=100,q=2,C=1,c=28,r=7,"),
+        "{written:?}"
+    );
+    // Not drawn (showImages off): the note again.
+    let off = Ui::new(&t, &keys);
+    assert!(plain(&state.render(80, &off), 80).contains("[Image: [image/png] 40x20]"));
+}

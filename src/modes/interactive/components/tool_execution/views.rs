@@ -36,12 +36,14 @@ impl Component for ToolExecutionState {
                     host_body(self, host, w, ui)
                 }));
             }
+            out.extend(self.image_rows(width, ui));
             return out;
         }
         out.extend(panel(width, 1, 1, background, |w| {
             let logical = body(self, w, ui);
             text_block(logical, w, 0)
         }));
+        out.extend(self.image_rows(width, ui));
         out
     }
 }
@@ -66,7 +68,7 @@ fn host_body(
         match &host.result {
             Some(lines) => out.extend(lines.iter().map(|l| ansi_line(l))),
             None => {
-                let text = result.text();
+                let text = result.text_for(ui);
                 if !text.is_empty() {
                     out.extend(text_block(
                         plain_lines(&text, ui.fg(ThemeToken::ToolOutput)),
@@ -333,7 +335,7 @@ fn read(state: &ToolExecutionState, ui: &Ui<'_>) -> Logical {
     out.push(call);
     if let Some(result) = result {
         let path = state.str_arg(&["file_path", "path"]).ok().flatten();
-        let text = result.text();
+        let text = result.text_for(ui);
         out.push(Vec::new());
         out.extend(code_preview(
             &text,
@@ -358,7 +360,7 @@ fn edit(state: &ToolExecutionState, ui: &Ui<'_>) -> Logical {
         return out;
     };
     if result.is_error {
-        let text = result.text();
+        let text = result.text_for(ui);
         if !text.is_empty() {
             out.push(Vec::new());
             out.extend(plain_lines(&text, ui.fg(ThemeToken::Error)));
@@ -414,7 +416,7 @@ fn write(state: &ToolExecutionState, ui: &Ui<'_>) -> Logical {
         Ok(_) => {}
     }
     if let Some(result) = state.result.as_ref().filter(|r| r.is_error) {
-        let text = result.text();
+        let text = result.text_for(ui);
         if !text.is_empty() {
             out.push(Vec::new());
             out.extend(plain_lines(&text, ui.fg(ThemeToken::Error)));
@@ -451,7 +453,7 @@ fn bash(state: &ToolExecutionState, width: usize, ui: &Ui<'_>) -> Logical {
     let Some(result) = &state.result else {
         return out;
     };
-    let text = result.text();
+    let text = result.text_for(ui);
     let output = text.trim();
     let style = ui.fg(ThemeToken::ToolOutput);
     if !output.is_empty() {
@@ -584,7 +586,7 @@ fn listing(state: &ToolExecutionState, ui: &Ui<'_>, tool: ListTool) -> Logical {
     let Some(result) = &state.result else {
         return out;
     };
-    let text = result.text();
+    let text = result.text_for(ui);
     let output = text.trim();
     if !output.is_empty() {
         let limit = if tool == ListTool::Grep {
@@ -642,7 +644,7 @@ fn generic(state: &ToolExecutionState, ui: &Ui<'_>) -> Logical {
         out.extend(plain_lines(&sanitize(&args), ui.fg(ThemeToken::Text)));
     }
     if let Some(result) = &state.result {
-        let text = result.text();
+        let text = result.text_for(ui);
         if !text.is_empty() {
             let style = if result.is_error {
                 ui.fg(ThemeToken::Error)
