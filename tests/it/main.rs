@@ -85,6 +85,7 @@ mod tui_checkpoints;
 mod tui_fidelity;
 mod tui_model_command;
 mod tui_overlays;
+mod tui_session_commands;
 mod tui_settings;
 mod vertex_external_sources;
 mod wire_details;

@@ -272,17 +272,22 @@ impl App {
     /// Runs a built-in command; `false` if `name` is not one (then it is sent as text).
     fn run_command(&mut self, name: &str, args: &str) -> bool {
         match name {
-            "quit" | "exit" => self.quit = true,
+            // pi has no `/exit`: like any other unknown command it goes to the model (or to
+            // an extension that registered it).
+            "quit" => self.quit = true,
             "new" => {
                 let session = self.session.clone();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
                     let msg = match session.new_session(None).await {
-                        Ok(()) => AppMsg::Info("✓ New session started".into()),
+                        Ok(()) => AppMsg::NewSession,
                         Err(e) => AppMsg::Error(e),
                     };
                     let _ = tx.send(msg);
                 });
+            }
+            "compact" if self.session.message_entry_count() < 2 => {
+                self.show_warning("Nothing to compact (no messages yet)");
             }
             "compact" => {
                 let instructions = (!args.is_empty()).then(|| args.to_string());
@@ -295,16 +300,17 @@ impl App {
                 });
             }
             "name" => {
-                if args.is_empty() {
-                    let current = self.session.status().session_name.unwrap_or_default();
-                    self.overlay = Some(Overlay::input(
-                        "Session name",
-                        &current,
-                        self.keys.clone(),
-                        InputPurpose::SessionName,
-                    ));
-                } else {
+                if !args.is_empty() {
                     self.set_session_name(args);
+                } else if let Some(current) = self
+                    .session
+                    .status()
+                    .session_name
+                    .filter(|n| !n.is_empty())
+                {
+                    self.notice(format!("Session name: {current}"));
+                } else {
+                    self.show_warning("Usage: /name <name>");
                 }
             }
             "session" => self.show_session_info(),
@@ -322,7 +328,7 @@ impl App {
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
                     let msg = match session.clone_session().await {
-                        Ok(()) => AppMsg::Info("Cloned to new session".into()),
+                        Ok(()) => AppMsg::Status("Cloned to new session".into()),
                         Err(e) => AppMsg::Error(e),
                     };
                     let _ = tx.send(msg);
@@ -334,15 +340,17 @@ impl App {
             "export" => match path_argument(args) {
                 Some(path) if path.ends_with(".jsonl") => {
                     match self.session.export_jsonl(Some(&path)) {
-                        Ok(file) => self.notice(format!("Session exported to: {}", file.display())),
-                        Err(e) => self.notice(format!("Error: Failed to export session: {e}")),
+                        Ok(file) => {
+                            self.show_status(format!("Session exported to: {}", file.display()))
+                        }
+                        Err(e) => self.show_error(format!("Failed to export session: {e}")),
                     }
                 }
                 path => self.export_html(path.as_deref().unwrap_or("")),
             },
             "share" => self.share(),
             "import" => match path_argument(args) {
-                None => self.notice("Error: Usage: /import <path.jsonl>"),
+                None => self.show_error("Usage: /import <path.jsonl>"),
                 Some(path) => {
                     let options = ["Yes".to_string(), "No".to_string()]
                         .into_iter()
@@ -437,12 +445,12 @@ impl App {
 
     fn copy_last_answer(&mut self) {
         let Some(text) = self.session.last_assistant_text() else {
-            self.notice("No agent message to copy");
+            self.show_error("No agent messages to copy yet.");
             return;
         };
         match super::clipboard::copy(&text) {
-            Ok(how) => self.notice(format!("Copied last agent message to clipboard{how}")),
-            Err(e) => self.notice(format!("Could not copy: {e}")),
+            Ok(how) => self.show_status(format!("Copied last agent message to clipboard{how}")),
+            Err(e) => self.show_error(e),
         }
     }
 
@@ -835,14 +843,14 @@ impl App {
             }
             SelectPurpose::Import { path } => {
                 if choice.value != "Yes" {
-                    self.notice("Import cancelled");
+                    self.show_status("Import cancelled");
                     return KeyCommand::None;
                 }
                 let session = self.session.clone();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
                     let msg = match session.import_jsonl(&path).await {
-                        Ok(_) => AppMsg::Info(format!("Session imported from: {path}")),
+                        Ok(_) => AppMsg::Status(format!("Session imported from: {path}")),
                         Err(e) => AppMsg::Error(format!("Failed to import session: {e}")),
                     };
                     let _ = tx.send(msg);
@@ -953,11 +961,6 @@ impl App {
         match purpose {
             InputPurpose::Extension { id } => {
                 self.answer_extension_dialog(&id, UiResponse::Value(text));
-            }
-            InputPurpose::SessionName => {
-                if !text.trim().is_empty() {
-                    self.set_session_name(text.trim());
-                }
             }
             InputPurpose::CustomSummary { target } => self.navigate(
                 target,

@@ -12,6 +12,7 @@ use super::msg::AppMsg;
 use crate::agent::AgentEvent;
 use crate::core::events::SessionEvent;
 use crate::core::factory::SessionSource;
+use crate::modes::interactive::theme::ThemeToken;
 
 use super::state::{self, App, Status};
 
@@ -210,6 +211,8 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         }
         AppMsg::Login(msg) => app.on_login_msg(msg),
         AppMsg::Info(text) => app.notice(text),
+        AppMsg::Status(text) => app.show_status(text),
+        AppMsg::NewSession => app.note("✓ New session started", ThemeToken::Accent, true),
         AppMsg::Warning(text) => app.pin_warning(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}

@@ -16,10 +16,10 @@ use crate::modes::interactive::components::login_selector::{
     LoginMode, LoginOption, LoginSelector, LoginSelectorOutcome,
 };
 use crate::modes::interactive::components::model_selector::{ModelSelector, ModelSelectorOutcome};
+use crate::modes::interactive::components::option_selector::{OptionOutcome, OptionSelector};
 use crate::modes::interactive::components::scoped_models_selector::{
     ModelRef, ScopedModelsOutcome, ScopedModelsSelector,
 };
-use crate::modes::interactive::components::select_list::{SelectList, SelectOutcome};
 use crate::modes::interactive::components::session_picker::{Loader, PickerOutcome, SessionPicker};
 use crate::modes::interactive::components::settings_selector::{
     SettingId, SettingsOutcome, SettingsSelector,
@@ -76,22 +76,19 @@ pub enum SelectPurpose {
 /// What a text input asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputPurpose {
-    SessionName,
     /// Instructions for the summary of the branch left when navigating to `target`
     /// (cancelling goes back to the "Summarize branch?" question).
-    CustomSummary {
-        target: EntryId,
-    },
+    CustomSummary { target: EntryId },
     /// An extension's `input` or `editor` dialog (request `id`).
-    Extension {
-        id: String,
-    },
+    Extension { id: String },
 }
 
 pub enum Overlay {
+    /// A question with a few answers (pi's `ExtensionSelectorComponent`).
     Select {
         title: String,
-        list: SelectList,
+        items: Vec<CompletionItem>,
+        selector: OptionSelector,
         purpose: SelectPurpose,
     },
     Input {
@@ -193,10 +190,10 @@ pub enum OverlayOutcome {
 
 impl Overlay {
     pub fn select(title: &str, items: Vec<CompletionItem>, purpose: SelectPurpose) -> Overlay {
-        let max = items.len().clamp(1, 12);
         Overlay::Select {
             title: title.to_string(),
-            list: SelectList::new(items, max),
+            selector: OptionSelector::new(items.len()),
+            items,
             purpose,
         }
     }
@@ -233,10 +230,24 @@ impl Overlay {
 
     pub fn handle_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> OverlayOutcome {
         match self {
-            Overlay::Select { list, purpose, .. } => match list.handle_key(key, keys) {
-                SelectOutcome::Confirmed(item) => OverlayOutcome::Selected(purpose.clone(), item),
-                // Escape answers No: at startup nothing else would be left open.
-                SelectOutcome::Cancelled if matches!(purpose, SelectPurpose::MissingCwd { .. }) => {
+            Overlay::Select {
+                items,
+                selector,
+                purpose,
+                ..
+            } => match selector.handle_key(key, keys) {
+                OptionOutcome::Chosen(index) => match items.get(index) {
+                    Some(item) => OverlayOutcome::Selected(purpose.clone(), item.clone()),
+                    None => OverlayOutcome::Keep,
+                },
+                // Escape answers No: at startup nothing else would be left open, and a
+                // cancelled import says so (as pi does).
+                OptionOutcome::Cancelled
+                    if matches!(
+                        purpose,
+                        SelectPurpose::MissingCwd { .. } | SelectPurpose::Import { .. }
+                    ) =>
+                {
                     OverlayOutcome::Selected(
                         purpose.clone(),
                         CompletionItem {
@@ -246,8 +257,8 @@ impl Overlay {
                         },
                     )
                 }
-                SelectOutcome::Cancelled => OverlayOutcome::Cancelled,
-                SelectOutcome::Moved | SelectOutcome::Ignored => OverlayOutcome::Keep,
+                OptionOutcome::Cancelled => OverlayOutcome::Cancelled,
+                OptionOutcome::Moved | OptionOutcome::Ignored => OverlayOutcome::Keep,
             },
             Overlay::Input {
                 editor, purpose, ..
@@ -472,6 +483,15 @@ impl Overlay {
             }
             Overlay::Summarize { dialog, .. } => return (dialog.render(width, ui), None),
             Overlay::Fork(selector) => return (selector.render(width, ui), None),
+            Overlay::Select {
+                title,
+                items,
+                selector,
+                ..
+            } => {
+                let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+                return (selector.render(title, &labels, width, ui), None);
+            }
             _ => {}
         }
         let accent = ui.fg(ThemeToken::Accent).add_modifier(Modifier::BOLD);
@@ -479,27 +499,12 @@ impl Overlay {
         let muted = ui.fg(ThemeToken::Muted);
         let mut out = vec![rule(width, border)];
         let title = match self {
-            Overlay::Select { title, .. } | Overlay::Input { title, .. } => title.clone(),
+            Overlay::Input { title, .. } => title.clone(),
             _ => String::new(),
         };
         out.extend(styled_text(&title, accent, width, 1));
         let mut cursor = None;
         match self {
-            Overlay::Select { list, .. } => {
-                out.extend(list.render(width, ui.theme));
-                out.push(truncate_line(
-                    Line::from(Span::styled(
-                        format!(
-                            "  {} select · {} cancel",
-                            ui.key(Action::SelectConfirm),
-                            ui.key(Action::SelectCancel)
-                        ),
-                        muted,
-                    )),
-                    width,
-                    Span::raw("…"),
-                ));
-            }
             Overlay::Input { editor, .. } => {
                 let rendered = editor.render(width, ui.theme);
                 let base = out.len();
@@ -521,6 +526,7 @@ impl Overlay {
                 ));
             }
             Overlay::Sessions { .. }
+            | Overlay::Select { .. }
             | Overlay::Models(_)
             | Overlay::Settings(_)
             | Overlay::Thinking(_)

@@ -17,7 +17,7 @@ use crate::modes::interactive::components::transcript::{ChatItem, Transcript};
 use crate::modes::interactive::editor::Editor;
 use crate::modes::interactive::keys::Keybindings;
 use crate::modes::interactive::renderer::InlineRenderer;
-use crate::modes::interactive::theme::Theme;
+use crate::modes::interactive::theme::{Theme, ThemeToken};
 use crate::session::entry::SessionEntry;
 use crate::session::tree::EntryKind;
 
@@ -243,6 +243,27 @@ impl App {
     /// A dim one-line note in the chat (`Navigated to selected point`, errors).
     pub fn notice(&mut self, text: impl Into<String>) {
         self.push_item(ChatItem::Notice(text.into()), true);
+    }
+
+    /// pi's `showError`: `Error: …` in the error colour.
+    pub fn show_error(&mut self, text: impl std::fmt::Display) {
+        self.notice(format!("Error: {text}"));
+    }
+
+    /// pi's `showWarning`: `Warning: …` in the warning colour.
+    pub fn show_warning(&mut self, text: impl std::fmt::Display) {
+        self.notice(format!("Warning: {text}"));
+    }
+
+    /// A note in a colour of its own (see
+    /// [`Note`](crate::modes::interactive::components::transcript::Note)).
+    pub fn note(&mut self, text: impl Into<String>, token: ThemeToken, blank_after: bool) {
+        let note = crate::modes::interactive::components::transcript::Note {
+            text: text.into(),
+            token,
+            blank_after,
+        };
+        self.push_item(ChatItem::View(Box::new(note)), true);
     }
 
     /// pi's `showStatus`: a dim note in the chat (`Thinking level: high`, `Switched to

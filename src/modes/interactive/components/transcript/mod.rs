@@ -30,7 +30,9 @@ pub enum ChatItem {
     Custom(CustomMessageView),
     Compaction(CompactionSummaryView),
     Branch(BranchSummaryView),
-    /// A dim one-line note (`Navigated to selected point`).
+    /// A one-line note: dim (`Navigated to selected point`), or in the error colour when it
+    /// starts with `Error: ` and the warning colour with `Warning: ` (pi's `showError` and
+    /// `showWarning`, which add those words).
     Notice(String),
     /// A block the user asked for (`/hotkeys`, `/session`, `/changelog`): part of the chat,
     /// not of the session, so it scrolls with the terminal like everything else (as in pi).
@@ -76,11 +78,43 @@ impl Component for ChatItem {
             ChatItem::Branch(c) => c.render(width, ui),
             ChatItem::Notice(text) => {
                 let mut out = vec![Line::default()];
-                out.extend(styled_text(text, ui.fg(ThemeToken::Dim), width, 1));
+                out.extend(styled_text(text, ui.fg(notice_token(text)), width, 1));
                 out
             }
             ChatItem::View(view) => view.render(width, ui),
         }
+    }
+}
+
+/// The colour of a notice: pi's errors and warnings by the words they start with.
+fn notice_token(text: &str) -> ThemeToken {
+    if text.starts_with("Error: ") {
+        ThemeToken::Error
+    } else if text.starts_with("Warning: ") {
+        ThemeToken::Warning
+    } else {
+        ThemeToken::Dim
+    }
+}
+
+/// A note in one colour with a blank row above it (pi's `Spacer` and `Text`), and with
+/// `blank_after` one below it too (pi's `Text` with vertical padding: `✓ New session
+/// started`), or an error shown without the `Error: ` prefix (a failed auto-compaction).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub text: String,
+    pub token: ThemeToken,
+    pub blank_after: bool,
+}
+
+impl Component for Note {
+    fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        let mut out = vec![Line::default()];
+        out.extend(styled_text(&self.text, ui.fg(self.token), width, 1));
+        if self.blank_after {
+            out.push(Line::default());
+        }
+        out
     }
 }
 
