@@ -442,6 +442,43 @@ impl InlineRenderer {
         self.draw(w, &frame).map(|_| ())
     }
 
+    /// Ends the session leaving the last frame on the screen, as pi does when it quits:
+    /// the cursor goes one row below the live region (if the screen has one; pi-tui's
+    /// `stop`) and then to a new line, where the shell's prompt follows. ([`InlineRenderer::finish_session`] erases the live region
+    /// instead, for a suspend or an external editor that gives the screen back later.)
+    pub fn leave_session(&mut self, w: &mut impl Write) -> io::Result<()> {
+        let mut out = std::mem::take(&mut self.progress.pending);
+        if self.progress.active_since_write.take().is_some() {
+            out.push_str(PROGRESS_CLEAR);
+        }
+        if !self.pristine && !self.live.is_empty() {
+            let last = self
+                .live
+                .len()
+                .saturating_sub(self.live_skipped)
+                .saturating_sub(1);
+            out.push('\r');
+            if last > self.cursor_row {
+                out.push_str(&format!("\x1b[{}B", last - self.cursor_row));
+            } else if last < self.cursor_row {
+                out.push_str(&format!("\x1b[{}A", self.cursor_row - last));
+            }
+            // A downward move stops at the screen's last row.
+            out.push_str("\x1b[1B\r\n");
+        }
+        out.push_str(SHOW_CURSOR);
+        self.live.clear();
+        self.cursor_row = 0;
+        self.live_skipped = 0;
+        self.skipped_in_scrollback = true;
+        self.live_filled = false;
+        self.pristine = true;
+        // What is on the screen now stays there: none of it is ours to redraw.
+        self.history_rows = 0;
+        w.write_all(out.as_bytes())?;
+        w.flush()
+    }
+
     /// Leaves the terminal tidy: the live region is erased and the cursor sits at the
     /// start of the row below the history, ready for the shell prompt.
     /// A progress indicator still on is cleared, as pi's terminal does when it stops.
@@ -963,6 +1000,29 @@ mod tests {
         s.parser.process(&bytes);
         assert_eq!(s.all_rows(), "kept");
         assert_eq!(s.parser.screen().cursor_position(), (1, 0));
+    }
+
+    #[test]
+    fn leaving_keeps_the_last_frame_and_puts_the_cursor_below_it() {
+        let mut s = Screen::new(20, 6);
+        s.draw(&["kept"], &["> typed", "footer"], Some((0, 2)));
+        let mut bytes = Vec::new();
+        s.renderer.leave_session(&mut bytes).unwrap();
+        s.parser.process(&bytes);
+        assert_eq!(s.all_rows(), "kept\n> typed\nfooter");
+        assert_eq!(s.parser.screen().cursor_position(), (4, 0));
+        // A live region filling the screen: the screen scrolls by one row.
+        let mut s = Screen::new(20, 3);
+        s.draw(&[], &["a", "b", "> typed", "footer"], Some((2, 2)));
+        let mut bytes = Vec::new();
+        s.renderer.leave_session(&mut bytes).unwrap();
+        s.parser.process(&bytes);
+        assert!(
+            s.all_rows().ends_with("> typed\nfooter"),
+            "{}",
+            s.all_rows()
+        );
+        assert_eq!(s.parser.screen().cursor_position(), (2, 0));
     }
 
     #[test]

@@ -687,7 +687,7 @@ impl App {
                 return self.resume(path, at_startup);
             }
             OverlayOutcome::StartupCancelled => {
-                self.overlay = None;
+                // The picker stays on the screen after quitting, as pi leaves it.
                 self.quit_message = Some("No session selected".into());
                 self.quit = true;
             }

@@ -153,6 +153,7 @@ impl App {
             KeyCommand::ExternalEditor => return Effect::ExternalEditor,
             KeyCommand::OpenStartupSession { path, here } => {
                 if std::mem::take(&mut self.startup_pick) {
+                    self.leave_frame = true;
                     let source = if here {
                         SessionSource::OpenHere(path)
                     } else {

@@ -269,7 +269,12 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     app.session.abort();
     crate::tools::shell::kill_all_running();
     app.terminal_progress(false);
-    let _ = app.renderer.finish_session(&mut stdout);
+    // As pi: the last frame stays on the screen (the conversation's end, the editor and
+    // the footer, or the `--resume` picker that was cancelled), drawn once more so that
+    // it shows the state at the end (the submitted `/quit` gone from the editor).
+    app.dirty = true;
+    let _ = app.draw(&mut stdout);
+    let _ = app.renderer.leave_session(&mut stdout);
     let _ = stdout.flush();
     drop(guard);
     if let Some(message) = app.quit_message.take() {
@@ -537,6 +542,7 @@ fn new_app(
         history_budget: HISTORY_BUDGET,
         quit_message: None,
         startup_pick: false,
+        leave_frame: false,
         extension_ui: Default::default(),
         ext_overlays: Default::default(),
         project_files: Default::default(),

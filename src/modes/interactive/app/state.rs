@@ -182,6 +182,9 @@ pub struct App {
     pub quit_message: Option<String>,
     /// `--resume`: the startup picker is waiting; what it picks is loaded by the factory.
     pub startup_pick: bool,
+    /// The next draw first leaves the frame on the screen where it is and draws below it
+    /// (the `--resume` picker stays in the scrollback above the session picked, as pi's).
+    pub leave_frame: bool,
     /// Extensions' dialogs, statuses and widgets.
     pub extension_ui: ExtensionUi,
     /// Extension overlays drawn over the screen, and which one has the keyboard.

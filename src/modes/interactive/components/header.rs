@@ -153,8 +153,9 @@ impl Component for StartupHeader {
             return out;
         }
         if self.quiet {
-            // One blank line, like the spacing above the chat.
-            return vec![Line::default()];
+            // Nothing, as pi's empty header text (pi-tui's `Text` draws no row for it):
+            // the chat's own spacing comes first.
+            return Vec::new();
         }
         let mut logical: Vec<Vec<Span<'static>>> = vec![vec![
             Span::styled(
@@ -244,7 +245,9 @@ mod tests {
         let mut h = header();
         h.quiet = true;
         h.resources.extensions = vec!["gate".into()];
-        assert_eq!(show(&h, 60, &keys).trim(), "");
+        // Not even a blank row (pi's empty `Text`).
+        let t = theme();
+        assert!(h.render(60, &Ui::new(&t, &keys)).is_empty());
     }
 
     #[test]
