@@ -204,3 +204,27 @@ async fn exit_is_not_a_command_in_pi_and_goes_to_the_model() {
     assert_eq!(requests.len(), 1);
     assert!(requests[0].body.to_string().contains("/exit"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tree_label_is_typed_in_pis_one_line_field() {
+    let env = Env::new(json!({"default": {"text": "the answer"}}), json!({}));
+    let mut ui = env.ui(80, 30);
+    submit(&mut ui, "hello").await;
+    ui.wait_for("the answer", WAIT).await;
+    submit(&mut ui, "/tree").await;
+    ui.wait_for("Session Tree", WAIT).await;
+    ui.keys(&["Up", "S-L"]);
+    ui.wait_for("Label (empty to remove):", WAIT).await;
+    ui.type_text("parser");
+    let screen = ui.screen();
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    let at = rows
+        .iter()
+        .position(|r| r.contains("Label (empty to remove):"))
+        .unwrap();
+    // pi's `Input`: `> text` on the row below, then the hints (no editor box).
+    assert_eq!(rows[at + 1], "  > parser", "{screen}");
+    assert!(rows[at + 2].contains("enter save"), "{screen}");
+    ui.keys(&["Enter"]);
+    ui.wait_for("[parser] user: hello", WAIT).await;
+}

@@ -17,6 +17,7 @@
 //! - `ts_extensions_renderers`: chat items drawn by extensions (message renderers,
 //!   tool `renderCall` / `renderResult`, the hidden thinking label), side by side with
 //!   the reference pi.
+//! - `session_startup`: `/quit` leaves the screen, `pi -r` and `pi -c` draw as pi's.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
@@ -26,6 +27,7 @@ mod checkpoints;
 mod env;
 mod footer;
 mod keys;
+mod session_startup;
 mod tree;
 mod ts_extensions;
 mod ts_extensions_editor;

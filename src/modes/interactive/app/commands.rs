@@ -15,6 +15,7 @@ use super::msg::AppMsg;
 use super::overlay::{InputPurpose, Overlay, OverlayOutcome, SelectPurpose};
 use super::state::App;
 use crate::extensions::UiResponse;
+use crate::modes::interactive::components::line_input::LineInput;
 use crate::modes::interactive::components::session_picker::{
     Loader, LoaderConfig, SessionPicker, delete_session_file, rename_session_file,
 };
@@ -28,7 +29,6 @@ use crate::modes::interactive::components::tree_selector::{
     FilterMode, TreeSelector, TreeSelectorOptions, TreeSnapshot,
 };
 use crate::modes::interactive::components::user_message_selector::UserMessageSelector;
-use crate::modes::interactive::editor::Editor;
 use crate::session::entry::EntryId;
 use crate::session::refusal::MissingCwd;
 
@@ -597,10 +597,8 @@ impl App {
             }
             OverlayOutcome::TreeEditLabel(target, current) => {
                 if let Some(Overlay::Tree { label, .. }) = self.overlay.as_mut() {
-                    let mut editor = Editor::new(self.keys.clone());
-                    editor.set_max_rows(1);
-                    editor.set_text(current.as_deref().unwrap_or(""));
-                    *label = Some((target, Box::new(editor)));
+                    let input = LineInput::with_value(current.as_deref().unwrap_or(""));
+                    *label = Some((target, Box::new(input)));
                 }
             }
             OverlayOutcome::TreeLabel { target, label } => {

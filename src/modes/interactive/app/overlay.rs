@@ -11,6 +11,7 @@ use ratatui::text::{Line, Span};
 use crate::ai::model::ThinkingLevel;
 use crate::modes::interactive::autocomplete::CompletionItem;
 use crate::modes::interactive::components::checkpoint_diff::{CheckpointDiffView, DiffViewOutcome};
+use crate::modes::interactive::components::line_input::LineInput;
 use crate::modes::interactive::components::login_dialog::{LoginDialog, LoginDialogOutcome};
 use crate::modes::interactive::components::login_selector::{
     LoginMode, LoginOption, LoginSelector, LoginSelectorOutcome,
@@ -110,7 +111,8 @@ pub enum Overlay {
     /// an entry (Shift+D; from the entry marked with Shift+M if any) if any.
     Tree {
         selector: Box<TreeSelector>,
-        label: Option<(EntryId, Box<Editor>)>,
+        /// The label being typed for an entry (pi's one-line `Input`).
+        label: Option<(EntryId, Box<LineInput>)>,
         diff: Option<Box<CheckpointDiffView>>,
     },
     /// "Summarize branch?" before navigating to `target`.
@@ -325,24 +327,23 @@ impl Overlay {
                     }
                     return OverlayOutcome::Keep;
                 }
-                if let Some((target, editor)) = label {
+                if let Some((target, input)) = label {
                     // Escape (or Ctrl+C) leaves the label as it was; Enter saves it.
                     if keys.matches(key, Action::SelectCancel) {
                         *label = None;
                         return OverlayOutcome::Keep;
                     }
-                    return match editor.handle_key(key) {
-                        EditorAction::Submit(text) => {
-                            let target = target.clone();
-                            *label = None;
-                            let text = text.trim();
-                            OverlayOutcome::TreeLabel {
-                                target,
-                                label: (!text.is_empty()).then(|| text.to_string()),
-                            }
-                        }
-                        EditorAction::Handled | EditorAction::Ignored => OverlayOutcome::Keep,
-                    };
+                    if keys.matches(key, Action::SelectConfirm) {
+                        let target = target.clone();
+                        let text = input.value().trim().to_string();
+                        *label = None;
+                        return OverlayOutcome::TreeLabel {
+                            target,
+                            label: (!text.is_empty()).then_some(text),
+                        };
+                    }
+                    input.handle_key(key, keys);
+                    return OverlayOutcome::Keep;
                 }
                 match selector.handle_key(key, keys) {
                     TreeOutcome::None => OverlayOutcome::Keep,
@@ -413,9 +414,9 @@ impl Overlay {
         match self {
             Overlay::Input { editor, .. } => editor.handle_paste(text),
             Overlay::Tree {
-                label: Some((_, editor)),
+                label: Some((_, input)),
                 ..
-            } => editor.handle_paste(text),
+            } => input.insert_str(text),
             Overlay::Models(selector) => selector.paste(text),
             Overlay::ScopedModels(selector) => selector.paste(text),
             Overlay::LoginProviders(selector) => selector.paste(text),
@@ -469,17 +470,14 @@ impl Overlay {
             } => return (selector.render(width, ui), None),
             Overlay::Tree {
                 selector,
-                label: Some((_, editor)),
+                label: Some((_, input)),
                 ..
             } => {
-                let rendered = editor.render(width.saturating_sub(2).max(1), ui.theme);
-                let lines = selector.render_label_prompt(width, ui, &rendered.lines);
+                let (line, column) = input.render_with_cursor(width.saturating_sub(2).max(1), true);
+                let lines = selector.render_label_prompt(width, ui, &[line]);
                 // The input sits above the hint, the blank line and the closing rule.
-                let base = lines.len().saturating_sub(3 + rendered.lines.len());
-                let cursor = rendered
-                    .cursor
-                    .map(|(col, row)| (base + row as usize, col as usize + 2));
-                return (lines, cursor);
+                let row = lines.len().saturating_sub(4);
+                return (lines, Some((row, column + 2)));
             }
             Overlay::Summarize { dialog, .. } => return (dialog.render(width, ui), None),
             Overlay::Fork(selector) => return (selector.render(width, ui), None),
