@@ -93,3 +93,17 @@ fn continue_draws_the_first_message_from_the_top_row() {
     let rows: Vec<&str> = screen.lines().collect();
     assert_eq!(rows[1].trim(), "first question", "{screen}");
 }
+
+#[test]
+fn resume_without_a_session_file_still_lists_the_project_sessions() {
+    require_tmux!();
+    let env = saved_session();
+    let t = env.start("--no-session", 100, 30);
+    t.wait_until("the editor", WAIT, editor_ready);
+    submit(&t, "/resume");
+    t.wait_for("Resume Session", WAIT);
+    t.wait_for("first question", WAIT);
+    t.keys(&["Enter"]);
+    t.wait_for("Resumed session", WAIT);
+    t.wait_for("first answer", WAIT);
+}

@@ -491,9 +491,12 @@ impl App {
     }
 
     fn open_resume(&mut self) {
+        // `--no-session` keeps nothing, but the project's saved sessions can still be
+        // opened (pi lists them too).
         let dir = self
             .session
-            .with_session(|m| m.session_dir().map(|d| d.to_path_buf()));
+            .with_session(|m| m.session_dir().map(|d| d.to_path_buf()))
+            .or_else(|| self.factory.as_ref().map(|f| f.session_dir().to_path_buf()));
         let Some(dir) = dir else {
             self.notice("This session is not saved; there is nothing to resume from");
             return;
