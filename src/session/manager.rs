@@ -421,6 +421,11 @@ impl SessionManager {
         None
     }
 
+    /// How many entries of the file are of a kind `wanted` accepts (nothing is parsed).
+    pub fn count_entries(&self, wanted: impl Fn(EntryKind) -> bool) -> usize {
+        self.index.nodes.iter().filter(|n| wanted(n.kind)).count()
+    }
+
     /// Calls `visit` with every entry of a kind `wanted` accepts, in file order, parsing
     /// each one without keeping it: memory stays flat however large the file is (for
     /// totals over the whole file; the lines are read in one forward pass).

@@ -87,6 +87,7 @@ mod tui_checkpoints;
 mod tui_fidelity;
 mod tui_model_command;
 mod tui_overlays;
+mod tui_session_commands;
 mod tui_settings;
 mod tui_slash;
 mod vertex_external_sources;

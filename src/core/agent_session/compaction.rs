@@ -110,23 +110,23 @@ impl AgentSession {
                 Err("Compaction cancelled".into())
             }
             Err(Failure::Plain(message)) => {
-                // Nothing-to-do cases are reported as they are; real failures get pi's prefix.
-                let shown = if matches!(
+                // As pi: a `/compact` that cannot run says why, prefixed ("Compaction
+                // failed: Already compacted"); an automatic one with nothing to do ends
+                // without a message. The caller (an RPC `compact`) gets the bare reason.
+                let nothing_to_do = matches!(
                     message.as_str(),
                     "Already compacted" | "Nothing to compact (session too small)"
-                ) {
-                    message
-                } else {
-                    format!("{failure_prefix}: {message}")
-                };
+                );
+                let shown = (reason == CompactionReason::Manual || !nothing_to_do)
+                    .then(|| format!("{failure_prefix}: {message}"));
                 self.emit(SessionEvent::CompactionEnd {
                     reason,
                     result: None,
                     aborted: false,
                     will_retry: false,
-                    error_message: Some(shown.clone()),
+                    error_message: shown,
                 });
-                Err(shown)
+                Err(message)
             }
         }
     }

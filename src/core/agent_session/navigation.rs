@@ -335,6 +335,14 @@ impl AgentSession {
             .map_err(|e| e.to_string())
     }
 
+    /// How many message entries the session file holds, on every branch (pi's
+    /// `/compact` refuses with fewer than two).
+    pub fn message_entry_count(&self) -> usize {
+        self.state()
+            .session
+            .count_entries(|kind| matches!(kind, EntryKind::Message(_)))
+    }
+
     /// User messages of the whole session, for the `/fork` selector (RPC `get_fork_messages`).
     pub fn fork_messages(&self) -> Vec<(String, String)> {
         let st = self.state();

@@ -21,6 +21,7 @@
 //! - `ts_extensions_renderers`: chat items drawn by extensions (message renderers,
 //!   tool `renderCall` / `renderResult`, the hidden thinking label), side by side with
 //!   the reference pi.
+//! - `session_startup`: `/quit` leaves the screen, `pi -r` and `pi -c` draw as pi's.
 //! - `tree`: `/tree` with and without branch summaries, labels across restarts, `/fork`,
 //!   and the result opening in the reference pi.
 
@@ -32,6 +33,7 @@ mod footer;
 mod images;
 mod keys;
 mod kitty;
+mod session_startup;
 mod tree;
 mod ts_extensions;
 mod ts_extensions_editor;

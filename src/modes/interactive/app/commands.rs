@@ -15,6 +15,7 @@ use super::msg::AppMsg;
 use super::overlay::{InputPurpose, Overlay, OverlayOutcome, SelectPurpose};
 use super::state::App;
 use crate::extensions::UiResponse;
+use crate::modes::interactive::components::line_input::LineInput;
 use crate::modes::interactive::components::session_picker::{
     Loader, LoaderConfig, SessionPicker, delete_session_file, rename_session_file,
 };
@@ -28,7 +29,6 @@ use crate::modes::interactive::components::tree_selector::{
     FilterMode, TreeSelector, TreeSelectorOptions, TreeSnapshot,
 };
 use crate::modes::interactive::components::user_message_selector::UserMessageSelector;
-use crate::modes::interactive::editor::Editor;
 use crate::session::entry::EntryId;
 use crate::session::refusal::MissingCwd;
 
@@ -304,17 +304,22 @@ impl App {
     /// Runs a built-in command; `false` if `name` is not one (then it is sent as text).
     pub(super) fn run_command(&mut self, name: &str, args: &str) -> bool {
         match name {
-            "quit" | "exit" => self.quit = true,
+            // pi has no `/exit`: like any other unknown command it goes to the model (or to
+            // an extension that registered it).
+            "quit" => self.quit = true,
             "new" => {
                 let session = self.session.clone();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
                     let msg = match session.new_session(None).await {
-                        Ok(()) => AppMsg::Info("✓ New session started".into()),
+                        Ok(()) => AppMsg::NewSession,
                         Err(e) => AppMsg::Error(e),
                     };
                     let _ = tx.send(msg);
                 });
+            }
+            "compact" if self.session.message_entry_count() < 2 => {
+                self.show_warning("Nothing to compact (no messages yet)");
             }
             "compact" => {
                 let instructions = (!args.is_empty()).then(|| args.to_string());
@@ -327,16 +332,17 @@ impl App {
                 });
             }
             "name" => {
-                if args.is_empty() {
-                    let current = self.session.status().session_name.unwrap_or_default();
-                    self.overlay = Some(Overlay::input(
-                        "Session name",
-                        &current,
-                        self.keys.clone(),
-                        InputPurpose::SessionName,
-                    ));
-                } else {
+                if !args.is_empty() {
                     self.set_session_name(args);
+                } else if let Some(current) = self
+                    .session
+                    .status()
+                    .session_name
+                    .filter(|n| !n.is_empty())
+                {
+                    self.notice(format!("Session name: {current}"));
+                } else {
+                    self.show_warning("Usage: /name <name>");
                 }
             }
             "session" => self.show_session_info(),
@@ -355,7 +361,7 @@ impl App {
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
                     let msg = match session.clone_session().await {
-                        Ok(()) => AppMsg::Info("Cloned to new session".into()),
+                        Ok(()) => AppMsg::Status("Cloned to new session".into()),
                         Err(e) => AppMsg::Error(e),
                     };
                     let _ = tx.send(msg);
@@ -367,15 +373,17 @@ impl App {
             "export" => match path_argument(args) {
                 Some(path) if path.ends_with(".jsonl") => {
                     match self.session.export_jsonl(Some(&path)) {
-                        Ok(file) => self.notice(format!("Session exported to: {}", file.display())),
-                        Err(e) => self.notice(format!("Error: Failed to export session: {e}")),
+                        Ok(file) => {
+                            self.show_status(format!("Session exported to: {}", file.display()))
+                        }
+                        Err(e) => self.show_error(format!("Failed to export session: {e}")),
                     }
                 }
                 path => self.export_html(path.as_deref().unwrap_or("")),
             },
             "share" => self.share(),
             "import" => match path_argument(args) {
-                None => self.notice("Error: Usage: /import <path.jsonl>"),
+                None => self.show_error("Usage: /import <path.jsonl>"),
                 Some(path) => {
                     let options = ["Yes".to_string(), "No".to_string()]
                         .into_iter()
@@ -505,12 +513,12 @@ impl App {
 
     fn copy_last_answer(&mut self) {
         let Some(text) = self.session.last_assistant_text() else {
-            self.notice("No agent message to copy");
+            self.show_error("No agent messages to copy yet.");
             return;
         };
         match super::clipboard::copy(&text) {
-            Ok(how) => self.notice(format!("Copied last agent message to clipboard{how}")),
-            Err(e) => self.notice(format!("Could not copy: {e}")),
+            Ok(how) => self.show_status(format!("Copied last agent message to clipboard{how}")),
+            Err(e) => self.show_error(e),
         }
     }
 
@@ -551,9 +559,12 @@ impl App {
     }
 
     fn open_resume(&mut self) {
+        // `--no-session` keeps nothing, but the project's saved sessions can still be
+        // opened (pi lists them too).
         let dir = self
             .session
-            .with_session(|m| m.session_dir().map(|d| d.to_path_buf()));
+            .with_session(|m| m.session_dir().map(|d| d.to_path_buf()))
+            .or_else(|| self.factory.as_ref().map(|f| f.session_dir().to_path_buf()));
         let Some(dir) = dir else {
             self.notice("This session is not saved; there is nothing to resume from");
             return;
@@ -657,10 +668,8 @@ impl App {
             }
             OverlayOutcome::TreeEditLabel(target, current) => {
                 if let Some(Overlay::Tree { label, .. }) = self.overlay.as_mut() {
-                    let mut editor = Editor::new(self.keys.clone());
-                    editor.set_max_rows(1);
-                    editor.set_text(current.as_deref().unwrap_or(""));
-                    *label = Some((target, Box::new(editor)));
+                    let input = LineInput::with_value(current.as_deref().unwrap_or(""));
+                    *label = Some((target, Box::new(input)));
                 }
             }
             OverlayOutcome::TreeLabel { target, label } => {
@@ -751,7 +760,7 @@ impl App {
                 return self.resume(path, at_startup);
             }
             OverlayOutcome::StartupCancelled => {
-                self.overlay = None;
+                // The picker stays on the screen after quitting, as pi leaves it.
                 self.quit_message = Some("No session selected".into());
                 self.quit = true;
             }
@@ -914,7 +923,7 @@ impl App {
             }
             SelectPurpose::Import { path } => {
                 if choice.value != "Yes" {
-                    self.notice("Import cancelled");
+                    self.show_status("Import cancelled");
                     return KeyCommand::None;
                 }
                 // As pi: a file whose header names a directory that is gone is imported
@@ -933,7 +942,7 @@ impl App {
                 if choice.value == "Yes" {
                     self.import_session(path, true);
                 } else {
-                    self.notice("Import cancelled");
+                    self.show_status("Import cancelled");
                 }
             }
             SelectPurpose::ExtensionConfirm { id } => {
@@ -1015,7 +1024,7 @@ impl App {
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let msg = match session.import_jsonl_in(&path, cwd.as_deref()).await {
-                Ok(_) => AppMsg::Info(format!("Session imported from: {path}")),
+                Ok(_) => AppMsg::Status(format!("Session imported from: {path}")),
                 Err(e) => AppMsg::Error(format!("Failed to import session: {e}")),
             };
             let _ = tx.send(msg);
@@ -1048,11 +1057,6 @@ impl App {
         match purpose {
             InputPurpose::Extension { id } => {
                 self.answer_extension_dialog(&id, UiResponse::Value(text));
-            }
-            InputPurpose::SessionName => {
-                if !text.trim().is_empty() {
-                    self.set_session_name(text.trim());
-                }
             }
             InputPurpose::CustomSummary { target } => self.navigate(
                 target,

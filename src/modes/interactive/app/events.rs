@@ -15,6 +15,7 @@ use crate::modes::interactive::components::custom_message::CustomMessageView;
 use crate::modes::interactive::components::summaries::CompactionSummaryView;
 use crate::modes::interactive::components::tool_execution::{ToolExecutionState, ToolResultView};
 use crate::modes::interactive::components::transcript::ChatItem;
+use crate::modes::interactive::theme::ThemeToken;
 
 use super::state::{App, Status, Streaming};
 
@@ -57,6 +58,7 @@ impl App {
                 });
             }
             SessionEvent::CompactionEnd {
+                reason,
                 result,
                 aborted,
                 error_message,
@@ -68,9 +70,16 @@ impl App {
                 } else {
                     Status::Idle
                 };
+                let manual = reason == CompactionReason::Manual;
                 if let Some(r) = result {
                     let summary = r["summary"].as_str().unwrap_or_default().to_string();
                     let tokens_before = r["tokensBefore"].as_u64().unwrap_or(0);
+                    // pi draws the chat again from the compacted context (its summary, then
+                    // the messages kept) and adds the new summary below. Only after a
+                    // `/compact`: an automatic one may run while a reply is on screen.
+                    if manual {
+                        self.rebuild_transcript();
+                    }
                     self.push_item(
                         ChatItem::Compaction(CompactionSummaryView::from(
                             &CompactionSummaryMessage {
@@ -81,10 +90,16 @@ impl App {
                         )),
                         true,
                     );
+                } else if aborted && manual {
+                    self.show_error("Compaction cancelled");
                 } else if aborted {
-                    self.notice("Compaction cancelled");
+                    self.show_status("Auto-compaction cancelled");
                 } else if let Some(e) = error_message {
-                    self.notice(e);
+                    if manual {
+                        self.show_error(e);
+                    } else {
+                        self.note(e, ThemeToken::Error, false);
+                    }
                 }
             }
             SessionEvent::AutoRetryStart {

@@ -12,6 +12,7 @@ use super::msg::AppMsg;
 use crate::agent::AgentEvent;
 use crate::core::events::SessionEvent;
 use crate::core::factory::SessionSource;
+use crate::modes::interactive::theme::ThemeToken;
 
 use super::state::{self, App, Status};
 
@@ -152,6 +153,7 @@ impl App {
             KeyCommand::ExternalEditor => return Effect::ExternalEditor,
             KeyCommand::OpenStartupSession { path, here } => {
                 if std::mem::take(&mut self.startup_pick) {
+                    self.leave_frame = true;
                     let source = if here {
                         SessionSource::OpenHere(path)
                     } else {
@@ -210,6 +212,8 @@ fn on_app_msg(app: &mut App, msg: AppMsg) {
         }
         AppMsg::Login(msg) => app.on_login_msg(msg),
         AppMsg::Info(text) => app.notice(text),
+        AppMsg::Status(text) => app.show_status(text),
+        AppMsg::NewSession => app.note("✓ New session started", ThemeToken::Accent, true),
         AppMsg::Warning(text) => app.pin_warning(text),
         AppMsg::Error(e) => app.notice(format!("Error: {e}")),
         AppMsg::Redraw | AppMsg::Loaded(_) => {}

@@ -283,7 +283,11 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
     app.session.abort();
     crate::tools::shell::kill_all_running();
     app.terminal_progress(false);
-    // As pi: the last frame (editor and footer too) stays, the shell prompt comes below.
+    // As pi: the last frame stays on the screen (the conversation's end, the editor and
+    // the footer, or the `--resume` picker that was cancelled), drawn once more so that
+    // it shows the state at the end (the submitted `/quit` gone from the editor).
+    app.dirty = true;
+    let _ = app.draw(&mut stdout);
     let _ = app.renderer.leave_session(&mut stdout);
     let _ = stdout.flush();
     drop(guard);
@@ -557,6 +561,7 @@ fn new_app(
         history_budget: HISTORY_BUDGET,
         quit_message: None,
         startup_pick: false,
+        leave_frame: false,
         extension_ui: Default::default(),
         ext_overlays: Default::default(),
         project_files: Default::default(),

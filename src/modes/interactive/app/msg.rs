@@ -18,6 +18,10 @@ pub enum AppMsg {
     /// The branch summary of a `/tree` move was cancelled: back to the tree on `target`.
     SummaryCancelled(crate::session::entry::EntryId),
     Info(String),
+    /// `/new` started a session: pi's `✓ New session started`.
+    NewSession,
+    /// pi's `showStatus` (a dim note the next status replaces).
+    Status(String),
     /// A warning for the chat (`Warning: …`), kept across transcript rebuilds.
     Warning(String),
     Error(String),

@@ -11,15 +11,16 @@ use ratatui::text::{Line, Span};
 use crate::ai::model::ThinkingLevel;
 use crate::modes::interactive::autocomplete::CompletionItem;
 use crate::modes::interactive::components::checkpoint_diff::{CheckpointDiffView, DiffViewOutcome};
+use crate::modes::interactive::components::line_input::LineInput;
 use crate::modes::interactive::components::login_dialog::{LoginDialog, LoginDialogOutcome};
 use crate::modes::interactive::components::login_selector::{
     LoginMode, LoginOption, LoginSelector, LoginSelectorOutcome,
 };
 use crate::modes::interactive::components::model_selector::{ModelSelector, ModelSelectorOutcome};
+use crate::modes::interactive::components::option_selector::{OptionOutcome, OptionSelector};
 use crate::modes::interactive::components::scoped_models_selector::{
     ModelRef, ScopedModelsOutcome, ScopedModelsSelector,
 };
-use crate::modes::interactive::components::select_list::{SelectList, SelectOutcome};
 use crate::modes::interactive::components::session_picker::{Loader, PickerOutcome, SessionPicker};
 use crate::modes::interactive::components::settings_selector::{
     SettingId, SettingsOutcome, SettingsSelector,
@@ -81,22 +82,19 @@ pub enum SelectPurpose {
 /// What a text input asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputPurpose {
-    SessionName,
     /// Instructions for the summary of the branch left when navigating to `target`
     /// (cancelling goes back to the "Summarize branch?" question).
-    CustomSummary {
-        target: EntryId,
-    },
+    CustomSummary { target: EntryId },
     /// An extension's `input` or `editor` dialog (request `id`).
-    Extension {
-        id: String,
-    },
+    Extension { id: String },
 }
 
 pub enum Overlay {
+    /// A question with a few answers (pi's `ExtensionSelectorComponent`).
     Select {
         title: String,
-        list: SelectList,
+        items: Vec<CompletionItem>,
+        selector: OptionSelector,
         purpose: SelectPurpose,
     },
     Input {
@@ -118,7 +116,8 @@ pub enum Overlay {
     /// an entry (Shift+D; from the entry marked with Shift+M if any) if any.
     Tree {
         selector: Box<TreeSelector>,
-        label: Option<(EntryId, Box<Editor>)>,
+        /// The label being typed for an entry (pi's one-line `Input`).
+        label: Option<(EntryId, Box<LineInput>)>,
         diff: Option<Box<CheckpointDiffView>>,
     },
     /// "Summarize branch?" before navigating to `target`.
@@ -198,10 +197,10 @@ pub enum OverlayOutcome {
 
 impl Overlay {
     pub fn select(title: &str, items: Vec<CompletionItem>, purpose: SelectPurpose) -> Overlay {
-        let max = items.len().clamp(1, 12);
         Overlay::Select {
             title: title.to_string(),
-            list: SelectList::new(items, max),
+            selector: OptionSelector::new(items.len()),
+            items,
             purpose,
         }
     }
@@ -238,13 +237,24 @@ impl Overlay {
 
     pub fn handle_key(&mut self, key: &KeyEvent, keys: &Keybindings) -> OverlayOutcome {
         match self {
-            Overlay::Select { list, purpose, .. } => match list.handle_key(key, keys) {
-                SelectOutcome::Confirmed(item) => OverlayOutcome::Selected(purpose.clone(), item),
-                // Escape answers No: at startup nothing else would be left open.
-                SelectOutcome::Cancelled
+            Overlay::Select {
+                items,
+                selector,
+                purpose,
+                ..
+            } => match selector.handle_key(key, keys) {
+                OptionOutcome::Chosen(index) => match items.get(index) {
+                    Some(item) => OverlayOutcome::Selected(purpose.clone(), item.clone()),
+                    None => OverlayOutcome::Keep,
+                },
+                // Escape answers No: at startup nothing else would be left open, and a
+                // cancelled import says so (as pi does).
+                OptionOutcome::Cancelled
                     if matches!(
                         purpose,
-                        SelectPurpose::MissingCwd { .. } | SelectPurpose::ImportMissingCwd { .. }
+                        SelectPurpose::MissingCwd { .. }
+                            | SelectPurpose::Import { .. }
+                            | SelectPurpose::ImportMissingCwd { .. }
                     ) =>
                 {
                     OverlayOutcome::Selected(
@@ -256,8 +266,8 @@ impl Overlay {
                         },
                     )
                 }
-                SelectOutcome::Cancelled => OverlayOutcome::Cancelled,
-                SelectOutcome::Moved | SelectOutcome::Ignored => OverlayOutcome::Keep,
+                OptionOutcome::Cancelled => OverlayOutcome::Cancelled,
+                OptionOutcome::Moved | OptionOutcome::Ignored => OverlayOutcome::Keep,
             },
             Overlay::Input {
                 editor, purpose, ..
@@ -324,24 +334,23 @@ impl Overlay {
                     }
                     return OverlayOutcome::Keep;
                 }
-                if let Some((target, editor)) = label {
+                if let Some((target, input)) = label {
                     // Escape (or Ctrl+C) leaves the label as it was; Enter saves it.
                     if keys.matches(key, Action::SelectCancel) {
                         *label = None;
                         return OverlayOutcome::Keep;
                     }
-                    return match editor.handle_key(key) {
-                        EditorAction::Submit(text) => {
-                            let target = target.clone();
-                            *label = None;
-                            let text = text.trim();
-                            OverlayOutcome::TreeLabel {
-                                target,
-                                label: (!text.is_empty()).then(|| text.to_string()),
-                            }
-                        }
-                        EditorAction::Handled | EditorAction::Ignored => OverlayOutcome::Keep,
-                    };
+                    if keys.matches(key, Action::SelectConfirm) {
+                        let target = target.clone();
+                        let text = input.value().trim().to_string();
+                        *label = None;
+                        return OverlayOutcome::TreeLabel {
+                            target,
+                            label: (!text.is_empty()).then_some(text),
+                        };
+                    }
+                    input.handle_key(key, keys);
+                    return OverlayOutcome::Keep;
                 }
                 match selector.handle_key(key, keys) {
                     TreeOutcome::None => OverlayOutcome::Keep,
@@ -412,9 +421,9 @@ impl Overlay {
         match self {
             Overlay::Input { editor, .. } => editor.handle_paste(text),
             Overlay::Tree {
-                label: Some((_, editor)),
+                label: Some((_, input)),
                 ..
-            } => editor.handle_paste(text),
+            } => input.insert_str(text),
             Overlay::Models(selector) => selector.paste(text),
             Overlay::ScopedModels(selector) => selector.paste(text),
             Overlay::LoginProviders(selector) => selector.paste(text),
@@ -467,23 +476,26 @@ impl Overlay {
             } => return (selector.render(width, ui), None),
             Overlay::Tree {
                 selector,
-                label: Some((_, editor)),
+                label: Some((_, input)),
                 ..
             } => {
-                let rendered = editor.render(width.saturating_sub(2).max(1), ui.theme);
-                let lines = selector.render_label_prompt(width, ui, &rendered.lines);
+                let (line, column) = input.render_with_cursor(width.saturating_sub(2).max(1), true);
+                let lines = selector.render_label_prompt(width, ui, &[line]);
                 // The input sits above the hint, the blank line and the closing rule.
-                let base = lines.len().saturating_sub(3 + rendered.lines.len());
-                let cursor = rendered
-                    .cursor
-                    .map(|(col, row)| (base + row as usize, col as usize + 2));
-                return (lines, cursor);
+                let row = lines.len().saturating_sub(4);
+                return (lines, Some((row, column + 2)));
             }
             Overlay::Summarize { dialog, .. } => return (dialog.render(width, ui), None),
-            Overlay::Select { title, list, .. } => {
-                return (option_selector(title, list, width, ui), None);
-            }
             Overlay::Fork(selector) => return (selector.render(width, ui), None),
+            Overlay::Select {
+                title,
+                items,
+                selector,
+                ..
+            } => {
+                let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+                return (selector.render(title, &labels, width, ui), None);
+            }
             _ => {}
         }
         let accent = ui.fg(ThemeToken::Accent).add_modifier(Modifier::BOLD);
@@ -491,7 +503,7 @@ impl Overlay {
         let muted = ui.fg(ThemeToken::Muted);
         let mut out = vec![rule(width, border)];
         let title = match self {
-            Overlay::Select { title, .. } | Overlay::Input { title, .. } => title.clone(),
+            Overlay::Input { title, .. } => title.clone(),
             _ => String::new(),
         };
         out.extend(styled_text(&title, accent, width, 1));
@@ -517,8 +529,8 @@ impl Overlay {
                     Span::raw("…"),
                 ));
             }
-            Overlay::Select { .. }
-            | Overlay::Sessions { .. }
+            Overlay::Sessions { .. }
+            | Overlay::Select { .. }
             | Overlay::Models(_)
             | Overlay::Settings(_)
             | Overlay::Thinking(_)
@@ -532,59 +544,4 @@ impl Overlay {
         out.push(rule(width, border));
         (out, cursor)
     }
-}
-
-/// pi's option selector (its `ExtensionSelectorComponent`, used for `/login`'s first
-/// question, confirmations and extensions' `ctx.ui.select`): the title, every option
-/// (`→` on the chosen one), and the key hints, each block set off by blank rows.
-fn option_selector(
-    title: &str,
-    list: &SelectList,
-    width: usize,
-    ui: &crate::modes::interactive::components::Ui<'_>,
-) -> Vec<Line<'static>> {
-    let border = rule(width, ui.fg(ThemeToken::Border));
-    let accent = ui.fg(ThemeToken::Accent);
-    let mut out = vec![border.clone(), Line::default()];
-    out.extend(styled_text(
-        title,
-        accent.add_modifier(Modifier::BOLD),
-        width,
-        1,
-    ));
-    out.push(Line::default());
-    let selected = list.selected_index();
-    for (i, item) in list.visible_items().enumerate() {
-        let label = crate::modes::interactive::text::sanitize_single_line(&item.label);
-        let spans = if i == selected {
-            vec![Span::styled("→ ", accent), Span::styled(label, accent)]
-        } else {
-            vec![
-                Span::raw("  "),
-                Span::styled(label, ui.fg(ThemeToken::Text)),
-            ]
-        };
-        out.extend(crate::modes::interactive::components::text_block(
-            vec![spans],
-            width,
-            1,
-        ));
-    }
-    out.push(Line::default());
-    let mut hint = vec![
-        Span::styled("↑↓", ui.fg(ThemeToken::Dim)),
-        Span::styled(" navigate", ui.fg(ThemeToken::Muted)),
-        Span::raw("  "),
-    ];
-    hint.extend(ui.key_hint(Action::SelectConfirm, "select"));
-    hint.push(Span::raw("  "));
-    hint.extend(ui.key_hint(Action::SelectCancel, "cancel"));
-    out.extend(crate::modes::interactive::components::text_block(
-        vec![hint],
-        width,
-        1,
-    ));
-    out.push(Line::default());
-    out.push(border);
-    out
 }

@@ -84,19 +84,21 @@ impl App {
     pub fn export_html(&mut self, path: &str) {
         let job = match self.html_job() {
             Ok(job) => job,
-            Err(e) => return self.notice(e),
+            Err(e) => return self.show_error(format!("Failed to export session: {e}")),
         };
-        let out = if path.is_empty() {
-            self.cwd
-                .join(crate::export::file::default_output_name(&job.file))
+        // Shown as pi shows it: the default file by its name (it is written to the
+        // working directory), a given path as it was typed.
+        let (out, shown) = if path.is_empty() {
+            let name = crate::export::file::default_output_name(&job.file);
+            (self.cwd.join(&name), name.display().to_string())
         } else {
-            crate::core::paths::expand_tilde(path)
+            (crate::core::paths::expand_tilde(path), path.to_string())
         };
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
             let msg = match job.write(&out) {
-                Ok(()) => AppMsg::Info(format!("Session exported to: {}", out.display())),
-                Err(e) => AppMsg::Error(e),
+                Ok(()) => AppMsg::Status(format!("Session exported to: {shown}")),
+                Err(e) => AppMsg::Error(format!("Failed to export session: {e}")),
             };
             let _ = tx.send(msg);
         });

@@ -17,7 +17,7 @@ use crate::modes::interactive::components::transcript::{ChatItem, Transcript};
 use crate::modes::interactive::editor::Editor;
 use crate::modes::interactive::keys::Keybindings;
 use crate::modes::interactive::renderer::InlineRenderer;
-use crate::modes::interactive::theme::Theme;
+use crate::modes::interactive::theme::{Theme, ThemeToken};
 use crate::session::entry::SessionEntry;
 use crate::session::tree::EntryKind;
 
@@ -190,6 +190,9 @@ pub struct App {
     pub quit_message: Option<String>,
     /// `--resume`: the startup picker is waiting; what it picks is loaded by the factory.
     pub startup_pick: bool,
+    /// The next draw first leaves the frame on the screen where it is and draws below it
+    /// (the `--resume` picker stays in the scrollback above the session picked, as pi's).
+    pub leave_frame: bool,
     /// Extensions' dialogs, statuses and widgets.
     pub extension_ui: ExtensionUi,
     /// Extension overlays drawn over the screen, and which one has the keyboard.
@@ -264,6 +267,27 @@ impl App {
     /// A dim one-line note in the chat (`Navigated to selected point`, errors).
     pub fn notice(&mut self, text: impl Into<String>) {
         self.push_item(ChatItem::Notice(text.into()), true);
+    }
+
+    /// pi's `showError`: `Error: …` in the error colour.
+    pub fn show_error(&mut self, text: impl std::fmt::Display) {
+        self.notice(format!("Error: {text}"));
+    }
+
+    /// pi's `showWarning`: `Warning: …` in the warning colour.
+    pub fn show_warning(&mut self, text: impl std::fmt::Display) {
+        self.notice(format!("Warning: {text}"));
+    }
+
+    /// A note in a colour of its own (see
+    /// [`Note`](crate::modes::interactive::components::transcript::Note)).
+    pub fn note(&mut self, text: impl Into<String>, token: ThemeToken, blank_after: bool) {
+        let note = crate::modes::interactive::components::transcript::Note {
+            text: text.into(),
+            token,
+            blank_after,
+        };
+        self.push_item(ChatItem::View(Box::new(note)), true);
     }
 
     /// pi's `showStatus`: a dim note in the chat (`Thinking level: high`, `Switched to

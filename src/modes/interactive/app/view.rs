@@ -41,6 +41,8 @@ impl App {
                 width,
                 Span::raw("…"),
             ));
+            // The chat below starts without a blank row of its own (see the transcript).
+            lines.push(Line::default());
         }
         lines
     }
@@ -208,6 +210,9 @@ impl App {
         if overlays {
             return self.compose_with_overlays();
         }
+        if self.startup_pick && self.overlay.is_some() {
+            return self.compose_startup_picker();
+        }
         let width = self.width();
         self.request_host_renders();
         let full = std::mem::take(&mut self.full_redraw);
@@ -233,6 +238,31 @@ impl App {
         Composed {
             full,
             history,
+            live,
+            cursor,
+        }
+    }
+
+    /// `pi --resume`: the picker alone, as pi shows it before its session starts (no
+    /// header, warnings or footer; they come with the session picked).
+    fn compose_startup_picker(&mut self) -> Composed {
+        let (width, height) = (self.width(), self.height());
+        let full = std::mem::take(&mut self.full_redraw);
+        let mut live = vec![Line::default()];
+        let mut cursor = None;
+        if let Some(overlay) = self.overlay.as_mut() {
+            overlay.poll();
+            let ui = crate::modes::interactive::components::Ui::new(&self.theme, &self.keys)
+                .with_home(self.home.as_deref());
+            let picker_height = height.saturating_sub(6).clamp(8, 24);
+            let (lines, c) = overlay.render(width, picker_height, &ui);
+            cursor = c.map(|(r, col)| (r + live.len(), col));
+            live.extend(lines);
+        }
+        self.dirty = false;
+        Composed {
+            full,
+            history: Vec::new(),
             live,
             cursor,
         }
@@ -284,6 +314,9 @@ impl App {
     /// Draws a frame (or everything, after a resize or a rebuild).
     pub fn draw(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         let show_cursor = self.show_hardware_cursor;
+        if std::mem::take(&mut self.leave_frame) {
+            self.renderer.leave_session(out)?;
+        }
         let mut frame = self.compose();
         if !frame.full {
             let drawn = self.renderer.draw(

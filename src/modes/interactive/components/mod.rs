@@ -20,6 +20,7 @@ pub mod line_input;
 pub mod login_dialog;
 pub mod login_selector;
 pub mod model_selector;
+pub mod option_selector;
 #[cfg(test)]
 mod picker_widths;
 pub mod scoped_models_selector;

@@ -19,7 +19,8 @@ pub struct SessionInfoView {
 }
 
 impl Component for SessionInfoView {
-    /// A blank row, then the block one column in from the left.
+    /// A blank row, then the block one column in from the left. The file's path is shown
+    /// whole, as pi does (not shortened to `~`).
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         let bold = Style::default().add_modifier(Modifier::BOLD);
         let dim = ui.fg(ThemeToken::Dim);
@@ -39,7 +40,7 @@ impl Component for SessionInfoView {
             "File",
             s.session_file
                 .as_deref()
-                .map_or_else(|| "In-memory".to_string(), |f| ui.short_path(f)),
+                .map_or_else(|| "In-memory".to_string(), |f| f.to_string()),
         ));
         logical.push(field("ID", s.session_id.clone()));
         logical.push(vec![]);
@@ -64,6 +65,9 @@ impl Component for SessionInfoView {
             logical.push(vec![]);
             logical.push(heading("Cost"));
             logical.push(field("Total", js_to_fixed(s.cost, 4)));
+        } else {
+            // pi's text ends with a newline here (and not after the cost): a blank row.
+            logical.push(vec![]);
         }
         let mut out = vec![Line::default()];
         out.extend(text_block(logical, width, 1));
@@ -114,7 +118,7 @@ mod tests {
             Session Info
 
             Name: Parser rewrite
-            File: ~/.pi/agent/sessions/--home-u-proj--/2026-11-22T03-45-25-155Z_01a2015b.jsonl
+            File: /home/u/.pi/agent/sessions/--home-u-proj--/2026-11-22T03-45-25-155Z_01a2015b.jsonl
             ID: 01a2015b-d4a2-7041-a018-463393c4024d
 
             Messages
@@ -169,6 +173,7 @@ mod tests {
             Input: 0
             Output: 0
             Total: 0
+
             ");
         for width in 1..60 {
             plain(&view.render(width, &ui), width);

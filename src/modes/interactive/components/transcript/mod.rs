@@ -107,6 +107,27 @@ fn notice_token(text: &str) -> ThemeToken {
     }
 }
 
+/// A note in one colour with a blank row above it (pi's `Spacer` and `Text`), and with
+/// `blank_after` one below it too (pi's `Text` with vertical padding: `✓ New session
+/// started`), or an error shown without the `Error: ` prefix (a failed auto-compaction).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub text: String,
+    pub token: ThemeToken,
+    pub blank_after: bool,
+}
+
+impl Component for Note {
+    fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
+        let mut out = vec![Line::default()];
+        out.extend(styled_text(&self.text, ui.fg(self.token), width, 1));
+        if self.blank_after {
+            out.push(Line::default());
+        }
+        out
+    }
+}
+
 /// The text pi shows for a user message: its text blocks joined without separators.
 fn user_text(content: &UserContent) -> String {
     match content {
@@ -320,10 +341,23 @@ impl Transcript {
         let end = range.end.min(self.items.len());
         let start = range.start.min(end);
         let mut out = Vec::new();
-        for item in &self.items[start..end] {
-            out.extend(item.lines(width, ui).iter().cloned());
+        for (index, item) in self.items.iter().enumerate().take(end).skip(start) {
+            let skip = self.skipped_rows(index);
+            out.extend(item.lines(width, ui).iter().skip(skip).cloned());
         }
         out
+    }
+
+    /// Rows at the top of item `index` that are not drawn: pi puts the blank row above a
+    /// user message only when the chat already shows something, so a chat that starts
+    /// with one (a resumed session, `pi -c`) has none above it.
+    fn skipped_rows(&self, index: usize) -> usize {
+        let first_is_user = index == 0
+            && matches!(
+                self.items.first().map(Cached::get),
+                Some(ChatItem::User(_) | ChatItem::Skill(_))
+            );
+        usize::from(first_is_user)
     }
 
     /// Whether tool output and summaries are shown expanded (Ctrl+O).
@@ -355,11 +389,7 @@ impl Transcript {
 
     /// Every line of the chat.
     pub fn render_all(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
-        let mut out = Vec::new();
-        for item in &self.items {
-            out.extend(item.lines(width, ui).iter().cloned());
-        }
-        out
+        self.render_range(0..self.items.len(), width, ui)
     }
 
     /// The last `rows` lines of the chat, rendering items from the end only until
@@ -367,17 +397,18 @@ impl Transcript {
     pub fn render_tail(&self, width: usize, ui: &Ui<'_>, rows: usize) -> Vec<Line<'static>> {
         let mut chunks = Vec::new();
         let mut count = 0;
-        for item in self.items.iter().rev() {
+        for (index, item) in self.items.iter().enumerate().rev() {
             if count >= rows {
                 break;
             }
             let lines = item.lines(width, ui);
-            count += lines.len();
-            chunks.push(lines);
+            let skip = self.skipped_rows(index);
+            count += lines.len().saturating_sub(skip);
+            chunks.push((lines, skip));
         }
         let mut out: Vec<Line<'static>> = Vec::with_capacity(count.min(rows));
-        for chunk in chunks.iter().rev() {
-            out.extend(chunk.iter().cloned());
+        for (chunk, skip) in chunks.iter().rev() {
+            out.extend(chunk.iter().skip(*skip).cloned());
         }
         let skip = out.len().saturating_sub(rows);
         out.drain(..skip);
