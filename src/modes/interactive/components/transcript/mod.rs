@@ -341,23 +341,10 @@ impl Transcript {
         let end = range.end.min(self.items.len());
         let start = range.start.min(end);
         let mut out = Vec::new();
-        for (index, item) in self.items.iter().enumerate().take(end).skip(start) {
-            let skip = self.skipped_rows(index);
-            out.extend(item.lines(width, ui).iter().skip(skip).cloned());
+        for item in &self.items[start..end] {
+            out.extend(item.lines(width, ui).iter().cloned());
         }
         out
-    }
-
-    /// Rows at the top of item `index` that are not drawn: pi puts the blank row above a
-    /// user message only when the chat already shows something, so a chat that starts
-    /// with one (a resumed session, `pi -c`) has none above it.
-    fn skipped_rows(&self, index: usize) -> usize {
-        let first_is_user = index == 0
-            && matches!(
-                self.items.first().map(Cached::get),
-                Some(ChatItem::User(_) | ChatItem::Skill(_))
-            );
-        usize::from(first_is_user)
     }
 
     /// Whether tool output and summaries are shown expanded (Ctrl+O).
@@ -397,18 +384,17 @@ impl Transcript {
     pub fn render_tail(&self, width: usize, ui: &Ui<'_>, rows: usize) -> Vec<Line<'static>> {
         let mut chunks = Vec::new();
         let mut count = 0;
-        for (index, item) in self.items.iter().enumerate().rev() {
+        for item in self.items.iter().rev() {
             if count >= rows {
                 break;
             }
             let lines = item.lines(width, ui);
-            let skip = self.skipped_rows(index);
-            count += lines.len().saturating_sub(skip);
-            chunks.push((lines, skip));
+            count += lines.len();
+            chunks.push(lines);
         }
         let mut out: Vec<Line<'static>> = Vec::with_capacity(count.min(rows));
-        for (chunk, skip) in chunks.iter().rev() {
-            out.extend(chunk.iter().skip(*skip).cloned());
+        for chunk in chunks.iter().rev() {
+            out.extend(chunk.iter().cloned());
         }
         let skip = out.len().saturating_sub(rows);
         out.drain(..skip);
