@@ -21,14 +21,47 @@ use crate::session::tree::{EntryKind, MessageRole};
 impl SessionManager {
     /// An outline of every entry in file order: position `i` describes
     /// `tree().nodes()[i]`.
+    ///
+    /// Big sessions are read in a few contiguous parts on as many threads (each part is
+    /// one forward pass of its own): opening `/tree` on 10,000 turns reads 44 MB.
     pub fn outlines(&self) -> Vec<EntryOutline> {
-        let mut out = Vec::with_capacity(self.index.nodes.len());
-        let mut kinds = self.index.nodes.iter().map(|node| node.kind);
-        self.store
-            .visit(self.index.nodes.iter().map(|node| node.line()), |line| {
-                out.push(outline_line(kinds.next().unwrap_or(EntryKind::Other), line))
-            });
-        out
+        /// Below this many entries one thread is quicker than starting more.
+        const PER_THREAD: usize = 4_000;
+        let nodes = &self.index.nodes;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(4)
+            .min(nodes.len() / PER_THREAD)
+            .max(1);
+        let part = |nodes: &[crate::session::tree::Node]| {
+            let mut out = Vec::with_capacity(nodes.len());
+            let mut kinds = nodes.iter().map(|node| node.kind);
+            self.store
+                .visit(nodes.iter().map(|node| node.line()), |line| {
+                    out.push(outline_line(kinds.next().unwrap_or(EntryKind::Other), line))
+                });
+            out
+        };
+        if threads == 1 {
+            return part(nodes);
+        }
+        let chunk = nodes.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = nodes
+                .chunks(chunk)
+                .skip(1)
+                .map(|nodes| scope.spawn(move || part(nodes)))
+                .collect();
+            let mut out = part(&nodes[..chunk.min(nodes.len())]);
+            out.reserve(nodes.len() - out.len());
+            for handle in handles {
+                match handle.join() {
+                    Ok(more) => out.extend(more),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            out
+        })
     }
 
     /// The outline of one entry.

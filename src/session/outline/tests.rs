@@ -467,3 +467,12 @@ proptest! {
         prop_assert_eq!(skim(&v), oracle(&v));
     }
 }
+
+#[test]
+fn outlines_of_a_big_session_read_in_parts_keep_file_order() {
+    // Big enough to be read in parts on several threads (when the machine has them).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synth.jsonl");
+    crate::session::synth::generate(&path, 2_000, 11).unwrap();
+    assert!(check_session_file(&path) > 8_000);
+}
