@@ -33,35 +33,40 @@ impl SessionManager {
             .min(4)
             .min(nodes.len() / PER_THREAD)
             .max(1);
-        let part = |nodes: &[crate::session::tree::Node]| {
-            let mut out = Vec::with_capacity(nodes.len());
+        // Each part writes the outlines of its entries into its own slice of `out`.
+        let part = |nodes: &[crate::session::tree::Node], out: &mut [EntryOutline]| {
+            let mut slots = out.iter_mut();
             let mut kinds = nodes.iter().map(|node| node.kind);
             self.store
                 .visit(nodes.iter().map(|node| node.line()), |line| {
-                    out.push(outline_line(kinds.next().unwrap_or(EntryKind::Other), line))
+                    let outline = outline_line(kinds.next().unwrap_or(EntryKind::Other), line);
+                    if let Some(slot) = slots.next() {
+                        *slot = outline;
+                    }
                 });
-            out
         };
+        let mut out = vec![EntryOutline::Other; nodes.len()];
         if threads == 1 {
-            return part(nodes);
+            part(nodes, &mut out);
+            return out;
         }
         let chunk = nodes.len().div_ceil(threads);
         std::thread::scope(|scope| {
-            let handles: Vec<_> = nodes
-                .chunks(chunk)
-                .skip(1)
-                .map(|nodes| scope.spawn(move || part(nodes)))
+            let mut parts = nodes.chunks(chunk).zip(out.chunks_mut(chunk));
+            let first = parts.next();
+            let handles: Vec<_> = parts
+                .map(|(nodes, out)| scope.spawn(move || part(nodes, out)))
                 .collect();
-            let mut out = part(&nodes[..chunk.min(nodes.len())]);
-            out.reserve(nodes.len() - out.len());
+            if let Some((nodes, out)) = first {
+                part(nodes, out);
+            }
             for handle in handles {
-                match handle.join() {
-                    Ok(more) => out.extend(more),
-                    Err(panic) => std::panic::resume_unwind(panic),
+                if let Err(panic) = handle.join() {
+                    std::panic::resume_unwind(panic);
                 }
             }
-            out
-        })
+        });
+        out
     }
 
     /// The outline of one entry.

@@ -32,7 +32,7 @@ use tokio::sync::mpsc;
 
 use crate::core::agent_session::{AgentSession, PromptOptions};
 use crate::core::factory::{EXTENSION_SHUTDOWN_LIMIT, SessionFactory};
-use crate::modes::interactive::autocomplete::{CombinedProvider, walk_project};
+use crate::modes::interactive::autocomplete::CombinedProvider;
 use crate::modes::interactive::components::header::{LoadedResources, StartupHeader};
 use crate::modes::interactive::components::status::PendingMessages;
 use crate::modes::interactive::components::transcript::Transcript;
@@ -80,16 +80,6 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Walks the project in `cwd` for @-completion on a blocking thread (it can take a while
-/// in big repositories); the files arrive as `AppMsg::FilesWalked`.
-pub(super) fn walk_project_files(tx: &mpsc::UnboundedSender<AppMsg>, cwd: std::path::PathBuf) {
-    let walk_tx = tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let files = walk_project(&cwd, 20_000);
-        let _ = walk_tx.send(AppMsg::FilesWalked(cwd, Arc::new(files)));
-    });
-}
-
 /// Runs the interactive UI until the user quits. Returns the exit code.
 pub async fn run_interactive(session: AgentSession, options: InteractiveOptions) -> i32 {
     let guard = match TerminalGuard::enter() {
@@ -112,7 +102,7 @@ pub async fn run_interactive(session: AgentSession, options: InteractiveOptions)
         loading::start_opening(&mut app, open);
     }
 
-    walk_project_files(&tx, app.cwd.clone());
+    state::walk_project_files(&tx, app.cwd.clone());
     // The footer's branch follows `git switch` made elsewhere, as pi's watch of
     // `.git/HEAD` does: one small read a second, on a blocking thread (in the directory
     // the session runs in, which loading a session from another project changes).

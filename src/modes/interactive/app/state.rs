@@ -485,7 +485,7 @@ impl App {
             Err(poisoned) => *poisoned.into_inner() = cwd.clone(),
         }
         self.project_files = Default::default();
-        super::walk_project_files(&self.tx, cwd.clone());
+        walk_project_files(&self.tx, cwd.clone());
         self.cwd = cwd;
         self.footer_cache = None;
     }
@@ -700,4 +700,17 @@ mod path_tests {
             "~/proj/AGENTS.md"
         );
     }
+}
+
+/// Walks the project in `cwd` for @-completion on a blocking thread (it can take a while
+/// in big repositories); the files arrive as `AppMsg::FilesWalked`.
+pub(super) fn walk_project_files(
+    tx: &tokio::sync::mpsc::UnboundedSender<AppMsg>,
+    cwd: std::path::PathBuf,
+) {
+    let walk_tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let files = crate::modes::interactive::autocomplete::walk_project(&cwd, 20_000);
+        let _ = walk_tx.send(AppMsg::FilesWalked(cwd, Arc::new(files)));
+    });
 }
