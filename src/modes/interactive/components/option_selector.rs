@@ -87,34 +87,54 @@ impl OptionSelector {
             1,
         ));
         out.push(Line::default());
-        for (i, label) in labels.iter().enumerate() {
-            let spans = if i == self.selected {
-                vec![
-                    Span::styled("→ ", accent),
-                    Span::styled(label.to_string(), accent),
-                ]
-            } else {
-                vec![
-                    Span::raw("  "),
-                    Span::styled(label.to_string(), ui.fg(ThemeToken::Text)),
-                ]
-            };
-            out.extend(text_block(vec![spans], width, 1));
-        }
-        out.push(Line::default());
-        let mut hint = vec![
-            Span::styled("↑↓", ui.fg(ThemeToken::Dim)),
-            Span::styled(" navigate", ui.fg(ThemeToken::Muted)),
-            Span::raw("  "),
-        ];
-        hint.extend(ui.key_hint(Action::SelectConfirm, "select"));
-        hint.push(Span::raw("  "));
-        hint.extend(ui.key_hint(Action::SelectCancel, "cancel"));
-        out.extend(text_block(vec![hint], width, 1));
-        out.push(Line::default());
+        out.extend(choice_lines(
+            labels.iter().copied(),
+            self.selected,
+            width,
+            ui,
+        ));
         out.push(border);
         out
     }
+}
+
+/// pi's choice rows (`→` on the chosen one, in the accent colour), then a blank row, the
+/// key hints and another blank row: the body of its option selectors and of the branch
+/// summary question.
+pub fn choice_lines<'a>(
+    labels: impl IntoIterator<Item = &'a str>,
+    selected: usize,
+    width: usize,
+    ui: &Ui<'_>,
+) -> Vec<Line<'static>> {
+    let accent = ui.fg(ThemeToken::Accent);
+    let mut out = Vec::new();
+    for (i, label) in labels.into_iter().enumerate() {
+        let spans = if i == selected {
+            vec![
+                Span::styled("→ ", accent),
+                Span::styled(label.to_string(), accent),
+            ]
+        } else {
+            vec![
+                Span::raw("  "),
+                Span::styled(label.to_string(), ui.fg(ThemeToken::Text)),
+            ]
+        };
+        out.extend(text_block(vec![spans], width, 1));
+    }
+    out.push(Line::default());
+    let mut hint = vec![
+        Span::styled("↑↓", ui.fg(ThemeToken::Dim)),
+        Span::styled(" navigate", ui.fg(ThemeToken::Muted)),
+        Span::raw("  "),
+    ];
+    hint.extend(ui.key_hint(Action::SelectConfirm, "select"));
+    hint.push(Span::raw("  "));
+    hint.extend(ui.key_hint(Action::SelectCancel, "cancel"));
+    out.extend(text_block(vec![hint], width, 1));
+    out.push(Line::default());
+    out
 }
 
 #[cfg(test)]

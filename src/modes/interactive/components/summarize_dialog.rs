@@ -113,31 +113,12 @@ impl SummarizeBranchDialog {
         let mut out = vec![border.clone(), Line::default()];
         out.extend(text_block(std::mem::take(&mut logical), width, 1));
         out.push(Line::default());
-        for (i, choice) in SummaryChoice::ALL.iter().enumerate() {
-            let spans = if i == self.selected {
-                vec![
-                    Span::styled("→ ", accent),
-                    Span::styled(choice.label(), accent),
-                ]
-            } else {
-                vec![
-                    Span::raw("  "),
-                    Span::styled(choice.label(), ui.fg(ThemeToken::Text)),
-                ]
-            };
-            out.extend(text_block(vec![spans], width, 1));
-        }
-        out.push(Line::default());
-        let mut hint = vec![
-            Span::styled("↑↓", ui.fg(ThemeToken::Dim)),
-            Span::styled(" navigate", ui.fg(ThemeToken::Muted)),
-            Span::raw("  "),
-        ];
-        hint.extend(ui.key_hint(Action::SelectConfirm, "select"));
-        hint.push(Span::raw("  "));
-        hint.extend(ui.key_hint(Action::SelectCancel, "cancel"));
-        out.extend(text_block(vec![hint], width, 1));
-        out.push(Line::default());
+        out.extend(super::option_selector::choice_lines(
+            SummaryChoice::ALL.iter().map(|c| c.label()),
+            self.selected,
+            width,
+            ui,
+        ));
         out.push(border);
         out
     }
