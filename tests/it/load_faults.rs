@@ -428,21 +428,7 @@ fn skip_without_tmux() -> bool {
 
 /// `pi --provider mock --model mock-model <extra>` in tmux, 110×40.
 fn tui(project: &Project, extra: &str) -> Tmux {
-    let home = project.dir.path().join("home");
-    let cmd = format!(
-        "{} --offline --provider mock --model mock-model {extra}",
-        env!("CARGO_BIN_EXE_pi")
-    );
-    Tmux::start(
-        &cmd,
-        &project.cwd(),
-        &[
-            ("HOME", home.to_str().unwrap()),
-            ("PI_CODING_AGENT_DIR", ""),
-        ],
-        110,
-        40,
-    )
+    project.tui(extra)
 }
 
 /// The screen without line wrapping getting in the way of `contains`.

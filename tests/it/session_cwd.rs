@@ -132,26 +132,12 @@ fn skip_without_tmux() -> bool {
 }
 
 fn tui(project: &Project, extra: &str) -> Tmux {
-    let home = project.dir.path().join("home");
     std::fs::write(
         project.agent_dir().join("settings.json"),
         r#"{"quietStartup": true}"#,
     )
     .unwrap();
-    let cmd = format!(
-        "{} --offline --provider mock --model mock-model {extra}",
-        env!("CARGO_BIN_EXE_pi")
-    );
-    Tmux::start(
-        &cmd,
-        &project.cwd(),
-        &[
-            ("HOME", home.to_str().unwrap()),
-            ("PI_CODING_AGENT_DIR", ""),
-        ],
-        110,
-        40,
-    )
+    project.tui(extra)
 }
 
 #[test]

@@ -54,6 +54,26 @@ impl Project {
     }
 
     /// Writes a file under the project (creating folders).
+    /// `pi --offline --provider mock --model mock-model <extra>` in a 110×40 tmux pane,
+    /// with this project's home.
+    pub fn tui(&self, extra: &str) -> super::tmux::Tmux {
+        let home = self.dir.path().join("home");
+        let cmd = format!(
+            "{} --offline --provider mock --model mock-model {extra}",
+            env!("CARGO_BIN_EXE_pi")
+        );
+        super::tmux::Tmux::start(
+            &cmd,
+            &self.cwd(),
+            &[
+                ("HOME", home.to_str().unwrap()),
+                ("PI_CODING_AGENT_DIR", ""),
+            ],
+            110,
+            40,
+        )
+    }
+
     pub fn write(&self, relative: &str, text: &str) -> PathBuf {
         let path = self.cwd().join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

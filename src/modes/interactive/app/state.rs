@@ -674,6 +674,19 @@ fn context_path(path: &std::path::Path, cwd: &std::path::Path, home: Option<&str
     }
 }
 
+/// Walks the project in `cwd` for @-completion on a blocking thread (it can take a while
+/// in big repositories); the files arrive as `AppMsg::FilesWalked`.
+pub(super) fn walk_project_files(
+    tx: &tokio::sync::mpsc::UnboundedSender<AppMsg>,
+    cwd: std::path::PathBuf,
+) {
+    let walk_tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let files = crate::modes::interactive::autocomplete::walk_project(&cwd, 20_000);
+        let _ = walk_tx.send(AppMsg::FilesWalked(cwd, Arc::new(files)));
+    });
+}
+
 #[cfg(test)]
 mod path_tests {
     use super::{context_path, home_path};
@@ -700,17 +713,4 @@ mod path_tests {
             "~/proj/AGENTS.md"
         );
     }
-}
-
-/// Walks the project in `cwd` for @-completion on a blocking thread (it can take a while
-/// in big repositories); the files arrive as `AppMsg::FilesWalked`.
-pub(super) fn walk_project_files(
-    tx: &tokio::sync::mpsc::UnboundedSender<AppMsg>,
-    cwd: std::path::PathBuf,
-) {
-    let walk_tx = tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let files = crate::modes::interactive::autocomplete::walk_project(&cwd, 20_000);
-        let _ = walk_tx.send(AppMsg::FilesWalked(cwd, Arc::new(files)));
-    });
 }
