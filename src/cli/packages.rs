@@ -29,12 +29,12 @@ struct Parsed {
 
 fn usage(command: &str) -> &'static str {
     match command {
-        "install" => "pi install <source> [-l]",
-        "remove" => "pi remove <source> [-l]",
+        "install" => "pi install <source> [-l] [--approve|--no-approve]",
+        "remove" => "pi remove <source> [-l] [--approve|--no-approve]",
         "update" => {
             "pi update [source|self|pi] [--self] [--extensions] [--extension <source>] [--force]"
         }
-        _ => "pi list",
+        _ => "pi list [--approve|--no-approve]",
     }
 }
 
@@ -181,8 +181,6 @@ Options:
   --self                  Update pi only
   --extensions            Update installed packages only
   --extension <source>    Update one package only
-  -a, --approve           Trust project-local files for this command
-  -na, --no-approve       Ignore project-local files for this command
   --force                 Reinstall pi even if the current version is latest
 
 Short forms:

@@ -382,6 +382,7 @@ impl App {
         self.tool_items.clear();
         self.full_redraw = true;
         self.dirty = true;
+        self.warn_if_project_untrusted();
         // After the conversation, where they were first shown.
         let warnings: Vec<String> = self
             .pinned_warnings
@@ -478,7 +479,6 @@ impl App {
             .map(|w| format!("Warning: {w}"))
             .collect();
         self.rebuild_transcript();
-        self.warn_if_project_untrusted();
         self.show_startup_notices();
         self.warn_anthropic_extra_usage();
         self.forward_extension_ui();

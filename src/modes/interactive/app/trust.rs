@@ -47,7 +47,11 @@ impl App {
     /// resources that were therefore left out.
     pub(super) fn warn_if_project_untrusted(&mut self) {
         let cwd = self.session.cwd();
-        if self.session.settings().project_trust().is_trusted() || !has_protected_resources(cwd) {
+        // While the session loads, trust is being decided.
+        if self.loading
+            || self.session.settings().project_trust().is_trusted()
+            || !has_protected_resources(cwd)
+        {
             return;
         }
         self.note(
