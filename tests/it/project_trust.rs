@@ -212,15 +212,50 @@ fn approve_loads_the_project_and_no_approve_beats_a_saved_trust() {
 fn a_project_extension_does_not_run_before_pi_exits_on_an_unknown_flag() {
     require!("node");
     let project = project_with_resources();
-    let out = project.pi().args(["--bogus", "-p", "hi"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("Unknown option: --bogus"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(!project.dir.path().join("extension-ran").exists());
+    for mode in [
+        &["-p", "hi"][..],
+        &["--mode", "json", "hi"],
+        &["--mode", "rpc"],
+    ] {
+        let out = project.pi().arg("--bogus").args(mode).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{mode:?}");
+        assert!(
+            stderr(&out).contains("Unknown option: --bogus"),
+            "{mode:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            !project.dir.path().join("extension-ran").exists(),
+            "{mode:?}"
+        );
+    }
     assert!(project.requests().is_empty());
+    if !tmux::available() {
+        eprintln!("skipped the terminal UI: tmux is not installed");
+        return;
+    }
+    // The terminal UI asks first (as pi: flags are checked once extensions loaded);
+    // not trusted, the project's extension never runs before pi exits on the flag.
+    let home = project.dir.path().join("home");
+    let tui = Tmux::start(
+        &format!(
+            "sh -c '{} --offline --provider mock --model mock-model --bogus; echo EXITED-$?; sleep 30'",
+            env!("CARGO_BIN_EXE_pi")
+        ),
+        &project.cwd(),
+        &[
+            ("HOME", home.to_str().unwrap()),
+            ("PI_CODING_AGENT_DIR", ""),
+        ],
+        100,
+        30,
+    );
+    wait_for_question(&tui);
+    assert!(!project.dir.path().join("extension-ran").exists());
+    choose(&tui, 4);
+    let screen = tui.wait_for("EXITED-1", WAIT);
+    assert!(screen.contains("Unknown option: --bogus"), "{screen}");
+    assert!(!project.dir.path().join("extension-ran").exists());
 }
 
 #[test]
@@ -553,7 +588,9 @@ fn the_terminal_ui_asks_first_and_each_answer_does_what_pi_does() {
     tui.wait_until("the project extension ran", WAIT, |_| marker.exists());
     tui.type_text("/greet");
     tui.keys(&["Enter"]);
-    tui.wait_for("ok", WAIT);
+    tui.wait_until("the model was asked", WAIT, |_| {
+        !project.requests().is_empty()
+    });
     assert_eq!(loaded(&project), ALL);
     assert!(!trust_file(&project).exists());
     drop(tui);
@@ -735,4 +772,74 @@ fn package_command_help_and_usage_lines_are_pi_1_6s() {
                 .to_string()
         )
     );
+}
+
+#[test]
+fn reload_trusts_what_the_session_created_in_a_folder_trusted_for_having_nothing() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let project = Project::untrusted(script());
+    let tui = tui_in(&project, &project.cwd());
+    tui.wait_for("mock-model", WAIT);
+    project.write(".pi/prompts/greet.md", "EXPANDED-TEMPLATE\n");
+    tui.type_text("/reload");
+    tui.keys(&["Enter"]);
+    tui.wait_for("; saved project trust", WAIT);
+    let key = canonical(&project.cwd()).display().to_string();
+    assert_eq!(
+        std::fs::read_to_string(trust_file(&project)).unwrap(),
+        format!("{{\n  {}: true\n}}\n", json!(key))
+    );
+    tui.type_text("/greet");
+    tui.keys(&["Enter"]);
+    tui.wait_until("the model was asked", WAIT, |_| {
+        !project.requests().is_empty()
+    });
+    assert_eq!(loaded_template(&project), Some(true));
+}
+
+/// Whether the last request's user message was the expanded `greet` template.
+fn loaded_template(project: &Project) -> Option<bool> {
+    let requests = project.requests();
+    let body = requests.last()?;
+    let user = body["messages"]
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")?;
+    Some(text_of(&user["content"]).contains("EXPANDED-TEMPLATE"))
+}
+
+#[test]
+fn trust_json_is_read_under_pis_lock_and_a_stale_lock_is_taken_over() {
+    require!("node");
+    let project = project_with_resources();
+    save_trust(&project, &[(&project.cwd(), json!(true))]);
+    let lock = project.agent_dir().join("trust.json.lock");
+    // Held by a live pi: the saved decision cannot be read; pi-rs says so and goes on
+    // without it.
+    std::fs::create_dir(&lock).unwrap();
+    let out = print(&project, &[]);
+    succeeded(&out);
+    assert!(
+        stderr(&out).contains(&format!(
+            "Warning: cannot lock trust store {}: another pi process holds {}",
+            trust_file(&project).display(),
+            lock.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(loaded(&project), Vec::<&str>::new());
+    assert!(lock.is_dir(), "someone else's lock is left alone");
+    // Left by a crash (older than proper-lockfile's 10 s): taken over, and released.
+    std::fs::File::open(&lock)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(60))
+        .unwrap();
+    succeeded(&print(&project, &[]));
+    assert_eq!(loaded(&project), ALL);
+    assert!(!lock.exists());
 }
