@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::ai::model::ThinkingLevel;
 use crate::ai::retry::DEFAULT_TIMEOUT_MS;
-use crate::core::trust::{DefaultProjectTrust, ProjectTrust};
+use crate::core::trust::decision::{DefaultProjectTrust, ProjectTrust};
 
 /// A settings file that could not be read or parsed.
 #[derive(Debug, Clone, PartialEq)]

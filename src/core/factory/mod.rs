@@ -22,6 +22,7 @@ mod reload;
 mod resources;
 mod source;
 mod trust;
+mod trust_gate;
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -31,14 +32,14 @@ use std::time::Duration;
 pub use self::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};
 pub use self::error::StartupError;
 pub use self::source::{SessionSource, missing_session_cwd, open_session_source, session_dir_for};
-pub use self::trust::TrustPrompter;
+pub use self::trust_gate::TrustPrompter;
 
 use self::model::{ModelContext, choose_model};
 use self::resources::{
     LoadedExtensions, Place, SessionInfo, SessionPackages, TemplatesAndSkills, builtin_tools,
     check_extension_flags, extension_tools, find_extensions, prompt_resources, start_extensions,
 };
-use self::trust::TrustGate;
+use self::trust_gate::TrustGate;
 use crate::ai::auth::ApiKey;
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::ModelRegistry;

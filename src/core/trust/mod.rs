@@ -15,59 +15,17 @@
 //!
 //! Context files (AGENTS.md, CLAUDE.md) are not protected: they load either way.
 
+pub mod decision;
+mod folder;
 pub mod store;
 
 use std::path::{Path, PathBuf};
 
+pub use decision::{DefaultProjectTrust, ProjectTrust};
+pub use folder::{canonical_folder, folders_equal};
 pub use store::{SavedDecision, TrustStore, TrustStoreError, TrustUpdate};
 
 use crate::core::paths::{CONFIG_DIR_NAME, home_dir};
-
-/// Whether the project's resources load. Untrusted, only the agent directory's settings
-/// and resources (and the command line's) are used; the project's `sessionDir` is the one
-/// setting read either way, as in pi.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ProjectTrust {
-    #[default]
-    Untrusted,
-    Trusted,
-}
-
-impl ProjectTrust {
-    pub fn from_bool(trusted: bool) -> ProjectTrust {
-        if trusted {
-            ProjectTrust::Trusted
-        } else {
-            ProjectTrust::Untrusted
-        }
-    }
-
-    pub fn is_trusted(self) -> bool {
-        self == ProjectTrust::Trusted
-    }
-}
-
-/// `defaultProjectTrust`: what happens when no flag, extension or saved decision decides.
-/// Read from the agent directory's settings only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DefaultProjectTrust {
-    /// Ask in the terminal UI; without one (print, JSON, RPC) the project is not trusted.
-    #[default]
-    Ask,
-    Always,
-    Never,
-}
-
-impl DefaultProjectTrust {
-    /// pi's reading: `"always"` and `"never"`, anything else is `"ask"`.
-    pub fn parse(value: Option<&str>) -> DefaultProjectTrust {
-        match value {
-            Some("always") => DefaultProjectTrust::Always,
-            Some("never") => DefaultProjectTrust::Never,
-            _ => DefaultProjectTrust::Ask,
-        }
-    }
-}
 
 /// The entries of `<cwd>/.pi` that need a trust decision: pi's list, and pi-rs's own
 /// `rs-extensions` folder (project programs run from there too).
@@ -130,35 +88,6 @@ pub fn decide_without_asking(
         None => default == DefaultProjectTrust::Always,
     };
     (ProjectTrust::from_bool(trusted), problem)
-}
-
-/// `path` as trust.json names it: absolute, `.` and `..` folded, symlinks resolved when
-/// it exists (pi's `canonicalizePath(resolvePath(…))`).
-pub fn canonical_folder(path: &Path) -> PathBuf {
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    };
-    let folded = crate::core::resource_paths::normalize(&absolute);
-    std::fs::canonicalize(&folded).unwrap_or(folded)
-}
-
-/// Whether two paths name the same folder (case-insensitively on Windows, as pi).
-pub fn folders_equal(a: &Path, b: &Path) -> bool {
-    let key = |p: &Path| {
-        let folded = crate::core::resource_paths::normalize(p)
-            .display()
-            .to_string();
-        if cfg!(windows) {
-            folded.to_lowercase()
-        } else {
-            folded
-        }
-    };
-    key(a) == key(b)
 }
 
 /// The parent of `cwd`'s canonical folder, if it has one (what "Trust parent folder"

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::{canonical_folder, folders_equal};
+use super::folder::{canonical_folder, folders_equal};
 
 /// proper-lockfile's default `stale`: a lock older than this is left over by a crash.
 const LOCK_STALE: Duration = Duration::from_secs(10);
