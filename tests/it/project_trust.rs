@@ -843,3 +843,36 @@ fn trust_json_is_read_under_pis_lock_and_a_stale_lock_is_taken_over() {
     assert_eq!(loaded(&project), ALL);
     assert!(!lock.exists());
 }
+
+#[test]
+fn a_program_extension_answers_project_trust_with_the_protocol() {
+    require!("node");
+    require!("python3");
+    let project = project_with_resources();
+    let path = project.agent_dir().join("rs-extensions/trusting");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        "#!/usr/bin/env python3\n\
+         import json, sys\n\
+         def send(m):\n    sys.stdout.write(json.dumps(m) + \"\\n\"); sys.stdout.flush()\n\
+         sys.stdin.readline()\n\
+         send({\"type\": \"register\", \"events\": [\"project_trust\"]})\n\
+         for line in sys.stdin:\n\
+         \x20   m = json.loads(line)\n\
+         \x20   if m[\"type\"] == \"event\" and \"id\" in m:\n\
+         \x20       e = m[\"event\"]\n\
+         \x20       ok = e[\"type\"] == \"project_trust\" and e[\"trustContext\"] == {\"mode\": \"json\", \"hasUI\": False}\n\
+         \x20       send({\"type\": \"response\", \"id\": m[\"id\"], \"result\": {\"trusted\": \"yes\" if ok else \"no\"}})\n",
+    )
+    .unwrap();
+    succeeded(
+        &project
+            .pi()
+            .args(["--mode", "json", "/greet"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(loaded(&project), ALL);
+    assert!(!trust_file(&project).exists(), "not remembered");
+}
