@@ -652,8 +652,11 @@ fn trust_json_is_written_byte_for_byte_as_pi_1_6_writes_it() {
         let tui = tui_in(&project, &cwd);
         wait_for_question(&tui);
         choose(&tui, downs);
+        // Written in place under pi's lock (which this test does not take): wait for the
+        // whole new file.
         tui.wait_until("the decision is saved", WAIT, |_| {
-            std::fs::read_to_string(trust_file(&project)).ok() != before
+            let now = std::fs::read_to_string(trust_file(&project)).ok();
+            now != before && now.is_some_and(|t| t.ends_with("}\n"))
         });
     }
     let written = std::fs::read_to_string(trust_file(&project)).unwrap();
