@@ -137,6 +137,12 @@ pub struct Cli {
     /// Always show the full startup header
     #[arg(long)]
     pub verbose: bool,
+    /// Trust project-local files for this run
+    #[arg(short = 'a', long = "approve")]
+    pub approve: bool,
+    /// Ignore project-local files for this run
+    #[arg(long = "no-approve")]
+    pub no_approve: bool,
     /// No startup network use (same as PI_OFFLINE=1)
     #[arg(long)]
     pub offline: bool,
@@ -173,6 +179,9 @@ pub struct Args {
     pub detached_flag_values: Vec<String>,
     /// Non-fatal problems to print before starting.
     pub warnings: Vec<String>,
+    /// `--approve` / `-a` (`true`) or `--no-approve` / `-na` (`false`): the project trust
+    /// decision for this run, the last one given winning as in pi.
+    pub project_trust: Option<bool>,
 }
 
 impl Args {
@@ -201,7 +210,8 @@ fn split_list(s: &str) -> Vec<String> {
 
 /// pi's package-manager subcommands.
 /// pi's multi-letter short flags and their long forms.
-const MULTI_LETTER_SHORTS: [(&str, &str); 6] = [
+const MULTI_LETTER_SHORTS: [(&str, &str); 7] = [
+    ("-na", "--no-approve"),
     ("-nt", "--no-tools"),
     ("-nbt", "--no-builtin-tools"),
     ("-ne", "--no-extensions"),
@@ -237,12 +247,18 @@ where
     let mut kept: Vec<String> = Vec::new();
     let mut unknown_flags = Vec::new();
     let mut detached_flag_values = Vec::new();
+    let mut project_trust = None;
     let mut i = 0;
     while i < raw.len() {
         let arg = &raw[i];
         if arg == "--" {
             kept.extend(raw[i..].iter().cloned());
             break;
+        }
+        match arg.as_str() {
+            "-a" | "--approve" => project_trust = Some(true),
+            "-na" | "--no-approve" => project_trust = Some(false),
+            _ => {}
         }
         if let Some((_, long)) = MULTI_LETTER_SHORTS.iter().find(|(s, _)| s == arg) {
             kept.push((*long).to_string());
@@ -285,6 +301,7 @@ where
         cli,
         unknown_flags,
         detached_flag_values,
+        project_trust,
         ..Args::default()
     };
     if let Some(mode) = &args.cli.mode {
@@ -348,6 +365,20 @@ mod tests {
         );
         assert_eq!(a.messages, ["hello"]);
         assert_eq!(a.detached_flag_values, ["depth"]);
+    }
+
+    #[test]
+    fn approve_flags_the_last_one_wins() {
+        assert_eq!(parse(["-a"]).unwrap().project_trust, Some(true));
+        assert_eq!(
+            parse(["--approve", "-na", "hi"]).unwrap().project_trust,
+            Some(false)
+        );
+        assert_eq!(
+            parse(["--no-approve", "--approve"]).unwrap().project_trust,
+            Some(true)
+        );
+        assert_eq!(parse(["hi"]).unwrap().project_trust, None);
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub fn session_config(args: &Args) -> SessionConfig {
         session_dir: cli.session_dir.clone(),
         warnings: args.warnings.clone(),
         offline: cli.offline,
+        project_trust: args.project_trust,
     }
 }
 

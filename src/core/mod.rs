@@ -20,3 +20,4 @@ pub mod settings;
 pub mod skills;
 pub mod system_prompt;
 pub mod timing;
+pub mod trust;

@@ -44,6 +44,8 @@ fn make_home(root: &Path) {
         &root.join("proj/.pi/skills/local-skill/SKILL.md"),
         "---\nname: local-skill\ndescription: Local\n---\nLocal.\n",
     );
+    // The user trusts the project (its settings and skills are listed).
+    crate::support::pi_project::trust_folder(&agent, &root.join("proj"));
 }
 
 /// Runs `program config` in the home under `root`: switches the package's theme off

@@ -45,6 +45,9 @@ pub struct SessionConfig {
     /// `--offline`: configured pi packages that are missing are not installed (they are
     /// left out with a warning).
     pub offline: bool,
+    /// `--approve` (`true`) / `--no-approve` (`false`): the project trust decision for
+    /// this run, before extensions, trust.json and `defaultProjectTrust` are asked.
+    pub project_trust: Option<bool>,
 }
 
 /// Which tools a session starts with, as pi's tool flags decide.
