@@ -287,7 +287,7 @@ pub fn is_blob_name(hash: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn git(dir: &Path, args: &[&str]) {

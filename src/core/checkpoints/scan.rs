@@ -854,4 +854,194 @@ mod tests {
         let paths: Vec<&str> = next.changes.iter().map(|c| c.path.as_str()).collect();
         assert_eq!(paths, ["old"]);
     }
+
+    /// A scan of `root` into a fresh store.
+    fn fresh_scan(root: &Path, bounds: &ScanBounds) -> ScanOutcome {
+        let agent = tempfile::tempdir().unwrap();
+        let store = Store::for_project(agent.path(), root);
+        scan(root, &store, Index::default(), bounds)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_a_symlink_loop_and_dangling_links_neither_block_nor_count() {
+        let project = tempfile::tempdir().unwrap();
+        let root = project.path();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        let fifo =
+            std::ffi::CString::new(root.join("pipe").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        std::os::unix::fs::symlink(".", root.join("loop")).unwrap();
+        std::os::unix::fs::symlink("nowhere", root.join("dangling")).unwrap();
+        std::os::unix::fs::symlink("b", root.join("c")).unwrap();
+        std::os::unix::fs::symlink("c", root.join("b")).unwrap();
+        let out = fresh_scan(root, &ScanBounds::default());
+        assert_eq!(out.incomplete, None);
+        let mut names: Vec<&String> = out.index.files.keys().collect();
+        names.sort();
+        assert_eq!(names, ["a.txt"]);
+        // Reading a FIFO put where a file was refuses at once instead of waiting.
+        assert!(read_regular(&root.join("pipe")).is_err());
+        assert!(read_regular(&root.join("loop")).is_err());
+    }
+
+    /// Makes `depth` nested directories of 250-character names under `root` (relative
+    /// to each parent, so the whole path may exceed what one system call takes), with a
+    /// file in the last; returns the relative path of that file.
+    #[cfg(unix)]
+    fn deep_tree(root: &Path, depth: usize) -> String {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        let name = "d".repeat(250);
+        let c_name = std::ffi::CString::new(name.clone()).unwrap();
+        let mut dir = std::fs::File::open(root).unwrap();
+        let mut path = Vec::new();
+        for _ in 0..depth {
+            // SAFETY: valid descriptor and NUL-terminated name; results are checked.
+            let fd = unsafe {
+                assert_eq!(libc::mkdirat(dir.as_raw_fd(), c_name.as_ptr(), 0o755), 0);
+                libc::openat(
+                    dir.as_raw_fd(),
+                    c_name.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY,
+                )
+            };
+            assert!(fd >= 0);
+            // SAFETY: a new descriptor owned by nobody else.
+            dir = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+            path.push(name.clone());
+        }
+        let file = std::ffi::CString::new("deep.txt").unwrap();
+        // SAFETY: as above.
+        let fd = unsafe {
+            libc::openat(
+                dir.as_raw_fd(),
+                file.as_ptr(),
+                libc::O_CREAT | libc::O_WRONLY,
+                0o644,
+            )
+        };
+        assert!(fd >= 0);
+        // SAFETY: closes the descriptor just opened.
+        unsafe { libc::close(fd) };
+        path.push("deep.txt".into());
+        path.join("/")
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_the_walk_cannot_read_makes_an_honest_incomplete_scan() {
+        // A directory whose path is too long to open (ENAMETOOLONG) stands for any the
+        // walk cannot read; permissions would not stop a test running as root.
+        let project = tempfile::tempdir().unwrap();
+        let root = project.path();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        let agent = tempfile::tempdir().unwrap();
+        let store = Store::for_project(agent.path(), root);
+        let first = scan(root, &store, Index::default(), &ScanBounds::default());
+        assert_eq!(first.incomplete, None);
+        deep_tree(root, 20);
+        std::fs::remove_file(root.join("a.txt")).unwrap();
+        let next = scan(root, &store, first.index, &ScanBounds::default());
+        let note = next.incomplete.unwrap_or_default();
+        assert!(note.contains("could not be read"), "{note}");
+        assert!(next.index.partial);
+        // A file not seen is not known to be gone while the snapshot has a hole: it
+        // stays in the index, no deletion is recorded, and restores leave it alone.
+        assert!(next.changes.is_empty(), "{:?}", next.changes);
+        assert!(next.index.files.contains_key("a.txt"));
+    }
+
+    #[test]
+    fn a_file_changing_while_it_is_read_is_not_recorded_and_is_named() {
+        let project = tempfile::tempdir().unwrap();
+        let agent = tempfile::tempdir().unwrap();
+        let root = project.path();
+        let store = Store::for_project(agent.path(), root);
+        std::fs::write(root.join("busy.log"), "first").unwrap();
+        let meta = std::fs::symlink_metadata(root.join("busy.log")).unwrap();
+        let key = stat_key(&meta);
+        // Written to between the walk's look at it and the read.
+        std::fs::write(root.join("busy.log"), "first and more").unwrap();
+        let bounds = ScanBounds::default();
+        let mut cmp = Compare::new(root, &store, &bounds, Instant::now());
+        assert_eq!(cmp.seen("busy.log", key, None, None), None);
+        let out = cmp.finish(Index::default(), 0, None);
+        assert!(out.changes.is_empty());
+        let note = out.incomplete.unwrap_or_default();
+        assert!(note.contains("1 files changing while read"), "{note}");
+        assert_eq!(store.disk_usage().1, 0, "nothing stored");
+    }
+
+    #[test]
+    fn a_million_files_stop_at_the_file_bound_within_the_time_bound() {
+        // 3,000 files against a bound of 1,000 stand for a million against 250,000.
+        let project = tempfile::tempdir().unwrap();
+        let root = project.path();
+        for d in 0..30 {
+            let dir = root.join(format!("d{d}"));
+            std::fs::create_dir(&dir).unwrap();
+            for f in 0..100 {
+                std::fs::write(dir.join(format!("f{f}")), "x").unwrap();
+            }
+        }
+        let bounds = ScanBounds {
+            max_files: 1000,
+            ..ScanBounds::default()
+        };
+        let started = Instant::now();
+        let out = fresh_scan(root, &bounds);
+        assert!(started.elapsed() < bounds.max_duration);
+        assert!(out.index.partial);
+        assert!(out.index.files.len() <= 1000);
+        let note = out.incomplete.unwrap_or_default();
+        assert!(note.contains("stopped after 1000 files"), "{note}");
+    }
+
+    #[test]
+    fn in_git_clean_tracked_files_are_not_read_and_a_changed_one_comes_back_from_git() {
+        let dir = crate::core::checkpoints::git::tests::repo_with(&[
+            ("kept.txt", "kept\n"),
+            ("changed.txt", "old\n"),
+            ("gone.txt", "gone\n"),
+        ]);
+        let root = dir.path();
+        let agent = tempfile::tempdir().unwrap();
+        let store = Store::for_project(agent.path(), root);
+        let mut git = GitRepo::open(root, &[]);
+        assert!(git.is_some());
+        std::fs::write(root.join("untracked.txt"), "mine\n").unwrap();
+        let bounds = ScanBounds::default();
+        let first = scan_with(root, &store, Index::default(), &bounds, git.as_mut(), false);
+        assert!(first.changes.is_empty());
+        // Only the untracked file was read and stored.
+        assert_eq!(store.disk_usage().1, 1);
+        assert!(is_blob_name(&first.index.files["kept.txt"].hash));
+        std::fs::write(root.join("changed.txt"), "new\n").unwrap();
+        std::fs::remove_file(root.join("gone.txt")).unwrap();
+        let next = scan_with(root, &store, first.index, &bounds, git.as_mut(), true);
+        assert_eq!(next.incomplete, None);
+        let got: Vec<(&str, Option<Vec<u8>>, Option<Vec<u8>>)> = next
+            .changes
+            .iter()
+            .map(|c| {
+                let get = |h: &Option<String>| h.as_ref().map(|h| store.get(h).unwrap());
+                (c.path.as_str(), get(&c.before), get(&c.after))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "changed.txt",
+                    Some(b"old\n".to_vec()),
+                    Some(b"new\n".to_vec())
+                ),
+                ("gone.txt", Some(b"gone\n".to_vec()), None),
+            ]
+        );
+        // kept.txt was never copied.
+        let kept = crate::core::checkpoints::hash_bytes(b"kept\n");
+        assert!(store.get(&kept).is_err());
+    }
 }
