@@ -99,6 +99,18 @@ fn checkpoint_entries(s: &AgentSession) -> Vec<Value> {
         .collect()
 }
 
+/// The id of the first user message on the current path.
+fn first_user_entry(s: &AgentSession) -> String {
+    s.with_session(|m| {
+        m.path(None)
+            .iter()
+            .find(|e| matches!(e, SessionEntry::Message(x) if x.message.role() == "user"))
+            .unwrap()
+            .id()
+            .to_string()
+    })
+}
+
 fn restoring() -> NavigateOptions {
     NavigateOptions {
         restore_files: true,
@@ -165,14 +177,7 @@ async fn write_edit_and_bash_are_recorded_and_navigation_restores_the_files_both
     assert_eq!(restored, ["a.txt", "keep.txt", "sub/new.txt"]);
 
     // Before the first tool call: the file the agent created is gone.
-    let first_user = s.with_session(|m| {
-        m.path(None)
-            .iter()
-            .find(|e| matches!(e, SessionEntry::Message(x) if x.message.role() == "user"))
-            .unwrap()
-            .id()
-            .to_string()
-    });
+    let first_user = first_user_entry(&s);
     s.navigate_tree(&first_user, restoring()).await.unwrap();
     assert_eq!(files(&p.cwd()), tree(&[("keep.txt", "user file\n")]));
 
@@ -432,14 +437,7 @@ async fn in_a_git_repository_bash_changes_to_tracked_files_come_back_without_cop
             }
         }
     }
-    let first_user = s.with_session(|m| {
-        m.path(None)
-            .iter()
-            .find(|e| matches!(e, SessionEntry::Message(x) if x.message.role() == "user"))
-            .unwrap()
-            .id()
-            .to_string()
-    });
+    let first_user = first_user_entry(&s);
     s.navigate_tree(&first_user, restoring()).await.unwrap();
     assert_eq!(files(&cwd), before);
     // The tracked files nobody changed were never copied into the store.

@@ -290,17 +290,21 @@ pub fn is_blob_name(hash: &str) -> bool {
 pub(crate) mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) {
-        let ok = std::process::Command::new("git")
+    /// Runs git in `dir` (as a test user, ignoring a `GIT_DIR` around the tests); false
+    /// when it fails.
+    pub(crate) fn run_git(dir: &Path, args: &[&str]) -> bool {
+        std::process::Command::new("git")
             .args(["-c", "user.email=t@t", "-c", "user.name=t"])
             .args(args)
             .current_dir(dir)
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
             .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false);
-        assert!(ok, "git {args:?}");
+            .is_ok_and(|o| o.status.success())
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        assert!(run_git(dir, args), "git {args:?}");
     }
 
     /// A repository with `files` committed, its index written a moment after the files

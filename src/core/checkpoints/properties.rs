@@ -12,6 +12,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use serde_json::json;
 
+use super::git::tests::run_git as git;
 use super::*;
 
 const PATHS: &[&str] = &["a.txt", "b.txt", "d/c.txt", "d/e/f.txt"];
@@ -149,18 +150,6 @@ impl World {
         });
         self.current = self.nodes.len() - 1;
     }
-}
-
-/// Runs git in `dir`; false when it fails.
-fn git(dir: &Path, args: &[&str]) -> bool {
-    std::process::Command::new("git")
-        .args(["-c", "user.email=t@t", "-c", "user.name=t"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 type Steps = Vec<(prop::sample::Index, Op)>;

@@ -195,10 +195,12 @@ impl Checkpointer {
                         // watched once a walk began after the watches were in place.
                         let _ = w.wait_ready(WATCH_WAIT);
                     }
+                    crate::core::timing::mark("checkpoint watches set up");
                 }
                 if self.stale || self.index.is_none() {
                     // Only the starting point: what changed before is not the agent's.
                     self.rescan(cwd, false);
+                    crate::core::timing::mark("checkpoint snapshot before bash");
                 }
                 self.pending.insert(tool_call_id.to_string(), Pending::Tree);
             }
@@ -241,7 +243,14 @@ impl Checkpointer {
                 };
                 (changes, None)
             }
-            Pending::Tree => self.rescan(cwd, true),
+            Pending::Tree => {
+                let found = self.rescan(cwd, true);
+                crate::core::timing::mark(match self.last_scan {
+                    ScanKind::Watched => "checkpoint after bash (watched)",
+                    _ => "checkpoint after bash (walked)",
+                });
+                found
+            }
         };
         if changes.is_empty() && incomplete.is_none() {
             return None;
