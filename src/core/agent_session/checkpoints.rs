@@ -152,6 +152,16 @@ impl AgentSession {
         }
     }
 
+    /// The model began a `bash` call: the watches can start setting up before it runs.
+    pub(crate) fn checkpoint_bash_coming(&self) {
+        if !self.checkpoints_enabled() {
+            return;
+        }
+        if let Some(c) = self.checkpointer().as_mut() {
+            c.bash_coming(&self.inner.cwd);
+        }
+    }
+
     /// A tool call starts: remember what its checkpoint compares against.
     pub(crate) fn checkpoint_tool_started(&self, tool_call_id: &str, tool: &str, args: &Value) {
         if !matches!(tool, "write" | "edit" | "bash") || !self.checkpoints_enabled() {

@@ -1021,7 +1021,8 @@ mod tests {
         std::fs::remove_file(root.join("gone.txt")).unwrap();
         let next = scan_with(root, &store, first.index, &bounds, git.as_mut(), true);
         assert_eq!(next.incomplete, None);
-        let got: Vec<(&str, Option<Vec<u8>>, Option<Vec<u8>>)> = next
+        type Content = Option<Vec<u8>>;
+        let got: Vec<(&str, Content, Content)> = next
             .changes
             .iter()
             .map(|c| {

@@ -49,8 +49,11 @@ pub struct Checkpointer {
     pending: HashMap<String, Pending>,
     /// The inotify watches of the project (Linux), set up in the background.
     watcher: Option<Watcher>,
-    /// The watcher is started by the first `bash` call rather than at creation.
+    /// The watcher is started by the first `bash` call (or the model's announcing one)
+    /// rather than at creation.
     watch_on_first_bash: bool,
+    /// The first `bash` call still has to wait for the watches it started.
+    wait_for_watches: bool,
     /// The index came from a complete walk that began once the watches were in place:
     /// the watcher's news since then are all that changed.
     trust: Option<Trust>,
@@ -92,6 +95,7 @@ impl Checkpointer {
             pending: HashMap::new(),
             watcher: None,
             watch_on_first_bash: false,
+            wait_for_watches: false,
             trust: None,
             last_scan: ScanKind::None,
             git: None,
@@ -103,6 +107,15 @@ impl Checkpointer {
         match &self.watcher {
             Some(w) => w.wait_ready(timeout),
             None => Err("no watcher".into()),
+        }
+    }
+
+    /// The model is streaming a `bash` call: a deferred watcher starts setting up now,
+    /// while the call's arguments arrive, so that call waits less for it.
+    pub fn bash_coming(&mut self, cwd: &Path) {
+        if std::mem::take(&mut self.watch_on_first_bash) {
+            self.watcher = Watcher::start(cwd);
+            self.wait_for_watches = true;
         }
     }
 
@@ -188,8 +201,8 @@ impl Checkpointer {
                 );
             }
             "bash" => {
-                if std::mem::take(&mut self.watch_on_first_bash) {
-                    self.watcher = Watcher::start(cwd);
+                self.bash_coming(cwd);
+                if std::mem::take(&mut self.wait_for_watches) {
                     if let Some(w) = &self.watcher {
                         // Not ready in time: this call walks twice, the next ones are
                         // watched once a walk began after the watches were in place.
