@@ -15,6 +15,11 @@ use pi::core::paths::AgentPaths;
 /// How long a signal waits for the aborted run to be recorded before exiting.
 const ABORT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
 
+/// How long the exit waits for blocking tasks still running once the mode is done (a
+/// stdin reader parked in `read`, a thread finishing a write): they are left behind after
+/// that, never waited for.
+const EXIT_WAIT: Duration = Duration::from_millis(5);
+
 fn main() -> ExitCode {
     // The node host's loader asks this binary to compile a TypeScript module.
     if let Some(file) = std::env::var_os(pi::extensions::typescript::TRANSPILE_ENV) {
@@ -116,7 +121,6 @@ fn run(args: Args) -> Result<u8, StartupError> {
     let Some(launch) = launch::prepare(args, cwd, paths)? else {
         return Ok(0);
     };
-    let rpc = matches!(launch, Launch::Rpc(_));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -129,10 +133,8 @@ fn run(args: Args) -> Result<u8, StartupError> {
         code
     });
     pi::tools::shell::kill_all_running();
-    if rpc {
-        // The blocking stdin reader may still be parked in a read; do not wait for it.
-        rt.shutdown_timeout(Duration::from_millis(100));
-    }
+    // The blocking stdin reader (RPC) may still be parked in a read: do not wait for it.
+    rt.shutdown_timeout(EXIT_WAIT);
     code
 }
 

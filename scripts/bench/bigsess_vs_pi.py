@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Big sessions through the built binaries: pi-rs against the reference pi (npm, 0.73.1).
+"""Big sessions through the built binaries: pi-rs against the reference pi (npm, 1.6.0).
 
   scripts/bench/bigsess_vs_pi.py [--runs N] [--pi-rs target/release/pi] [--reference CMD]
                                  [--skip-reference] [--sizes 1000,10000,100000]
@@ -22,7 +22,7 @@ Measures, on the same loopback mock model server, in a throwaway HOME:
 Each run works on a fresh copy of the session (pi-rs and pi both append to it).
 
 Needs: `cargo build --release --bin pi --example mock_llm --example gen_session`, node + npm
-for the reference (`tests/support/reference-pi.sh` installs it on first use).
+for the reference (the shared `reference-pi` installs it on first use).
 """
 import argparse
 import json
@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import ROOT, temp_home
+from benchlib import REFERENCE_VERSION, ROOT, bench_env, default_reference, load, temp_home
 from rpc_vs_pi import Rpc
 
 SCRIPT = {"default": {"text": "Done: the answer to your question."}}
@@ -46,7 +46,7 @@ def parse():
     ap.add_argument("--pi-rs", default=str(ROOT / "target/release/pi"))
     ap.add_argument("--mock", default=str(ROOT / "target/release/examples/mock_llm"))
     ap.add_argument("--gen", default=str(ROOT / "target/release/examples/gen_session"))
-    ap.add_argument("--reference", default=str(ROOT / "tests/support/reference-pi.sh"))
+    ap.add_argument("--reference", default=default_reference())
     ap.add_argument("--skip-reference", action="store_true")
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--latency-sizes", default="1000,10000,50000")
@@ -146,14 +146,14 @@ def main():
         "models": [{"id": "mock-model", "contextWindow": 200000, "maxTokens": 4000}]}}}))
     # A model request that gets no answer fails after 30 s instead of hanging the bench.
     (agent / "settings.json").write_text(json.dumps({"retry": {"provider": {"timeoutMs": 30000}}}))
-    env = dict(os.environ, HOME=str(home), PI_OFFLINE="1")
-    env.pop("PI_CODING_AGENT_DIR", None)
+    env = bench_env(home)
     flags = ["--offline", "--provider", "mock", "--model", "mock-model"]
     ours = [args.pi_rs] + flags
     ref = [args.reference] + flags
     try:
         if not args.skip_reference:
             subprocess.run([args.reference, "--version"], env=env, stdout=subprocess.DEVNULL)
+        print(f"reference: pi {REFERENCE_VERSION}; {load()}", flush=True)
         sizes = sorted(set(args.sizes) | {10000})
         print(f"{'session':>22} {'program':>8} {'min ms':>7} {'med ms':>7} {'peak RSS MB':>12} {'ratio (min, median)':>20} {'CPU ms (min)':>13}")
         for turns in sizes:
@@ -175,6 +175,7 @@ def main():
             if not args.skip_reference and turns <= 10000:
                 ms, rss = latency(ref, env, proj, tmp, src)
                 print(f"{'':>22} {'pi':>8} {ms:10.1f} {rss:12.1f}", flush=True)
+        print(load())
     finally:
         server.kill()
         shutil.rmtree(tmp, ignore_errors=True)

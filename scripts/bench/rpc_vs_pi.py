@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""RPC mode of pi-rs against the reference pi (npm, 0.73.1), whole programs.
+"""RPC mode of pi-rs against the reference pi (npm, 1.6.0), whole programs.
 
   scripts/bench/rpc_vs_pi.py [--runs N] [--pi-rs target/release/pi] [--reference CMD]
 
@@ -13,7 +13,7 @@ Measures, for both programs, on the same loopback mock model server:
 Prints medians over N runs (N processes) and the ratio reference / pi-rs.
 
 Needs: a release build (`cargo build --release --example mock_llm --bin pi`), node + npm for
-the reference (`tests/support/reference-pi.sh` installs it on first use).
+the reference (the shared `reference-pi` installs it on first use).
 """
 import json
 import os
@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import parse_args, temp_home
+from benchlib import REFERENCE_VERSION, parse_args, temp_home
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = "".join(f"w{i % 100:02d} " for i in range(1000))  # 4,000 characters
@@ -152,7 +152,7 @@ def main():
         theirs = [steady(ref) for _ in range(args.runs)]
         for i, name in enumerate(["get_state round trip (µs)", "2,000-delta answer (ms)", "peak RSS (MB)"]):
             rows.append((name, statistics.median(r[i] for r in ours), statistics.median(r[i] for r in theirs)))
-        print(f"{'benchmark':38} {'pi-rs':>10} {'pi 0.73.1':>10} {'ratio':>7}")
+        print(f"{'benchmark':38} {'pi-rs':>10} {'pi ' + REFERENCE_VERSION:>10} {'ratio':>7}")
         for name, o, t in rows:
             print(f"{name:38} {o:10.1f} {t:10.1f} {t / o:6.1f}x")
     finally:

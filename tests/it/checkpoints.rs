@@ -53,6 +53,9 @@ fn files(dir: &Path) -> BTreeMap<String, String> {
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).unwrap().flatten() {
             let path = entry.path();
+            if entry.file_name() == ".git" {
+                continue;
+            }
             if path.is_dir() {
                 stack.push(path);
             } else {
@@ -94,6 +97,18 @@ fn checkpoint_entries(s: &AgentSession) -> Vec<Value> {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|v| v["type"] == "custom" && v["customType"] == "pi-rs.checkpoint")
         .collect()
+}
+
+/// The id of the first user message on the current path.
+fn first_user_entry(s: &AgentSession) -> String {
+    s.with_session(|m| {
+        m.path(None)
+            .iter()
+            .find(|e| matches!(e, SessionEntry::Message(x) if x.message.role() == "user"))
+            .unwrap()
+            .id()
+            .to_string()
+    })
 }
 
 fn restoring() -> NavigateOptions {
@@ -162,14 +177,7 @@ async fn write_edit_and_bash_are_recorded_and_navigation_restores_the_files_both
     assert_eq!(restored, ["a.txt", "keep.txt", "sub/new.txt"]);
 
     // Before the first tool call: the file the agent created is gone.
-    let first_user = s.with_session(|m| {
-        m.path(None)
-            .iter()
-            .find(|e| matches!(e, SessionEntry::Message(x) if x.message.role() == "user"))
-            .unwrap()
-            .id()
-            .to_string()
-    });
+    let first_user = first_user_entry(&s);
     s.navigate_tree(&first_user, restoring()).await.unwrap();
     assert_eq!(files(&p.cwd()), tree(&[("keep.txt", "user file\n")]));
 
@@ -378,4 +386,64 @@ async fn reference_pi_opens_and_continues_a_session_with_checkpoints() {
     assert!(
         matches!(messages.last(), Some(AgentMessage::Assistant(a)) if a.text() == "pi continues")
     );
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+}
+
+#[tokio::test]
+async fn in_a_git_repository_bash_changes_to_tracked_files_come_back_without_copying_the_rest() {
+    let p = project(
+        vec![turn(bash(
+            "echo edited > tracked.txt && rm kept.txt && echo mine > new.txt",
+        ))],
+        None,
+    );
+    let cwd = p.cwd();
+    std::fs::write(cwd.join("tracked.txt"), "tracked\n").unwrap();
+    std::fs::write(cwd.join("kept.txt"), "kept\n").unwrap();
+    std::fs::write(cwd.join("untouched.txt"), "untouched\n").unwrap();
+    git(&cwd, &["init", "-q"]);
+    // The index is written after the files' clock tick: not racily clean.
+    std::thread::sleep(Duration::from_millis(20));
+    git(&cwd, &["add", "-A"]);
+    git(&cwd, &["commit", "-qm", "start"]);
+    std::fs::write(cwd.join("untracked.txt"), "user's\n").unwrap();
+    let before = files(&cwd);
+    let s = session(&p);
+    s.prompt("bash", PromptOptions::default()).await.unwrap();
+    let recorded = checkpoint_entries(&s);
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    let changes = recorded[0]["data"]["changes"].as_array().unwrap();
+    let paths: Vec<&str> = changes
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["new.txt", "tracked.txt", "kept.txt"]);
+    // Contents are named by the store's hashes, as outside git.
+    for c in changes {
+        for side in ["before", "after"] {
+            if let Some(h) = c[side].as_str() {
+                assert_eq!(h.len(), 64, "{c}");
+            }
+        }
+    }
+    let first_user = first_user_entry(&s);
+    s.navigate_tree(&first_user, restoring()).await.unwrap();
+    assert_eq!(files(&cwd), before);
+    // The tracked files nobody changed were never copied into the store.
+    let store = s.checkpoint_store();
+    let untouched = pi::core::checkpoints::hash_bytes(b"untouched\n");
+    assert!(store.get(&untouched).is_err());
+    let tracked = pi::core::checkpoints::hash_bytes(b"tracked\n");
+    assert_eq!(store.get(&tracked).unwrap(), b"tracked\n");
 }

@@ -124,7 +124,7 @@ impl AgentSession {
     fn checkpointer(&self) -> std::sync::MutexGuard<'_, Option<Checkpointer>> {
         let mut guard = lock(&self.inner.checkpoints);
         if guard.is_none() {
-            *guard = Some(Checkpointer::new(
+            *guard = Some(Checkpointer::deferred(
                 &self.inner.paths.agent_dir,
                 &self.inner.cwd,
             ));
@@ -142,13 +142,23 @@ impl AgentSession {
     }
 
     /// A run begins: the user may have edited files since the last scan. The first run
-    /// creates the checkpointer, so its watcher is set up while the model answers.
+    /// creates the checkpointer; its watcher waits for the first `bash` call.
     pub(crate) fn checkpoint_run_started(&self) {
         if !self.checkpoints_enabled() {
             return;
         }
         if let Some(c) = self.checkpointer().as_mut() {
             c.mark_stale();
+        }
+    }
+
+    /// The model began a `bash` call: the watches can start setting up before it runs.
+    pub(crate) fn checkpoint_bash_coming(&self) {
+        if !self.checkpoints_enabled() {
+            return;
+        }
+        if let Some(c) = self.checkpointer().as_mut() {
+            c.bash_coming(&self.inner.cwd);
         }
     }
 

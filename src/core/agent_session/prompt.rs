@@ -647,6 +647,9 @@ impl AgentSession {
     fn on_agent_event(&self, event: &AgentEvent) {
         match event {
             AgentEvent::AgentStart => self.checkpoint_run_started(),
+            AgentEvent::MessageUpdate {
+                event: crate::ai::stream::StreamEvent::ToolCallStart { name, .. },
+            } if name == "bash" => self.checkpoint_bash_coming(),
             AgentEvent::ToolExecutionStart {
                 tool_call_id,
                 tool_name,

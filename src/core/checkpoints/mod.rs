@@ -12,6 +12,8 @@
 //! call). `bash` is recorded by comparing the working tree against an index of size,
 //! mtime and inode per file ([`scan`]): only files whose metadata changed are read and
 //! hashed, so the cost follows the number of changed files, not the size of the project.
+//! In a git repository, tracked files git's index proves unchanged are not even read:
+//! their content is git's blob, stored only once a tool call changes the file ([`git`]).
 //! On Linux, inotify watches ([`watch`]) spare even the walk: a `bash` checkpoint then
 //! only looks at the entries the kernel reported changed, and walks the tree whenever
 //! those news cannot be trusted.
@@ -21,6 +23,7 @@
 //! first checkpoint that ever touched it found.
 
 pub mod diff;
+pub mod git;
 #[cfg(test)]
 mod properties;
 pub mod prune;
@@ -39,7 +42,9 @@ use serde::{Deserialize, Serialize};
 
 pub use diff::{FileDiff, FileStatus, Side};
 pub use prune::prune;
-pub use scan::{Index, IndexEntry, ScanBounds, ScanOutcome, scan, scan_changed};
+pub use scan::{
+    Index, IndexEntry, ScanBounds, ScanOutcome, scan, scan_changed, scan_changed_with, scan_with,
+};
 pub use store::{PruneReport, Store, hash_bytes, read_hash};
 pub use tracker::{Checkpointer, ScanKind};
 

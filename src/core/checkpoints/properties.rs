@@ -2,7 +2,9 @@
 //! through the [`Checkpointer`] along a random tree of entries (each step branches from
 //! any earlier entry, restoring its files first, as `/tree` does). Afterwards, restoring
 //! to every entry in random order must reproduce exactly the files seen there, and
-//! undoing each restore must bring back the files from before it.
+//! undoing each restore must bring back the files from before it. The same runs again in
+//! a git repository whose first files are committed, where clean tracked files are named
+//! by their git blob until a change needs their content ([`super::git`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,6 +12,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use serde_json::json;
 
+use super::git::tests::run_git as git;
 use super::*;
 
 const PATHS: &[&str] = &["a.txt", "b.txt", "d/c.txt", "d/e/f.txt"];
@@ -42,13 +45,16 @@ fn op() -> impl Strategy<Value = Op> {
 
 type Files = BTreeMap<String, Vec<u8>>;
 
-/// Every file under `root`.
+/// Every file under `root` (not `.git`).
 fn snapshot(root: &Path) -> Files {
     let mut out = Files::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
             let path = entry.path();
+            if entry.file_name() == ".git" {
+                continue;
+            }
             if path.is_dir() {
                 stack.push(path);
             } else {
@@ -146,6 +152,82 @@ impl World {
     }
 }
 
+type Steps = Vec<(prop::sample::Index, Op)>;
+
+/// The property: `initial` files (committed when `in_git`), the `steps` along a random
+/// tree, then restores in `order`.
+fn restores_reproduce_every_entry(
+    initial: &[(usize, usize)],
+    steps: &Steps,
+    order: &[prop::sample::Index],
+    in_git: bool,
+) -> Result<(), TestCaseError> {
+    let root = tempfile::tempdir().unwrap();
+    let agent = tempfile::tempdir().unwrap();
+    // Files the user had before the agent started.
+    for (p, c) in initial {
+        put_file(root.path(), *p, *c);
+    }
+    if in_git {
+        assert!(git(root.path(), &["init", "-q"]));
+        // The index is written after the files' clock tick: not racily clean.
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        assert!(git(root.path(), &["add", "-A"]));
+        assert!(git(
+            root.path(),
+            &["commit", "-qm", "start", "--allow-empty"]
+        ));
+    }
+    let mut world = World {
+        store: Store::for_project(agent.path(), root.path()),
+        tracker: Checkpointer::new(agent.path(), root.path()),
+        recorded: Vec::new(),
+        nodes: vec![Node {
+            path: vec!["root".into()],
+            files: snapshot(root.path()),
+        }],
+        current: 0,
+        root,
+        _agent: agent,
+    };
+    for (n, (base, op)) in steps.iter().enumerate() {
+        // Branch from any entry so far (often the current one: a linear run).
+        let base = if n % 2 == 0 {
+            world.current
+        } else {
+            base.index(world.nodes.len())
+        };
+        if base != world.current {
+            world.restore(base);
+            prop_assert_eq!(&snapshot(world.cwd()), &world.nodes[base].files);
+        }
+        world.step(n, op);
+    }
+    for pick in order {
+        let to = pick.index(world.nodes.len());
+        let before = snapshot(world.cwd());
+        let from = world.current;
+        let saved = world.restore(to);
+        prop_assert_eq!(
+            &snapshot(world.cwd()),
+            &world.nodes[to].files,
+            "restore to {}",
+            to
+        );
+        // Undo: the files from before the restore come back.
+        apply(
+            &world.store,
+            world.cwd(),
+            &saved.into_iter().collect::<Vec<_>>(),
+        )
+        .unwrap();
+        prop_assert_eq!(&snapshot(world.cwd()), &before);
+        world.current = from;
+        world.restore(to);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -155,41 +237,15 @@ proptest! {
         steps in proptest::collection::vec((any::<prop::sample::Index>(), op()), 1..10),
         order in proptest::collection::vec(any::<prop::sample::Index>(), 1..12),
     ) {
-        let root = tempfile::tempdir().unwrap();
-        let agent = tempfile::tempdir().unwrap();
-        // Files the user had before the agent started.
-        for (p, c) in &initial {
-            put_file(root.path(), *p, *c);
-        }
-        let mut world = World {
-            store: Store::for_project(agent.path(), root.path()),
-            tracker: Checkpointer::new(agent.path(), root.path()),
-            recorded: Vec::new(),
-            nodes: vec![Node { path: vec!["root".into()], files: snapshot(root.path()) }],
-            current: 0,
-            root,
-            _agent: agent,
-        };
-        for (n, (base, op)) in steps.iter().enumerate() {
-            // Branch from any entry so far (often the current one: a linear run).
-            let base = if n % 2 == 0 { world.current } else { base.index(world.nodes.len()) };
-            if base != world.current {
-                world.restore(base);
-                prop_assert_eq!(&snapshot(world.cwd()), &world.nodes[base].files);
-            }
-            world.step(n, op);
-        }
-        for pick in order {
-            let to = pick.index(world.nodes.len());
-            let before = snapshot(world.cwd());
-            let from = world.current;
-            let saved = world.restore(to);
-            prop_assert_eq!(&snapshot(world.cwd()), &world.nodes[to].files, "restore to {}", to);
-            // Undo: the files from before the restore come back.
-            apply(&world.store, world.cwd(), &saved.into_iter().collect::<Vec<_>>()).unwrap();
-            prop_assert_eq!(&snapshot(world.cwd()), &before);
-            world.current = from;
-            world.restore(to);
-        }
+        restores_reproduce_every_entry(&initial, &steps, &order, false)?;
+    }
+
+    #[test]
+    fn in_a_git_repository_restoring_any_entry_reproduces_its_files(
+        initial in proptest::collection::vec((0..PATHS.len(), 0..CONTENTS.len()), 1..4),
+        steps in proptest::collection::vec((any::<prop::sample::Index>(), op()), 1..10),
+        order in proptest::collection::vec(any::<prop::sample::Index>(), 1..12),
+    ) {
+        restores_reproduce_every_entry(&initial, &steps, &order, true)?;
     }
 }

@@ -6,8 +6,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::git::GitRepo;
 use super::watch::{Trust, Watcher};
 use super::{Change, Checkpoint, Index, IndexEntry, ScanBounds, Store};
+
+/// How long the first `bash` call of a [`Checkpointer::deferred`] waits for the watches
+/// to be in place before its snapshot.
+pub const WATCH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How the last working-tree scan found the changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,10 +49,18 @@ pub struct Checkpointer {
     pending: HashMap<String, Pending>,
     /// The inotify watches of the project (Linux), set up in the background.
     watcher: Option<Watcher>,
+    /// The watcher is started by the first `bash` call (or the model's announcing one)
+    /// rather than at creation.
+    watch_on_first_bash: bool,
+    /// The first `bash` call still has to wait for the watches it started.
+    wait_for_watches: bool,
     /// The index came from a complete walk that began once the watches were in place:
     /// the watcher's news since then are all that changed.
     trust: Option<Trust>,
     last_scan: ScanKind,
+    /// The project's git repository, looked up by the first scan (`None` inside: none,
+    /// or one whose files git may convert).
+    git: Option<Option<GitRepo>>,
 }
 
 impl Checkpointer {
@@ -63,6 +76,15 @@ impl Checkpointer {
         c
     }
 
+    /// A checkpointer whose watcher is started by the first `bash` call: a run that
+    /// never calls `bash` sets nothing up. That call waits (at most [`WATCH_WAIT`]) for
+    /// the watches before its snapshot, so the snapshot is the only walk it costs.
+    pub fn deferred(agent_dir: &Path, cwd: &Path) -> Checkpointer {
+        let mut c = Checkpointer::walking_only(agent_dir, cwd);
+        c.watch_on_first_bash = true;
+        c
+    }
+
     /// A checkpointer that always walks the tree (no watcher).
     pub fn walking_only(agent_dir: &Path, cwd: &Path) -> Checkpointer {
         Checkpointer {
@@ -72,8 +94,11 @@ impl Checkpointer {
             dirty: false,
             pending: HashMap::new(),
             watcher: None,
+            watch_on_first_bash: false,
+            wait_for_watches: false,
             trust: None,
             last_scan: ScanKind::None,
+            git: None,
         }
     }
 
@@ -82,6 +107,15 @@ impl Checkpointer {
         match &self.watcher {
             Some(w) => w.wait_ready(timeout),
             None => Err("no watcher".into()),
+        }
+    }
+
+    /// The model is streaming a `bash` call: a deferred watcher starts setting up now,
+    /// while the call's arguments arrive, so that call waits less for it.
+    pub fn bash_coming(&mut self, cwd: &Path) {
+        if std::mem::take(&mut self.watch_on_first_bash) {
+            self.watcher = Watcher::start(cwd);
+            self.wait_for_watches = true;
         }
     }
 
@@ -97,8 +131,9 @@ impl Checkpointer {
     /// not after every `bash` call (on 100k files it is megabytes).
     ///
     /// When the watcher's news are complete since the index was made, only the entries
-    /// it reported are looked at; otherwise the whole tree is walked.
-    fn rescan(&mut self, cwd: &Path) -> (Vec<Change>, Option<String>) {
+    /// it reported are looked at; otherwise the whole tree is walked. Without `record`
+    /// the scan only renews the index (the changes found are not the agent's).
+    fn rescan(&mut self, cwd: &Path, record: bool) -> (Vec<Change>, Option<String>) {
         let first_of_run = self.stale || self.index.is_none();
         let old = match self.index.take() {
             Some(index) => index,
@@ -110,15 +145,19 @@ impl Checkpointer {
             _ => None,
         };
         let walked = news.is_none();
+        let git = self
+            .git
+            .get_or_insert_with(|| GitRepo::open(cwd, &super::git::user_files()))
+            .as_mut();
         let outcome = match news {
             Some(dirty) => {
                 self.last_scan = ScanKind::Watched;
-                super::scan_changed(cwd, &self.store, old, &bounds, &dirty)
+                super::scan_changed_with(cwd, &self.store, old, &bounds, &dirty, git, record)
             }
             None => {
                 self.last_scan = ScanKind::Walk;
                 self.trust = self.watcher.as_ref().and_then(Watcher::begin_full);
-                super::scan(cwd, &self.store, old, &bounds)
+                super::scan_with(cwd, &self.store, old, &bounds, git, record)
             }
         };
         if outcome.index.partial {
@@ -162,8 +201,19 @@ impl Checkpointer {
                 );
             }
             "bash" => {
+                self.bash_coming(cwd);
+                if std::mem::take(&mut self.wait_for_watches) {
+                    if let Some(w) = &self.watcher {
+                        // Not ready in time: this call walks twice, the next ones are
+                        // watched once a walk began after the watches were in place.
+                        let _ = w.wait_ready(WATCH_WAIT);
+                    }
+                    crate::core::timing::mark("checkpoint watches set up");
+                }
                 if self.stale || self.index.is_none() {
-                    self.rescan(cwd);
+                    // Only the starting point: what changed before is not the agent's.
+                    self.rescan(cwd, false);
+                    crate::core::timing::mark("checkpoint snapshot before bash");
                 }
                 self.pending.insert(tool_call_id.to_string(), Pending::Tree);
             }
@@ -206,7 +256,14 @@ impl Checkpointer {
                 };
                 (changes, None)
             }
-            Pending::Tree => self.rescan(cwd),
+            Pending::Tree => {
+                let found = self.rescan(cwd, true);
+                crate::core::timing::mark(match self.last_scan {
+                    ScanKind::Watched => "checkpoint after bash (watched)",
+                    _ => "checkpoint after bash (walked)",
+                });
+                found
+            }
         };
         if changes.is_empty() && incomplete.is_none() {
             return None;

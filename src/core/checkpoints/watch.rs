@@ -201,6 +201,9 @@ mod linux {
         state: Mutex<State>,
         changed: Condvar,
         stop: AtomicBool,
+        /// An eventfd the thread polls beside the inotify descriptor: written to wake it
+        /// (to stop, or to set the watches up again) without any polling interval.
+        wake: OwnedFd,
         max_watches: usize,
     }
 
@@ -208,12 +211,40 @@ mod linux {
         fn lock(&self) -> MutexGuard<'_, State> {
             self.state.lock().unwrap_or_else(|e| e.into_inner())
         }
+
+        /// Wakes the thread out of its `poll`.
+        fn wake(&self) {
+            let one: u64 = 1;
+            // SAFETY: writes 8 bytes from a valid u64 to our own eventfd; a full counter
+            // (EAGAIN) already means a pending wake-up.
+            unsafe {
+                libc::write(
+                    self.wake.as_raw_fd(),
+                    (&one as *const u64).cast(),
+                    std::mem::size_of::<u64>(),
+                )
+            };
+        }
+
+        /// Clears pending wake-ups.
+        fn clear_wake(&self) {
+            let mut count: u64 = 0;
+            // SAFETY: reads 8 bytes into a valid u64 from our own non-blocking eventfd.
+            unsafe {
+                libc::read(
+                    self.wake.as_raw_fd(),
+                    (&mut count as *mut u64).cast(),
+                    std::mem::size_of::<u64>(),
+                )
+            };
+        }
     }
 
-    /// The session's watches (see the module documentation). Dropping it stops the thread.
+    /// The session's watches (see the module documentation). Dropping it stops the
+    /// thread without waiting for it: the thread wakes at once, and nothing it owns needs
+    /// more than closing, so an exit never waits on it.
     pub struct Watcher {
         shared: Arc<Shared>,
-        thread: Option<std::thread::JoinHandle<()>>,
     }
 
     impl Watcher {
@@ -223,22 +254,28 @@ mod linux {
                 .ok()
                 .and_then(|s| s.trim().parse::<usize>().ok())
                 .unwrap_or(8192);
+            // SAFETY: plain syscall; the result is checked.
+            let raw = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+            if raw < 0 {
+                return None;
+            }
+            // SAFETY: `raw` is a new descriptor owned by nobody else.
+            let wake = unsafe { OwnedFd::from_raw_fd(raw) };
             let shared = Arc::new(Shared {
                 root: root.to_path_buf(),
                 state: Mutex::new(State::default()),
                 changed: Condvar::new(),
                 stop: AtomicBool::new(false),
+                wake,
                 max_watches: MAX_WATCHES.min(user_limit / 2),
             });
             let for_thread = Arc::clone(&shared);
-            let thread = std::thread::Builder::new()
+            // Detached: dropping the watcher stops it (see `Drop`).
+            std::thread::Builder::new()
                 .name("pi-checkpoint-watch".into())
                 .spawn(move || run(&for_thread))
                 .ok()?;
-            Some(Watcher {
-                shared,
-                thread: Some(thread),
-            })
+            Some(Watcher { shared })
         }
 
         /// A full scan begins: forget the news so far. `None` while the watches are not
@@ -303,9 +340,7 @@ mod linux {
     impl Drop for Watcher {
         fn drop(&mut self) {
             self.shared.stop.store(true, Ordering::Relaxed);
-            if let Some(thread) = self.thread.take() {
-                let _ = thread.join();
-            }
+            self.shared.wake();
         }
     }
 
@@ -349,14 +384,28 @@ mod linux {
                 if shared.stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let mut poll = libc::pollfd {
-                    fd: raw,
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                // SAFETY: one valid pollfd; the descriptor stays open while this thread
-                // runs (only this thread replaces it, below).
-                unsafe { libc::poll(&mut poll, 1, 100) };
+                let mut polls = [
+                    libc::pollfd {
+                        fd: raw,
+                        events: libc::POLLIN,
+                        revents: 0,
+                    },
+                    libc::pollfd {
+                        fd: shared.wake.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    },
+                ];
+                // No timeout: events and wake-ups (stop, set up again) end the wait.
+                // SAFETY: two valid pollfds; the descriptors stay open while this thread
+                // runs (only this thread replaces the inotify one, below).
+                unsafe { libc::poll(polls.as_mut_ptr(), 2, -1) };
+                if polls[1].revents != 0 {
+                    shared.clear_wake();
+                }
+                if shared.stop.load(Ordering::Relaxed) {
+                    return;
+                }
                 let mut st = shared.lock();
                 drain(shared, &mut st);
                 if st.failed.is_some() {
@@ -504,6 +553,7 @@ mod linux {
     fn event(shared: &Shared, st: &mut State, fd: i32, wd: i32, mask: u32, name: &str) {
         if mask & libc::IN_Q_OVERFLOW != 0 {
             st.reset = true;
+            shared.wake();
             return;
         }
         let Some(dir) = st.dirs.get(&wd).cloned() else {
@@ -513,6 +563,7 @@ mod linux {
             st.dirs.remove(&wd);
             if dir.is_empty() {
                 st.reset = true;
+                shared.wake();
             }
             return;
         }
@@ -520,6 +571,7 @@ mod linux {
             // The parent's event covers it; the root has none.
             if dir.is_empty() {
                 st.reset = true;
+                shared.wake();
             }
             return;
         }
@@ -529,6 +581,7 @@ mod linux {
         let path = join(&dir, name);
         if IGNORE_FILES.contains(&name) {
             st.reset = true;
+            shared.wake();
         }
         if mask & libc::IN_ISDIR != 0 {
             if mask & (libc::IN_MOVED_FROM | libc::IN_DELETE) != 0 {
@@ -549,6 +602,7 @@ mod linux {
             {
                 // Too many directories or too slow: the next setup decides for good.
                 st.reset = true;
+                shared.wake();
             }
             if !st.saturated {
                 st.dirty.trees.insert(path);
