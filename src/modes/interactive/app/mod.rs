@@ -32,6 +32,7 @@ use tokio::sync::mpsc;
 
 use crate::core::agent_session::{AgentSession, PromptOptions};
 use crate::core::factory::{EXTENSION_SHUTDOWN_LIMIT, SessionFactory};
+use crate::core::settings::QuietStartup;
 use crate::modes::interactive::autocomplete::CombinedProvider;
 use crate::modes::interactive::components::header::{LoadedResources, StartupHeader};
 use crate::modes::interactive::components::status::PendingMessages;
@@ -497,7 +498,11 @@ fn new_app(
         // pi: the header (and resource listing) only without `quietStartup`; it starts
         // compact unless `--verbose`, and Ctrl+O expands it with the tool output.
         expanded: options.verbose,
-        quiet: quiet && !options.verbose,
+        quiet: if options.verbose {
+            QuietStartup::Off
+        } else {
+            quiet
+        },
         tagline: None,
         resources: LoadedResources::default(),
         custom: None,
