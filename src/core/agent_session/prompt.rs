@@ -356,7 +356,8 @@ impl AgentSession {
         }
         let delay_ms = settings
             .base_delay_ms
-            .saturating_mul(1u64 << (attempt - 1).min(20));
+            .saturating_mul(1u64 << (attempt - 1).min(20))
+            .min(settings.max_agent_delay_ms);
         self.emit(SessionEvent::AutoRetryStart {
             attempt,
             max_attempts: settings.max_retries,

@@ -416,9 +416,12 @@ fn send_initial(app: &mut App, text: String, images: Vec<crate::ai::message::Ima
     });
 }
 
-/// Ctrl+G: edit the prompt in `$VISUAL` / `$EDITOR`.
+/// Ctrl+G: edit the prompt in the `externalEditor` setting's command, else `$VISUAL` /
+/// `$EDITOR`.
 fn external_editor(app: &mut App) {
-    let Some(editor) = env("VISUAL")
+    let configured = app.session.settings().external_editor().map(str::to_string);
+    let Some(editor) = configured
+        .or_else(|| env("VISUAL"))
         .or_else(|| env("EDITOR"))
         .filter(|e| !e.is_empty())
     else {

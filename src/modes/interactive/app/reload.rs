@@ -17,7 +17,7 @@ use super::state::{App, Status, header_resources};
 use crate::core::agent_session::AgentSession;
 use crate::core::packages::config::theme_files;
 use crate::modes::interactive::keys::Keybindings;
-use crate::modes::interactive::theme::{ColorMode, Theme, ThemeCatalog, default_theme_name};
+use crate::modes::interactive::theme::{ColorMode, Theme, ThemeCatalog, resolve_theme_setting};
 
 /// What the status line shows while reloading (pi's text).
 const RELOADING: &str = "Reloading keybindings, extensions, skills, prompts, themes...";
@@ -139,7 +139,13 @@ pub(super) fn load_theme(
     let mode = ColorMode::detect(env);
     let catalog = theme_catalog(session, mode);
     let mut warnings = catalog.warnings().to_vec();
-    let name = name.unwrap_or_else(|| default_theme_name(env).to_string());
+    let name = match resolve_theme_setting(name.as_deref(), env) {
+        Ok(name) => name,
+        Err((warning, fallback)) => {
+            warnings.push(warning);
+            fallback
+        }
+    };
     let theme = match catalog.theme(&name, &session.paths().themes(), mode) {
         Ok(t) => t,
         Err(e) => {

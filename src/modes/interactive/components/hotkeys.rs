@@ -328,9 +328,10 @@ mod tests {
             | `Ctrl+E/F2` | Toggle tool output expansion |
             | `Ctrl+T` | Toggle thinking block visibility |
             | `Ctrl+G` | Edit message in external editor |
+            | `Ctrl+X` | Copy selection or last assistant message |
             | `Alt+Enter` | Queue follow-up message |
             | `Alt+Up` | Restore queued messages |
-            | `Ctrl+V` | Paste image from clipboard |
+            | `Ctrl+V` | Paste files on macOS, images, or text from clipboard |
             | `/` | Slash commands |
             | `!` | Run bash command |
             | `!!` | Run bash command (excluded from context) |
