@@ -325,7 +325,8 @@ impl Settings {
         self.str_at("externalEditor")
             .filter(|s| !s.trim().is_empty())
     }
-    /// `httpProxy` (user settings only): the proxy for pi-rs's HTTP requests.
+    /// `httpProxy` (user settings only): the proxy pi sets for its HTTP clients (not used
+    /// by pi-rs yet, which takes `HTTP_PROXY` / `HTTPS_PROXY` from the environment).
     pub fn http_proxy(&self) -> Option<&str> {
         self.str_at("httpProxy")
             .map(str::trim)
@@ -341,7 +342,7 @@ impl Settings {
         }
     }
     /// `websocketConnectTimeoutMs`: `Some(None)` when `0` or `"disabled"` turns it off,
-    /// `None` when unset (the transport's own default applies).
+    /// `None` when unset (the transport's own default applies). Not used by pi-rs yet.
     pub fn websocket_connect_timeout_ms(&self) -> Option<Option<u64>> {
         timeout_setting(self.get("websocketConnectTimeoutMs")).map(|ms| (ms > 0).then_some(ms))
     }
@@ -717,7 +718,7 @@ fn migrate(mut map: Map<String, Value>) -> Map<String, Value> {
         );
     }
     if let Some(Value::Object(retry)) = map.get_mut("retry")
-        && let Some(max) = retry.remove("maxDelayMs")
+        && let Some(max) = retry.remove("maxDelayMs").filter(Value::is_number)
     {
         let provider = retry
             .entry("provider")

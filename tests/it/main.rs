@@ -71,6 +71,7 @@ mod session_listing;
 mod session_manager;
 mod session_properties;
 mod session_reference_pi;
+mod settings_schema;
 mod tools_bash;
 mod tools_corpus;
 mod tools_read;

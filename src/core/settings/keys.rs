@@ -357,7 +357,7 @@ pub const KEYS: &[KeyInfo] = &[
     ),
     later("codemode.inlineBudget", Shape::NonNegative, "codemode", &[]),
     key("sessionDir", Shape::Str),
-    global(key("httpProxy", Shape::Str)),
+    global(later("httpProxy", Shape::Str, "the proxy setting", &[])),
     key(
         "httpIdleTimeoutMs",
         Shape::NumberOr {
@@ -371,12 +371,14 @@ pub const KEYS: &[KeyInfo] = &[
         "cache warming",
         &["\"off\""],
     )),
-    key(
+    later(
         "websocketConnectTimeoutMs",
         Shape::NumberOr {
             non_negative: true,
             words: &["disabled"],
         },
+        "the WebSocket connect timeout",
+        &[],
     ),
     later(
         "tuiMode",
