@@ -72,7 +72,7 @@ fn documents(schema: &Schema, current: bool) -> Vec<Map<String, Value>> {
     let leaves: Vec<(Leaf, Vec<Value>)> = schema
         .leaves()
         .into_iter()
-        .filter(|l| !is_parent(l) && !(current && l.deprecated))
+        .filter(|l| !(is_parent(l) || current && l.deprecated))
         .map(|l| {
             let values = samples(schema, &l, current);
             assert!(!values.is_empty(), "no sample for {}", l.path);

@@ -144,7 +144,7 @@ impl Schema {
                 .collect(),
             Some("array") => {
                 let items = self.samples(&schema["items"]);
-                let mut out = vec![Value::Array(items.clone())];
+                let mut out = vec![Value::Array(items)];
                 if schema["minItems"].as_u64().unwrap_or(0) == 0 {
                     out.push(json!([]));
                 }
