@@ -72,6 +72,7 @@ mod session_manager;
 mod session_properties;
 mod session_reference_pi;
 mod settings_schema;
+mod themes_pi16;
 mod tools_bash;
 mod tools_corpus;
 mod tools_read;
