@@ -150,7 +150,7 @@ fn a_theme_made_from_pi_1_6_s_schema_loads_and_what_the_schema_rejects_is_report
     assert_eq!(value_of("searchMatchBg"), value_of("selectedBg"));
 
     // What pi's schema rejects, each reported with the file.
-    let mut broken = theme.clone();
+    let mut broken = theme;
     broken["name"] = json!("from/schema");
     broken["appearance"] = json!("dim");
     broken["colors"].as_object_mut().unwrap().remove("accent");
