@@ -86,6 +86,7 @@ mod ts_extensions_lifecycle;
 mod ts_renderers;
 mod tui_app;
 mod tui_checkpoints;
+mod tui_defaults;
 mod tui_fidelity;
 mod tui_model_command;
 mod tui_overlays;

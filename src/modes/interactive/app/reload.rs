@@ -169,10 +169,15 @@ pub(super) fn theme_catalog(session: &AgentSession, mode: ColorMode) -> ThemeCat
 pub(super) fn load_keybindings(
     paths: &crate::core::paths::AgentPaths,
 ) -> (Arc<Keybindings>, Vec<String>) {
-    match Keybindings::load(&paths.keybindings()) {
+    let file = paths.keybindings();
+    match Keybindings::load(&file) {
         Ok(loaded) => (
             Arc::new(loaded.bindings),
-            loaded.issues.iter().map(ToString::to_string).collect(),
+            loaded
+                .issues
+                .iter()
+                .map(|issue| format!("{}: {issue}", file.display()))
+                .collect(),
         ),
         Err(e) => (Arc::new(Keybindings::defaults()), vec![e.to_string()]),
     }

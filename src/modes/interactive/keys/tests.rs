@@ -297,3 +297,31 @@ fn old_ids_are_migrated_in_the_file_as_pi_does() {
     }
     assert!(!super::migrate_keybindings_file(&dir.path().join("none.json")).unwrap());
 }
+
+#[test]
+fn pi_1_6_files_load_schema_bom_and_twice_given_modifiers() {
+    let text = "\u{feff}{\"$schema\": \"https://pi.dev/schemas/keybindings.schema.json\", \
+        \"app.message.copy\": \"ctrl+ctrl+x\", \"app.thinking.save\": [\"alt+s\", \"shift+shift+s\"], \
+        \"tui.altScreen.top\": []}";
+    let loaded = Keybindings::from_json_str("k.json", text).unwrap();
+    let issues: Vec<String> = loaded.issues.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        issues,
+        vec![
+            "\"app.message.copy\": \"ctrl+ctrl+x\" is not a key: the modifier \"ctrl\" is given twice",
+            "\"app.thinking.save\": \"shift+shift+s\" is not a key: the modifier \"shift\" is given twice",
+        ]
+    );
+    // Nothing usable: the default stays; one usable key of two: that key.
+    assert_eq!(loaded.bindings.key_text(Action::MessageCopy), "ctrl+x");
+    assert_eq!(loaded.bindings.key_text(Action::ThinkingSave), "alt+s");
+    assert_eq!(loaded.bindings.key_text(Action::AltTop), "");
+    // pi 1.6's new defaults.
+    let defaults = Keybindings::defaults();
+    assert_eq!(defaults.key_text(Action::NewLine), "shift+enter/ctrl+j");
+    assert_eq!(defaults.key_text(Action::HistoryPrevious), "");
+    assert_eq!(
+        defaults.key_text(Action::PageDown),
+        "pageDown/ctrl+pageDown"
+    );
+}
