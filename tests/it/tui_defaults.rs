@@ -160,10 +160,17 @@ fn pi16_keybindings() -> Option<Value> {
         .chain('0'..='9')
         .map(|c| format!("super+{c}"))
         .collect();
-    for name in names.split('|') {
-        let name = name.strip_prefix('\\').unwrap_or(name);
-        every_key.push(format!("super+{name}"));
+    // The alternatives, `\` escaping the next character (`\|` is the `|` key).
+    let mut name = String::new();
+    let mut chars = names.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => name.extend(chars.next()),
+            '|' => every_key.push(format!("super+{}", std::mem::take(&mut name))),
+            other => name.push(other),
+        }
     }
+    every_key.push(format!("super+{name}"));
     assert!(every_key.len() > 80, "{every_key:?}");
     map.insert("app.session.new".into(), json!(every_key));
     let spare = [

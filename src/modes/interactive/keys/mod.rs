@@ -240,8 +240,16 @@ impl FromStr for KeySpec {
             reason: reason.to_string(),
         };
         let lower = spec.trim().to_ascii_lowercase();
-        let mut parts: Vec<&str> = lower.split('+').collect();
-        let key = parts.pop().unwrap_or("");
+        // `+` is a key too: `ctrl++` (and a bare `+`).
+        let (mods, key) = match lower.strip_suffix("++") {
+            Some(mods) => (Some(mods), "+"),
+            None if lower == "+" => (None, "+"),
+            None => match lower.rsplit_once('+') {
+                Some((mods, key)) => (Some(mods), key),
+                None => (None, lower.as_str()),
+            },
+        };
+        let parts: Vec<&str> = mods.map(|m| m.split('+').collect()).unwrap_or_default();
         if key.is_empty() {
             return Err(err("it has no key after the last '+'"));
         }
