@@ -3,7 +3,8 @@
 //! (`defaultProvider`/`defaultModel`, `defaultThinkingLevel`) with pi's status line, and
 //! the rest of settings.json is kept. Also, in the real binary under tmux: keybindings.json
 //! with every id of pi 1.6's keybindings schema loads without a warning and its bindings
-//! act, and the settings pi-rs does not support yet are named in one notice.
+//! act, `markdown.codeBlockIndent` applies, and the settings pi-rs does not support yet
+//! are named in one notice.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
 use std::path::PathBuf;
@@ -207,7 +208,8 @@ fn pi_1_6_keybindings_load_without_a_warning_and_unsupported_settings_are_named(
     let Some(bindings) = pi16_keybindings() else {
         return;
     };
-    let project = Project::new(json!({"sequence": [{"text": "first answer"}]}));
+    let project =
+        Project::new(json!({"sequence": [{"text": "first answer\n\n```\nlet x = 1;\n```"}]}));
     std::fs::write(
         project.agent_dir().join("keybindings.json"),
         format!("\u{feff}{bindings}"),
@@ -215,7 +217,9 @@ fn pi_1_6_keybindings_load_without_a_warning_and_unsupported_settings_are_named(
     .unwrap();
     std::fs::write(
         project.agent_dir().join("settings.json"),
-        json!({"tuiMode": "fullscreen", "markdown": {"mermaid": "final"}}).to_string(),
+        json!({"tuiMode": "fullscreen",
+            "markdown": {"mermaid": "final", "codeBlockIndent": "»» "}})
+        .to_string(),
     )
     .unwrap();
     let tui = project.tui("");
@@ -226,7 +230,14 @@ fn pi_1_6_keybindings_load_without_a_warning_and_unsupported_settings_are_named(
     assert!(!screen.contains("is not a key"), "{screen}");
     tui.type_text("first prompt");
     tui.keys(&["Enter"]);
-    tui.wait_for("first answer", WAIT);
+    let screen = tui.wait_for("first answer", WAIT);
+    // `markdown.codeBlockIndent` starts the code block's lines.
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.trim_start().starts_with("»» let x = 1;")),
+        "{screen}"
+    );
     // The dedicated history key brings the prompt back, wherever the cursor is.
     tui.keys(&["M-p"]);
     tui.wait_until("the prompt is back in the editor", WAIT, |s| {

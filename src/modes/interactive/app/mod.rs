@@ -479,6 +479,9 @@ fn new_app(
             (s.show_images(), s.image_width_cells() as usize),
         )
     };
+    crate::modes::interactive::markdown::set_code_block_indent(
+        session.settings().code_block_indent(),
+    );
     let mut warnings = Vec::new();
     let (theme, themes, theme_warnings) = reload::load_theme(theme_name, &session);
     warnings.extend(theme_warnings);

@@ -84,6 +84,9 @@ impl App {
                 s.editor_padding_x() as usize,
             )
         };
+        crate::modes::interactive::markdown::set_code_block_indent(
+            self.session.settings().code_block_indent(),
+        );
         let (theme, themes, theme_warnings) = load_theme(theme_name, &self.session);
         self.theme = theme;
         self.themes = themes;
