@@ -666,9 +666,15 @@ impl Keybindings {
         self.keys(action).iter().any(|k| k.matches(ev))
     }
 
-    /// The first of `candidates` (in order) bound to `ev`.
+    /// The first of `candidates` (in order) bound to `ev`; an action the user's file
+    /// bound to the key goes before one that has it by default (a key pi 1.6 gave a new
+    /// default, such as `ctrl+x`, stays with the action the user chose for it).
     pub fn action_for(&self, ev: &KeyEvent, candidates: &[Action]) -> Option<Action> {
-        candidates.iter().copied().find(|a| self.matches(ev, *a))
+        candidates
+            .iter()
+            .copied()
+            .find(|a| self.user.contains_key(a) && self.matches(ev, *a))
+            .or_else(|| candidates.iter().copied().find(|a| self.matches(ev, *a)))
     }
 
     /// Keys the user's file bound to more than one action (pi reports these too).
