@@ -224,23 +224,24 @@ fn pi_1_6_values_are_read() {
     assert_eq!(unset.websocket_connect_timeout_ms(), Some(None));
 }
 
-#[test]
-fn objects_merge_at_every_depth_and_tool_modifiers_extend_the_users_list() {
+/// A user and a project settings file; returns the temp dir, the agent dir and the cwd.
+fn two_layers(user: &str, project: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let agent = dir.path().join("agent");
     let cwd = dir.path().join("proj");
     std::fs::create_dir_all(&agent).unwrap();
     std::fs::create_dir_all(cwd.join(".pi")).unwrap();
-    std::fs::write(
-        agent.join("settings.json"),
+    std::fs::write(agent.join("settings.json"), user).unwrap();
+    std::fs::write(cwd.join(".pi/settings.json"), project).unwrap();
+    (dir, agent, cwd)
+}
+
+#[test]
+fn objects_merge_at_every_depth_and_tool_modifiers_extend_the_users_list() {
+    let (_dir, agent, cwd) = two_layers(
         r#"{"retry":{"provider":{"timeoutMs":5,"maxRetries":1}},"defaultTools":["read","+grep"]}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        cwd.join(".pi/settings.json"),
         r#"{"retry":{"provider":{"maxRetries":3}},"defaultTools":["-read"]}"#,
-    )
-    .unwrap();
+    );
     let s = Settings::load(&agent, &cwd);
     assert_eq!(s.retry().provider_timeout_ms, 5);
     assert_eq!(s.retry().provider_max_retries, 3);
@@ -263,21 +264,10 @@ fn objects_merge_at_every_depth_and_tool_modifiers_extend_the_users_list() {
 
 #[test]
 fn user_only_keys_are_ignored_in_project_settings_with_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    let agent = dir.path().join("agent");
-    let cwd = dir.path().join("proj");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::create_dir_all(cwd.join(".pi")).unwrap();
-    std::fs::write(
-        agent.join("settings.json"),
+    let (_dir, agent, cwd) = two_layers(
         r#"{"defaultProjectTrust":"never"}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        cwd.join(".pi/settings.json"),
         r#"{"defaultProjectTrust":"always","httpProxy":"http://evil:1","theme":"light"}"#,
-    )
-    .unwrap();
+    );
     let s = Settings::load(&agent, &cwd);
     assert_eq!(s.get("defaultProjectTrust"), Some(&json!("never")));
     assert_eq!(s.http_proxy(), None);
