@@ -263,6 +263,31 @@ pub fn merge_resolved(
     out
 }
 
+/// A `builtin:<name>` entry (also with `+`, `-` or `!` before it): one of pi 1.6's
+/// built-in extensions, not a path. pi-rs has none of them yet; the settings notice at
+/// startup names the ones a file turns on.
+pub fn is_builtin_entry(entry: &str) -> bool {
+    entry
+        .trim_start_matches(['+', '-', '!'])
+        .starts_with("builtin:")
+}
+
+/// A pattern's path with a leading `~` or `~/` expanded, as pi 1.6 does for `!pattern`,
+/// `+path` and `-path` entries.
+fn expand_pattern(pattern: &str) -> String {
+    if pattern == "~" {
+        return posix(&home_dir());
+    }
+    match pattern.strip_prefix("~/") {
+        Some(rest) => posix(&home_dir().join(rest)),
+        None => pattern.to_string(),
+    }
+}
+
+fn refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
 fn is_override(entry: &str) -> bool {
     entry.starts_with(['!', '+', '-'])
 }
@@ -361,21 +386,28 @@ fn matches_any_exact(path: &Path, patterns: &[&str], base: &Path) -> bool {
 /// keep matches (all files when there are none), `!glob` drops, `+path` / `-path` force an
 /// exact path (relative to `base`) in / out.
 pub fn apply_patterns(files: &[PathBuf], patterns: &[&str], base: &Path) -> Vec<bool> {
-    let mut includes = Vec::new();
-    let mut excludes = Vec::new();
-    let mut force_in = Vec::new();
-    let mut force_out = Vec::new();
+    let mut includes: Vec<String> = Vec::new();
+    let mut excludes: Vec<String> = Vec::new();
+    let mut force_in: Vec<String> = Vec::new();
+    let mut force_out: Vec<String> = Vec::new();
     for p in patterns {
         if let Some(rest) = p.strip_prefix('+') {
-            force_in.push(rest);
+            force_in.push(expand_pattern(rest));
         } else if let Some(rest) = p.strip_prefix('-') {
-            force_out.push(rest);
+            force_out.push(expand_pattern(rest));
         } else if let Some(rest) = p.strip_prefix('!') {
-            excludes.push(rest);
+            excludes.push(expand_pattern(rest));
         } else {
-            includes.push(*p);
+            includes.push(expand_pattern(p));
         }
     }
+
+    let (includes, excludes, force_in, force_out) = (
+        refs(&includes),
+        refs(&excludes),
+        refs(&force_in),
+        refs(&force_out),
+    );
     files
         .iter()
         .map(|f| {
@@ -401,13 +433,16 @@ fn enabled_by_overrides(path: &Path, entries: &[String], base: &Path) -> bool {
         .map(String::as_str)
         .filter(|e| is_override(e))
         .collect();
-    let pick = |prefix: char| -> Vec<&str> {
+    let pick = |prefix: char| -> Vec<String> {
         overrides
             .iter()
             .filter_map(|o| o.strip_prefix(prefix))
+            .map(expand_pattern)
             .collect()
     };
     let (excludes, force_in, force_out) = (pick('!'), pick('+'), pick('-'));
+
+    let (excludes, force_in, force_out) = (refs(&excludes), refs(&force_in), refs(&force_out));
     let mut enabled = true;
     if !excludes.is_empty() && matches_any_glob(path, &excludes, base) {
         enabled = false;
@@ -481,6 +516,7 @@ pub fn resolve_all(input: &ResolveInput<'_>) -> Vec<FoundResource> {
         let (patterns, plain): (Vec<&str>, Vec<&str>) = entries
             .iter()
             .map(String::as_str)
+            .filter(|e| !is_builtin_entry(e))
             .partition(|e| is_pattern(e));
         let mut files = Vec::new();
         for entry in plain {
@@ -756,6 +792,40 @@ mod tests {
                 "agent/prompts/c.md"
             ]
         );
+    }
+
+    #[test]
+    fn builtin_entries_are_not_paths_and_tilde_patterns_are_expanded() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("agent");
+        touch(&base.join("prompts/a.md"));
+        // A directory literally named like the entry would otherwise be scanned.
+        touch(&base.join("builtin:mcp/x.md"));
+        let entries: Vec<String> = [
+            "builtin:mcp",
+            "-builtin:codemode",
+            "+builtin:tool-search",
+            "prompts",
+        ]
+        .map(String::from)
+        .to_vec();
+        let input = ResolveInput {
+            project_entries: &[],
+            project_base: dir.path(),
+            user_entries: &entries,
+            user_base: &base,
+            scan_entry_dir: markdown_files_recursive,
+            project_auto: vec![],
+            user_auto: vec![],
+            project_trusted: true,
+        };
+        assert_eq!(names(&resolve(&input), dir.path()), ["agent/prompts/a.md"]);
+        assert!(is_builtin_entry("!builtin:mcp"));
+        assert!(!is_builtin_entry("builtins/x.ts"));
+        let home = posix(&home_dir());
+        assert_eq!(expand_pattern("~/skills/pdf"), format!("{home}/skills/pdf"));
+        assert_eq!(expand_pattern("~"), home);
+        assert_eq!(expand_pattern("skills/~x"), "skills/~x");
     }
 
     #[test]

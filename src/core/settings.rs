@@ -1,38 +1,76 @@
 //! `settings.json`: the global file (`~/.pi/agent/settings.json`) deep-merged with the
-//! project file (`<cwd>/.pi/settings.json`, which wins), read with pi's keys and defaults.
-//! The project file is read only when the project is trusted ([`ProjectTrust`], which
-//! the settings carry for every reader of project resources); `sessionDir` alone is read
-//! from it either way ([`project_session_dir`]), and `defaultProjectTrust` only ever
+//! project file (`<cwd>/.pi/settings.json`, which wins), read with pi 1.6's keys and
+//! defaults. The project file is read only when the project is trusted ([`ProjectTrust`],
+//! which the settings carry for every reader of project resources); `sessionDir` alone is
+//! read from it either way ([`project_session_dir`]), and `defaultProjectTrust` only ever
 //! comes from the global file, as in pi.
 //!
 //! Settings are kept as JSON so keys we do not know (or that a newer pi wrote) survive.
-//! Changes made from the UI are written to the global file only, by re-reading it and
-//! changing just the keys that changed, so hand edits made meanwhile are kept. A file that
-//! does not parse is reported and never overwritten.
+//! Each file's values are checked against pi's shapes when it is read ([`check`]): a
+//! wrong value is left out (its default applies) with a warning naming the file, the key
+//! and what was expected, and only that value. Keys pi reads only from the user's file
+//! are left out of the project file, as pi does. Changes made from the UI are written to
+//! the global file only, by re-reading it and changing just the keys that changed, so
+//! hand edits made meanwhile (and values the check left out) are kept. A file that does
+//! not parse is reported and never overwritten. [`keys`] lists every key with what pi-rs
+//! does with it; [`Settings::unsupported_notice`] names, once, those set but not acted on.
+
+mod check;
+pub mod keys;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use crate::ai::model::ThinkingLevel;
-use crate::ai::retry::DEFAULT_TIMEOUT_MS;
 use crate::core::trust::decision::{DefaultProjectTrust, ProjectTrust};
 
-/// A settings file that could not be read or parsed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SettingsProblem {
-    pub path: PathBuf,
-    pub message: String,
+pub use check::Layer;
+
+/// Something wrong with a settings file, shown as a warning; the rest of the file
+/// applies.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsProblem {
+    /// The file could not be read or is not a JSON object: none of it applies.
+    #[error(
+        "could not read settings file {}: {message} (fix or delete the file; it will not be overwritten)",
+        path.display()
+    )]
+    Unreadable { path: PathBuf, message: String },
+    /// One value has the wrong shape: it is left out and its default applies.
+    #[error(
+        "{}: {key}: expected {expected}, got {got}; this value is ignored",
+        path.display()
+    )]
+    BadValue {
+        path: PathBuf,
+        key: String,
+        expected: String,
+        got: String,
+    },
+    /// A key pi reads only from the user's settings, found in a project's.
+    #[error(
+        "{}: {key} is read only from the user settings (~/.pi/agent/settings.json); ignored here",
+        path.display()
+    )]
+    GlobalOnly { path: PathBuf, key: String },
 }
 
-impl std::fmt::Display for SettingsProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "could not read settings file {}: {} (fix or delete the file; it will not be overwritten)",
-            self.path.display(),
-            self.message
-        )
+impl SettingsProblem {
+    /// The settings file concerned.
+    pub fn path(&self) -> &Path {
+        match self {
+            SettingsProblem::Unreadable { path, .. }
+            | SettingsProblem::BadValue { path, .. }
+            | SettingsProblem::GlobalOnly { path, .. } => path,
+        }
+    }
+
+    fn unreadable(path: &Path, message: impl Into<String>) -> SettingsProblem {
+        SettingsProblem::Unreadable {
+            path: path.to_path_buf(),
+            message: message.into(),
+        }
     }
 }
 
@@ -44,15 +82,36 @@ pub struct RetrySettings {
     pub enabled: bool,
     pub max_retries: u32,
     pub base_delay_ms: u64,
+    /// Longest computed wait between agent-level retries (`retry.maxAgentDelayMs`, 60 s).
+    pub max_agent_delay_ms: u64,
     /// A server-requested wait longer than this fails at once (`retry.provider.maxRetryDelayMs`).
     pub max_delay_ms: u64,
     /// Retries of a request that failed before its response started
-    /// (`retry.provider.maxRetries`, 2 as in the SDKs pi uses).
+    /// (`retry.provider.maxRetries`, 0 as in pi 1.6).
     pub provider_max_retries: u32,
-    /// Longest silence before the response starts and between streamed chunks
-    /// (`retry.provider.timeoutMs`, 600 000 as in the SDKs; 0 means the default, there is
-    /// no way to wait forever).
+    /// Longest silence before the response starts and between streamed chunks:
+    /// `retry.provider.timeoutMs` (0 means unset), else `httpIdleTimeoutMs` (300 000;
+    /// `0` or `"disabled"`: [`NO_TIMEOUT_MS`]).
     pub provider_timeout_ms: u64,
+}
+
+/// The timeout of a disabled `httpIdleTimeoutMs`: long enough never to end a request
+/// (tokio saturates deadlines this far out).
+pub const NO_TIMEOUT_MS: u64 = u64::MAX / 4;
+
+/// pi 1.6's `httpIdleTimeoutMs` default.
+pub const DEFAULT_HTTP_IDLE_TIMEOUT_MS: u64 = 300_000;
+
+/// `quietStartup`: how much of the startup header is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QuietStartup {
+    /// `false`: the header and the loaded resources.
+    #[default]
+    Off,
+    /// `"header"`: the header (version and key hints) only.
+    Header,
+    /// `true`: nothing.
+    All,
 }
 
 /// `steeringMode` / `followUpMode`: deliver queued messages one at a time or all at once.
@@ -97,30 +156,36 @@ impl Settings {
     /// Loads `<agent_dir>/settings.json`, and `<cwd>/.pi/settings.json` when `trust` says
     /// the project is trusted.
     pub fn load(agent_dir: &Path, cwd: &Path, trust: ProjectTrust) -> Settings {
+        let mut settings = Settings::load_user(agent_dir, trust);
+        settings.project_path =
+            Some(crate::core::paths::project_config_dir(cwd).join("settings.json"));
+        if trust.is_trusted() {
+            settings.add_project(cwd);
+        }
+        settings
+    }
+
+    /// Loads `<agent_dir>/settings.json` only (no project layer yet); `trust` is what the
+    /// settings tell every reader of project resources.
+    pub fn load_user(agent_dir: &Path, trust: ProjectTrust) -> Settings {
         let global_path = agent_dir.join("settings.json");
-        let project_path = crate::core::paths::project_config_dir(cwd).join("settings.json");
         let mut problems = Vec::new();
-        let (global, global_unreadable) = match read_settings_file(&global_path) {
-            Ok(map) => (map, false),
+        let (global, global_unreadable) = match read_checked(&global_path, Layer::User) {
+            Ok((map, found)) => {
+                problems.extend(found);
+                (map, false)
+            }
             Err(p) => {
                 problems.push(p);
                 (Map::new(), true)
             }
         };
-        let project = if trust.is_trusted() {
-            read_settings_file(&project_path).unwrap_or_else(|p| {
-                problems.push(p);
-                Map::new()
-            })
-        } else {
-            Map::new()
-        };
-        let merged = deep_merge(&global, &project);
+        let merged = deep_merge(&global, &Map::new());
         Settings {
             global_path: Some(global_path),
-            project_path: Some(project_path),
+            project_path: None,
             global,
-            project,
+            project: Map::new(),
             merged,
             global_unreadable,
             problems,
@@ -142,16 +207,36 @@ impl Settings {
         )
     }
 
-    /// Settings that live only in memory (tests, `--no-session` style embedding).
+    /// Adds the project layer, `<cwd>/.pi/settings.json`, over the user's settings.
+    pub fn add_project(&mut self, cwd: &Path) {
+        let project_path = crate::core::paths::project_config_dir(cwd).join("settings.json");
+        self.project = match read_checked(&project_path, Layer::Project) {
+            Ok((map, found)) => {
+                self.problems.extend(found);
+                map
+            }
+            Err(p) => {
+                self.problems.push(p);
+                Map::new()
+            }
+        };
+        self.project_path = Some(project_path);
+        self.merged = deep_merge(&self.global, &self.project);
+    }
+
+    /// Settings that live only in memory (tests, `--no-session` style embedding). The
+    /// values are checked as a user settings file's are.
     pub fn in_memory(value: Value) -> Settings {
-        let global = match value {
+        let mut global = match value {
             Value::Object(map) => migrate(map),
             _ => Map::new(),
         };
-        let merged = global.clone();
+        let problems = check::check(&mut global, Path::new("<settings>"), Layer::User);
+        let merged = deep_merge(&global, &Map::new());
         Settings {
             global,
             merged,
+            problems,
             ..Settings::default()
         }
     }
@@ -159,6 +244,24 @@ impl Settings {
     /// Problems found while loading (to be shown as warnings).
     pub fn problems(&self) -> &[SettingsProblem] {
         &self.problems
+    }
+
+    /// The keys set in the settings files that pi-rs knows but does not act on (yet), in
+    /// the order of pi's schema; see [`keys::KEYS`].
+    pub fn unsupported_keys(&self) -> Vec<String> {
+        check::unsupported(&self.merged)
+    }
+
+    /// One line naming [`Settings::unsupported_keys`], for the startup warnings; `None`
+    /// when there are none.
+    pub fn unsupported_notice(&self) -> Option<String> {
+        let keys = self.unsupported_keys();
+        (!keys.is_empty()).then(|| {
+            format!(
+                "settings pi-rs does not support yet (kept in settings.json, no effect): {} — see docs/settings.md",
+                keys.join(", ")
+            )
+        })
     }
 
     pub fn project_path(&self) -> Option<&Path> {
@@ -222,8 +325,59 @@ impl Settings {
     pub fn hide_thinking_block(&self) -> bool {
         self.bool_at("hideThinkingBlock", false)
     }
-    pub fn quiet_startup(&self) -> bool {
-        self.bool_at("quietStartup", false)
+    /// `quietStartup`: `true` hides the whole header, `"header"` keeps the header but not
+    /// the loaded-resource listing.
+    pub fn quiet_startup(&self) -> QuietStartup {
+        match self.get("quietStartup") {
+            Some(Value::Bool(true)) => QuietStartup::All,
+            Some(Value::String(s)) if s == "header" => QuietStartup::Header,
+            _ => QuietStartup::Off,
+        }
+    }
+    /// `outputPad`: columns of padding left and right of transcript content (0 or 1).
+    pub fn output_pad(&self) -> usize {
+        if self.get("outputPad").and_then(Value::as_i64) == Some(0) {
+            0
+        } else {
+            1
+        }
+    }
+    /// `markdown.codeBlockIndent`: the prefix of code block lines (two spaces).
+    pub fn code_block_indent(&self) -> &str {
+        self.str_at("markdown.codeBlockIndent").unwrap_or("  ")
+    }
+    /// `externalEditor`: the command Ctrl+G opens, before `$VISUAL` and `$EDITOR`.
+    pub fn external_editor(&self) -> Option<&str> {
+        self.str_at("externalEditor")
+            .filter(|s| !s.trim().is_empty())
+    }
+    /// `httpProxy` (user settings only): the proxy pi sets for its HTTP clients (not used
+    /// by pi-rs yet, which takes `HTTP_PROXY` / `HTTPS_PROXY` from the environment).
+    pub fn http_proxy(&self) -> Option<&str> {
+        self.str_at("httpProxy")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+    /// `httpIdleTimeoutMs`: how long a model server may stay silent, `None` when `0` or
+    /// `"disabled"` turns the limit off (300 000 by default).
+    pub fn http_idle_timeout_ms(&self) -> Option<u64> {
+        match timeout_setting(self.get("httpIdleTimeoutMs")) {
+            Some(0) => None,
+            Some(ms) => Some(ms),
+            None => Some(DEFAULT_HTTP_IDLE_TIMEOUT_MS),
+        }
+    }
+    /// `websocketConnectTimeoutMs`: `Some(None)` when `0` or `"disabled"` turns it off,
+    /// `None` when unset (the transport's own default applies). Not used by pi-rs yet.
+    pub fn websocket_connect_timeout_ms(&self) -> Option<Option<u64>> {
+        timeout_setting(self.get("websocketConnectTimeoutMs")).map(|ms| (ms > 0).then_some(ms))
+    }
+    /// The merged `defaultTools` entries as written (a project list of only `+name` /
+    /// `-name` entries follows the user's), `None` when no file sets it. Resolving them
+    /// against the default tools is the tool selection's job.
+    pub fn default_tools(&self) -> Option<Vec<String>> {
+        self.get("defaultTools")
+            .map(|_| self.strings_at("defaultTools"))
     }
     pub fn collapse_changelog(&self) -> bool {
         self.bool_at("collapseChangelog", false)
@@ -250,11 +404,23 @@ impl Settings {
     pub fn compaction_enabled(&self) -> bool {
         self.bool_at("compaction.enabled", true)
     }
-    pub fn compaction_reserve_tokens(&self) -> u64 {
-        self.u64_at("compaction.reserveTokens", 16_384)
+    /// `compaction.reserveTokens` for `model` (`compaction.modelOverrides["provider/id"]`
+    /// first).
+    pub fn compaction_reserve_tokens(&self, model: Option<(&str, &str)>) -> u64 {
+        self.compaction_tokens("reserveTokens", model, 16_384)
     }
-    pub fn compaction_keep_recent_tokens(&self) -> u64 {
-        self.u64_at("compaction.keepRecentTokens", 20_000)
+    /// `compaction.keepRecentTokens` for `model`, as [`Settings::compaction_reserve_tokens`].
+    pub fn compaction_keep_recent_tokens(&self, model: Option<(&str, &str)>) -> u64 {
+        self.compaction_tokens("keepRecentTokens", model, 20_000)
+    }
+    fn compaction_tokens(&self, field: &str, model: Option<(&str, &str)>, default: u64) -> u64 {
+        let overridden = model.and_then(|(provider, id)| {
+            self.get("compaction.modelOverrides")?
+                .get(format!("{provider}/{id}"))?
+                .get(field)?
+                .as_u64()
+        });
+        overridden.unwrap_or_else(|| self.u64_at(&format!("compaction.{field}"), default))
     }
     pub fn branch_summary_reserve_tokens(&self) -> u64 {
         self.u64_at("branchSummary.reserveTokens", 16_384)
@@ -299,11 +465,12 @@ impl Settings {
             enabled: self.bool_at("retry.enabled", true),
             max_retries: self.u64_at("retry.maxRetries", 3) as u32,
             base_delay_ms: self.u64_at("retry.baseDelayMs", 2000),
+            max_agent_delay_ms: self.u64_at("retry.maxAgentDelayMs", 60_000),
             max_delay_ms: self.u64_at("retry.provider.maxRetryDelayMs", 60_000),
-            provider_max_retries: u32::try_from(self.u64_at("retry.provider.maxRetries", 2))
+            provider_max_retries: u32::try_from(self.u64_at("retry.provider.maxRetries", 0))
                 .unwrap_or(u32::MAX),
             provider_timeout_ms: match self.u64_at("retry.provider.timeoutMs", 0) {
-                0 => DEFAULT_TIMEOUT_MS,
+                0 => self.http_idle_timeout_ms().unwrap_or(NO_TIMEOUT_MS),
                 ms => ms,
             },
         }
@@ -423,10 +590,8 @@ impl Settings {
         }
         let mut on_disk = read_settings_file(&file)?;
         set_path(&mut on_disk, path, value);
-        write_json_atomic(&file, &Value::Object(on_disk)).map_err(|e| SettingsProblem {
-            path: file.clone(),
-            message: e.to_string(),
-        })
+        write_json_atomic(&file, &Value::Object(on_disk))
+            .map_err(|e| SettingsProblem::unreadable(&file, e.to_string()))
     }
 
     /// Removes a (possibly nested) key from the global settings and writes the global
@@ -445,10 +610,8 @@ impl Settings {
         if !remove_path(&mut on_disk, path) {
             return Ok(());
         }
-        write_json_atomic(&file, &Value::Object(on_disk)).map_err(|e| SettingsProblem {
-            path: file.clone(),
-            message: e.to_string(),
-        })
+        write_json_atomic(&file, &Value::Object(on_disk))
+            .map_err(|e| SettingsProblem::unreadable(&file, e.to_string()))
     }
 
     /// Records the default model and provider (what `/model` and Ctrl+P do).
@@ -460,6 +623,25 @@ impl Settings {
 
     pub fn set_default_thinking_level(&mut self, level: ThinkingLevel) {
         let _ = self.set_global(&["defaultThinkingLevel"], Value::from(level.as_str()));
+    }
+}
+
+/// A timeout setting as pi reads it: a number of 0 or more (floored), or a string
+/// holding one; `"disabled"` is 0. `None`: unset or unusable (the check reported it).
+fn timeout_setting(value: Option<&Value>) -> Option<u64> {
+    match value? {
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|f| f.is_finite() && *f >= 0.0)
+            .map(|f| f as u64),
+        Value::String(s) if s.trim().eq_ignore_ascii_case("disabled") => Some(0),
+        Value::String(s) => s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite() && *f >= 0.0)
+            .map(|f| f as u64),
+        _ => None,
     }
 }
 
@@ -521,37 +703,54 @@ pub fn project_session_dir(cwd: &Path) -> Option<PathBuf> {
         .map(crate::core::paths::expand_tilde)
 }
 
-/// Reads one settings file; a missing or empty file is an empty map.
+/// Reads one settings file; a missing or empty file is an empty map. A UTF-8 byte order
+/// mark is skipped, as pi does.
 fn read_settings_file(path: &Path) -> Result<Map<String, Value>, SettingsProblem> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(e) => {
-            return Err(SettingsProblem {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            });
-        }
+        Err(e) => return Err(SettingsProblem::unreadable(path, e.to_string())),
     };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if text.trim().is_empty() {
         return Ok(Map::new());
     }
-    match serde_json::from_str::<Value>(&text) {
+    match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(migrate(map)),
-        Ok(_) => Err(SettingsProblem {
-            path: path.to_path_buf(),
-            message: "expected a JSON object".into(),
-        }),
-        Err(e) => Err(SettingsProblem {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        }),
+        Ok(_) => Err(SettingsProblem::unreadable(path, "expected a JSON object")),
+        Err(e) => Err(SettingsProblem::unreadable(path, e.to_string())),
     }
 }
 
+/// [`read_settings_file`] with its values checked for `layer`.
+fn read_checked(
+    path: &Path,
+    layer: Layer,
+) -> Result<(Map<String, Value>, Vec<SettingsProblem>), SettingsProblem> {
+    let mut map = read_settings_file(path)?;
+    let problems = check::check(&mut map, path, layer);
+    Ok((map, problems))
+}
+
 /// pi's settings migrations: `queueMode` → `steeringMode`, `websockets` → `transport`,
+/// the old `skills` object → the `skills` list and `enableSkillCommands`,
 /// `retry.maxDelayMs` → `retry.provider.maxRetryDelayMs`.
 fn migrate(mut map: Map<String, Value>) -> Map<String, Value> {
+    if let Some(Value::Object(old)) = map.get("skills").cloned() {
+        if let Some(enable) = old.get("enableSkillCommands")
+            && !map.contains_key("enableSkillCommands")
+        {
+            map.insert("enableSkillCommands".into(), enable.clone());
+        }
+        match old.get("customDirectories") {
+            Some(Value::Array(dirs)) if !dirs.is_empty() => {
+                map.insert("skills".into(), Value::Array(dirs.clone()));
+            }
+            _ => {
+                map.remove("skills");
+            }
+        }
+    }
     if !map.contains_key("steeringMode")
         && let Some(v) = map.remove("queueMode")
     {
@@ -567,7 +766,7 @@ fn migrate(mut map: Map<String, Value>) -> Map<String, Value> {
         );
     }
     if let Some(Value::Object(retry)) = map.get_mut("retry")
-        && let Some(max) = retry.remove("maxDelayMs")
+        && let Some(max) = retry.remove("maxDelayMs").filter(Value::is_number)
     {
         let provider = retry
             .entry("provider")
@@ -581,22 +780,39 @@ fn migrate(mut map: Map<String, Value>) -> Map<String, Value> {
     map
 }
 
-/// pi's merge: nested objects merge one level deep, everything else is replaced.
+/// pi 1.6's merge: objects merge key by key at every depth, anything else is replaced;
+/// a `defaultTools` list made only of `+name` / `-name` entries is appended to the one
+/// it overrides (so it changes that selection) instead of replacing it.
 fn deep_merge(base: &Map<String, Value>, overrides: &Map<String, Value>) -> Map<String, Value> {
-    let mut out = base.clone();
-    for (key, value) in overrides {
-        match (out.get_mut(key), value) {
-            (Some(Value::Object(b)), Value::Object(o)) => {
-                for (k, v) in o {
-                    b.insert(k.clone(), v.clone());
-                }
-            }
-            _ => {
-                out.insert(key.clone(), value.clone());
-            }
-        }
+    let mut out = merge_objects(base, overrides);
+    if let (Some(Value::Array(under)), Some(Value::Array(over))) =
+        (base.get("defaultTools"), overrides.get("defaultTools"))
+        && over.iter().all(is_tool_modifier)
+    {
+        let mut tools = under.clone();
+        tools.extend(over.iter().cloned());
+        out.insert("defaultTools".into(), Value::Array(tools));
     }
     out
+}
+
+fn merge_objects(base: &Map<String, Value>, overrides: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = base.clone();
+    for (key, value) in overrides {
+        let merged = match (base.get(key), value) {
+            (Some(Value::Object(b)), Value::Object(o)) => Value::Object(merge_objects(b, o)),
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), merged);
+    }
+    out
+}
+
+/// A `+name` or `-name` entry of a tool list.
+fn is_tool_modifier(entry: &Value) -> bool {
+    entry
+        .as_str()
+        .is_some_and(|s| s.starts_with('+') || s.starts_with('-'))
 }
 
 /// Writes pretty JSON (2-space indent, like pi) through a temp file and a rename.
@@ -616,155 +832,4 @@ fn env_is_one(name: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn project_settings_win_and_nested_objects_merge() {
-        let dir = tempfile::tempdir().unwrap();
-        let agent = dir.path().join("agent");
-        let cwd = dir.path().join("proj");
-        std::fs::create_dir_all(agent.clone()).unwrap();
-        std::fs::create_dir_all(cwd.join(".pi")).unwrap();
-        std::fs::write(
-            agent.join("settings.json"),
-            r#"{"theme":"dark","compaction":{"enabled":false,"reserveTokens":1000},"queueMode":"all"}"#,
-        )
-        .unwrap();
-        std::fs::write(
-            cwd.join(".pi/settings.json"),
-            r#"{"theme":"light","compaction":{"keepRecentTokens":5}}"#,
-        )
-        .unwrap();
-        let s = Settings::load(&agent, &cwd, ProjectTrust::Trusted);
-        assert_eq!(s.theme(), Some("light"));
-        assert!(!s.compaction_enabled());
-        assert_eq!(s.compaction_reserve_tokens(), 1000);
-        assert_eq!(s.compaction_keep_recent_tokens(), 5);
-        assert_eq!(s.steering_mode(), QueueMode::All);
-        assert!(s.problems().is_empty());
-    }
-
-    #[test]
-    fn an_untrusted_project_gives_only_its_session_dir_and_never_the_trust_default() {
-        let dir = tempfile::tempdir().unwrap();
-        let agent = dir.path().join("agent");
-        let cwd = dir.path().join("proj");
-        std::fs::create_dir_all(&agent).unwrap();
-        std::fs::create_dir_all(cwd.join(".pi")).unwrap();
-        std::fs::write(agent.join("settings.json"), r#"{"theme":"dark"}"#).unwrap();
-        std::fs::write(
-            cwd.join(".pi/settings.json"),
-            r#"{"theme":"light","sessionDir":"/s","defaultProjectTrust":"always"}"#,
-        )
-        .unwrap();
-        let untrusted = Settings::load(&agent, &cwd, ProjectTrust::Untrusted);
-        assert_eq!(untrusted.theme(), Some("dark"));
-        assert_eq!(untrusted.project_value("theme"), None);
-        assert_eq!(
-            untrusted.session_dir_before_trust(&cwd),
-            Some(PathBuf::from("/s"))
-        );
-        let trusted = Settings::load(&agent, &cwd, ProjectTrust::Trusted);
-        assert_eq!(trusted.theme(), Some("light"));
-        assert_eq!(
-            trusted.default_project_trust(),
-            crate::core::trust::DefaultProjectTrust::Ask
-        );
-    }
-
-    #[test]
-    fn saving_keeps_keys_edited_by_hand_meanwhile() {
-        let dir = tempfile::tempdir().unwrap();
-        let agent = dir.path().to_path_buf();
-        std::fs::write(agent.join("settings.json"), r#"{"theme":"dark"}"#).unwrap();
-        let mut s = Settings::load(&agent, dir.path(), ProjectTrust::Trusted);
-        std::fs::write(
-            agent.join("settings.json"),
-            r#"{"theme":"dark","quietStartup":true}"#,
-        )
-        .unwrap();
-        s.set_default_model("mock", "m1");
-        let on_disk: Value =
-            serde_json::from_str(&std::fs::read_to_string(agent.join("settings.json")).unwrap())
-                .unwrap();
-        assert_eq!(
-            on_disk,
-            json!({"theme":"dark","quietStartup":true,"defaultProvider":"mock","defaultModel":"m1"})
-        );
-    }
-
-    #[test]
-    fn removing_a_key_deletes_it_from_the_file_and_keeps_the_rest() {
-        let dir = tempfile::tempdir().unwrap();
-        let agent = dir.path().to_path_buf();
-        let file = agent.join("settings.json");
-        std::fs::write(
-            &file,
-            r#"{"theme":"dark","enabledModels":["mock/a"],"compaction":{"enabled":false}}"#,
-        )
-        .unwrap();
-        let mut s = Settings::load(&agent, dir.path(), ProjectTrust::Trusted);
-        assert_eq!(s.enabled_models(), vec!["mock/a".to_string()]);
-        s.remove_global(&["enabledModels"]).unwrap();
-        s.remove_global(&["compaction", "enabled"]).unwrap();
-        // Removing what is not there leaves the file alone.
-        s.remove_global(&["missing", "key"]).unwrap();
-        assert!(s.enabled_models().is_empty());
-        let on_disk: Value =
-            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        assert_eq!(on_disk, json!({"theme":"dark","compaction":{}}));
-    }
-
-    #[test]
-    fn broken_settings_file_is_reported_and_never_overwritten() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("settings.json"), "{ not json").unwrap();
-        let mut s = Settings::load(dir.path(), dir.path(), ProjectTrust::Trusted);
-        assert_eq!(s.problems().len(), 1);
-        assert!(s.problems()[0].to_string().contains("settings.json"));
-        s.set_default_model("a", "b");
-        assert_eq!(s.default_model(), Some("b"));
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("settings.json")).unwrap(),
-            "{ not json"
-        );
-    }
-
-    #[test]
-    fn retry_max_delay_migrates_to_provider_setting() {
-        let s = Settings::in_memory(json!({"retry":{"maxDelayMs":5000,"maxRetries":1}}));
-        assert_eq!(
-            s.retry(),
-            RetrySettings {
-                enabled: true,
-                max_retries: 1,
-                base_delay_ms: 2000,
-                max_delay_ms: 5000,
-                provider_max_retries: 2,
-                provider_timeout_ms: 600_000,
-            }
-        );
-    }
-
-    #[test]
-    fn image_width_cells_is_pis_default_floored_and_at_least_one() {
-        let width = |v: Value| Settings::in_memory(json!({"terminal": {"imageWidthCells": v}}));
-        assert_eq!(Settings::in_memory(json!({})).image_width_cells(), 60);
-        assert_eq!(width(json!(80)).image_width_cells(), 80);
-        assert_eq!(width(json!(99.7)).image_width_cells(), 99);
-        assert_eq!(width(json!(0)).image_width_cells(), 1);
-        assert_eq!(width(json!(-5)).image_width_cells(), 1);
-        assert_eq!(width(json!("wide")).image_width_cells(), 60);
-    }
-
-    #[test]
-    fn provider_timeout_and_retries_are_read_and_zero_timeout_means_the_default() {
-        let s = Settings::in_memory(json!({"retry":{"provider":{"timeoutMs":250,"maxRetries":0}}}));
-        assert_eq!(s.retry().provider_timeout_ms, 250);
-        assert_eq!(s.retry().provider_max_retries, 0);
-        let zero = Settings::in_memory(json!({"retry":{"provider":{"timeoutMs":0}}}));
-        assert_eq!(zero.retry().provider_timeout_ms, 600_000);
-    }
-}
+mod tests;

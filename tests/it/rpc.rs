@@ -607,6 +607,8 @@ fn new_and_switch_session_move_between_files_and_new_session_records_its_parent(
 
 #[test]
 fn model_thinking_queue_and_toggle_commands_answer_like_pi_and_persist_settings() {
+    // As pi 1.6: the model and the thinking level are the session's (not saved as the
+    // defaults); the queue modes and the toggles are saved.
     let models = json!({"providers": {"mock": {
         "baseUrl": "", "api": "openai-completions", "apiKey": "mock",
         "models": [
@@ -679,9 +681,6 @@ fn model_thinking_queue_and_toggle_commands_answer_like_pi_and_persist_settings(
         std::fs::read_to_string(p.agent_dir().join("settings.json")).unwrap(),
         @r#"
     {
-      "defaultProvider": "mock",
-      "defaultModel": "mock-model-2",
-      "defaultThinkingLevel": "low",
       "steeringMode": "all",
       "followUpMode": "all",
       "compaction": {

@@ -9,6 +9,7 @@ pub mod export_page;
 pub mod extensions;
 pub mod http_stub;
 pub mod mock_llm;
+pub mod pi16_schema;
 pub mod pi_project;
 pub mod reference_pi;
 pub mod rpc_client;

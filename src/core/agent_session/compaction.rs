@@ -26,6 +26,12 @@ use crate::extensions::{CompactDecision, EventName, ExtensionCompaction};
 use crate::session::entry::SessionEntry;
 
 /// pi's JSON of a compaction result (`compaction_end.result`, RPC `compact`).
+/// `(provider, id)` of the session's model, for per-model settings
+/// (`compaction.modelOverrides`).
+pub(super) fn model_key(model: &Option<crate::ai::model::Model>) -> Option<(&str, &str)> {
+    model.as_ref().map(|m| (m.provider.as_str(), m.id.as_str()))
+}
+
 pub fn compaction_result_json(r: &CompactionResult) -> Value {
     json!({
         "summary": r.summary,
@@ -145,8 +151,10 @@ impl AgentSession {
             let st = self.state();
             let settings = CompactionSettings {
                 enabled: st.auto_compaction,
-                reserve_tokens: st.settings.compaction_reserve_tokens(),
-                keep_recent_tokens: st.settings.compaction_keep_recent_tokens(),
+                reserve_tokens: st.settings.compaction_reserve_tokens(model_key(&st.model)),
+                keep_recent_tokens: st
+                    .settings
+                    .compaction_keep_recent_tokens(model_key(&st.model)),
                 ..CompactionSettings::default()
             };
             let path = st.session.path(None);

@@ -1,7 +1,10 @@
 //! Switching models and thinking levels. Each change is recorded in the session
-//! (`model_change`, `thinking_level_change`) and remembered as the default in the global
-//! settings, as pi does; a level the model cannot do is clamped. Also the refresh of an
-//! expired OAuth token of the current model's provider before a request.
+//! (`model_change`, `thinking_level_change`); a level the model cannot do is clamped.
+//! As in pi 1.6 a switch is for the session only: the saved defaults (`defaultProvider`,
+//! `defaultModel`, `defaultThinkingLevel`) change only through the `*_as_default`
+//! methods (Ctrl+S in the model and thinking selectors, a login's first model). Also
+//! the refresh of an expired OAuth token of the current model's provider before a
+//! request.
 
 use std::sync::atomic::Ordering;
 
@@ -61,9 +64,6 @@ impl State {
         self.session
             .append_thinking_level_change(effective.as_str())
             .map_err(|e| e.to_string())?;
-        if self.model.as_ref().is_some_and(|m| m.reasoning) || effective != ThinkingLevel::Off {
-            self.settings.set_default_thinking_level(effective);
-        }
         Ok(true)
     }
 
@@ -77,7 +77,6 @@ impl State {
         self.session
             .append_model_change(&model.provider, &model.id)
             .map_err(|e| e.to_string())?;
-        self.settings.set_default_model(&model.provider, &model.id);
         self.tool_config
             .model_accepts_images
             .store(model.supports_images(), Ordering::Relaxed);
@@ -86,9 +85,46 @@ impl State {
     }
 }
 
+impl State {
+    /// Saves `model` as `defaultProvider` / `defaultModel`, as pi does on Ctrl+S; with a
+    /// model scope that lacks it, the model joins the scope (and `enabledModels`, when
+    /// that is set), so cycling reaches the new default.
+    fn save_default_model(&mut self, model: &Model) {
+        self.settings.set_default_model(&model.provider, &model.id);
+        if self.scoped_models.is_empty() || self.scoped_models.iter().any(|s| same(&s.model, model))
+        {
+            return;
+        }
+        self.scoped_models.push(ScopedModel {
+            model: model.clone(),
+            thinking: None,
+        });
+        let mut patterns = self.settings.enabled_models();
+        let reference = format!("{}/{}", model.provider, model.id);
+        if patterns.is_empty() || patterns.iter().any(|p| p.eq_ignore_ascii_case(&reference)) {
+            return;
+        }
+        patterns.push(reference);
+        // A failed write is not fatal: the scope still has the model for this run.
+        let _ = self
+            .settings
+            .set_global(&["enabledModels"], serde_json::json!(patterns));
+    }
+}
+
 impl AgentSession {
-    /// Switches to `model` (error if it has no credentials).
+    /// Switches to `model` for this session (error if it has no credentials).
     pub fn set_model(&self, model: Model) -> Result<(), String> {
+        self.select_model(model, false)
+    }
+
+    /// Switches to `model` and saves it as the default model (the model selector's
+    /// Ctrl+S).
+    pub fn set_model_as_default(&self, model: Model) -> Result<(), String> {
+        self.select_model(model, true)
+    }
+
+    fn select_model(&self, model: Model, save: bool) -> Result<(), String> {
         let (changed, level_changed, previous, previous_level, level) = {
             let mut st = self.state();
             if !st.registry.has_configured_auth(&model) {
@@ -98,6 +134,9 @@ impl AgentSession {
             let previous = st.model.clone();
             let previous_level = st.thinking;
             let level_changed = st.apply_model(model.clone(), None)?;
+            if save {
+                st.save_default_model(&model);
+            }
             (
                 changed,
                 level_changed,
@@ -198,12 +237,33 @@ impl AgentSession {
         Ok(Some(result))
     }
 
-    /// Sets the thinking level (clamped to the model); recorded only if it changed.
+    /// Sets the thinking level for this session (clamped to the model); recorded only if
+    /// it changed.
     pub fn set_thinking_level(&self, level: ThinkingLevel) -> Result<ThinkingLevel, String> {
+        self.select_thinking_level(level, false)
+    }
+
+    /// Sets the thinking level and saves the level asked for (not the clamped one, as
+    /// pi) as `defaultThinkingLevel`: the thinking selector's Ctrl+S.
+    pub fn set_thinking_level_as_default(
+        &self,
+        level: ThinkingLevel,
+    ) -> Result<ThinkingLevel, String> {
+        self.select_thinking_level(level, true)
+    }
+
+    fn select_thinking_level(
+        &self,
+        level: ThinkingLevel,
+        save: bool,
+    ) -> Result<ThinkingLevel, String> {
         let (changed, effective, previous) = {
             let mut st = self.state();
             let previous = st.thinking;
             let changed = st.apply_thinking(level)?;
+            if save {
+                st.settings.set_default_thinking_level(level);
+            }
             (changed, st.thinking, previous)
         };
         if changed {

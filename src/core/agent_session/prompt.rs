@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::client::{
     ProviderClient, budgets_from_settings, cache_retention_from_env, provider_retry_policy,
 };
+use super::compaction::model_key;
 use super::{AgentSession, emit_to, lock};
 use crate::agent::{self, AgentConfig, AgentEvent};
 use crate::ai::auth::missing_key_message;
@@ -355,7 +356,8 @@ impl AgentSession {
         }
         let delay_ms = settings
             .base_delay_ms
-            .saturating_mul(1u64 << (attempt - 1).min(20));
+            .saturating_mul(1u64 << (attempt - 1).min(20))
+            .min(settings.max_agent_delay_ms);
         self.emit(SessionEvent::AutoRetryStart {
             attempt,
             max_attempts: settings.max_retries,
@@ -401,8 +403,10 @@ impl AgentSession {
             let st = self.state();
             let settings = CompactionSettings {
                 enabled: st.auto_compaction,
-                reserve_tokens: st.settings.compaction_reserve_tokens(),
-                keep_recent_tokens: st.settings.compaction_keep_recent_tokens(),
+                reserve_tokens: st.settings.compaction_reserve_tokens(model_key(&st.model)),
+                keep_recent_tokens: st
+                    .settings
+                    .compaction_keep_recent_tokens(model_key(&st.model)),
                 ..CompactionSettings::default()
             };
             let window = st.model.as_ref().map_or(0, |m| m.context_window);

@@ -405,6 +405,8 @@ impl SessionFactory {
         let settings = &self.settings;
         let mut warnings: Vec<String> = self.config.warnings.clone();
         warnings.extend(settings.problems().iter().map(|p| p.to_string()));
+        // Keys set but not acted on: one line, named at startup only (not on `/reload`).
+        warnings.extend(settings.unsupported_notice());
         let mut registry = ModelRegistry::load(&self.paths.agent_dir);
         if let Some(e) = registry.error() {
             warnings.push(e.to_string());

@@ -14,7 +14,7 @@ use super::components::config_selector::{ConfigOutcome, ConfigSelector};
 use super::keys::Keybindings;
 use super::renderer::{Drawn, Frame, InlineRenderer};
 use super::terminal::TerminalGuard;
-use super::theme::{ColorMode, Theme, ThemeCatalog, default_theme_name};
+use super::theme::{ColorMode, Theme, ThemeCatalog, resolve_theme_setting};
 use crate::core::packages::config::{ConfigResource, theme_files};
 use crate::core::settings::Settings;
 
@@ -24,10 +24,8 @@ pub fn theme_for(settings: &Settings, cwd: &Path, agent_dir: &Path) -> Theme {
     let env = |name: &str| std::env::var(name).ok();
     let mode = ColorMode::detect(env);
     let catalog = ThemeCatalog::load(&theme_files(settings, cwd, agent_dir), mode);
-    let name = settings
-        .theme()
-        .map(str::to_string)
-        .unwrap_or_else(|| default_theme_name(env).to_string());
+    let name =
+        resolve_theme_setting(settings.theme(), env).unwrap_or_else(|(_, fallback)| fallback);
     catalog
         .theme(&name, &agent_dir.join("themes"), mode)
         .unwrap_or_else(|_| Theme::dark(mode))

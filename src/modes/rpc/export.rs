@@ -14,7 +14,7 @@ use crate::export::{
     ExportInput, ExportTheme, IN_MEMORY_SESSION_ERROR, NOTHING_TO_EXPORT_ERROR,
     default_output_name, export_html, write_export,
 };
-use crate::modes::theme::{ColorMode, Theme, default_theme_name, resolved_hex_colors};
+use crate::modes::theme::{ColorMode, Theme, resolve_theme_setting, resolved_hex_colors};
 use crate::session::entry::{EntryId, SessionEntry, SessionHeader};
 
 /// Everything one export needs, copied from the session.
@@ -55,11 +55,9 @@ impl ExportJob {
             Some(path) if !path.is_empty() => path.to_string(),
             _ => default_output_name(&file).display().to_string(),
         };
-        let theme_name = session
-            .settings()
-            .theme()
-            .map(str::to_string)
-            .unwrap_or_else(|| default_theme_name(|key| std::env::var(key).ok()).to_string());
+        let setting = session.settings().theme().map(str::to_string);
+        let theme_name = resolve_theme_setting(setting.as_deref(), |key| std::env::var(key).ok())
+            .unwrap_or_else(|(_, fallback)| fallback);
         Ok(ExportJob {
             header,
             entries,

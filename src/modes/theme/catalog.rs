@@ -21,6 +21,10 @@ impl ThemeCatalog {
         let mut catalog = ThemeCatalog::default();
         for file in files {
             match Theme::load_file(file, mode) {
+                Ok(theme) if theme.name() == super::SYSTEM_THEME => catalog.warnings.push(format!(
+                    "Theme {} is ignored: \"system\" is the reserved name of the default theme",
+                    file.display()
+                )),
                 Ok(theme) => match catalog.themes.iter().find(|t| t.name() == theme.name()) {
                     Some(winner) => catalog.warnings.push(format!(
                         "Theme name \"{}\" collision: {} is shadowed by {}",

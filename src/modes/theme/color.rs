@@ -1,6 +1,8 @@
 //! Colour values of theme files and how they degrade on terminals with fewer colours.
 //!
-//! A theme value is `#rrggbb`, a 0–255 palette index, or `""` (the terminal's default).
+//! A theme value is `#rgb` or `#rrggbb`, `oklch(L C H)`, `okhsl(H S L)` (pi 1.6; turned
+//! into sRGB by [`super::oklab`]), a 0–255 palette index, or `""` (the terminal's
+//! default).
 //! [`ColorMode`] says what the terminal can show; [`ColorValue::to_color`] maps a value
 //! to the nearest colour the terminal has (24-bit → 256-colour cube/grey ramp → the 16
 //! ANSI colours). Detection looks only at environment variables; it never queries the
@@ -63,14 +65,72 @@ pub enum ColorValue {
 }
 
 impl ColorValue {
-    /// Parses `#rrggbb` (case-insensitive). Other strings are not colours.
+    /// Parses `#rrggbb` or `#rgb` (case-insensitive). Other strings are not colours.
     pub fn parse_hex(s: &str) -> Option<ColorValue> {
         let hex = s.strip_prefix('#')?;
-        if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
-        let channel = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+        let full: String = match hex.len() {
+            6 => hex.to_string(),
+            3 => hex.chars().flat_map(|c| [c, c]).collect(),
+            _ => return None,
+        };
+        let channel = |i: usize| u8::from_str_radix(&full[i..i + 2], 16).ok();
         Some(ColorValue::Rgb(channel(0)?, channel(2)?, channel(4)?))
+    }
+
+    /// Parses a colour string of a theme file: `#rgb`, `#rrggbb`, `oklch(L C H)` (L as
+    /// 0–1 or a percentage, H in degrees, optionally `deg`) or `okhsl(H S L)` (S and L as
+    /// 0–1 or percentages). `Err` says what is wrong with a value that looks like one of
+    /// them; `Ok(None)` is any other string (a variable name).
+    pub fn parse_color(s: &str) -> Result<Option<ColorValue>, String> {
+        if s.starts_with('#') {
+            return ColorValue::parse_hex(s)
+                .map(Some)
+                .ok_or_else(|| format!("\"{s}\" is not a #rgb or #rrggbb colour"));
+        }
+        let lower = s.to_ascii_lowercase();
+        let function = |name: &str| {
+            lower
+                .strip_prefix(name)
+                .and_then(|rest| rest.trim_start().strip_prefix('('))
+                .and_then(|rest| rest.trim_end().strip_suffix(')'))
+                .map(|inner| inner.split_whitespace().collect::<Vec<_>>())
+        };
+        if let Some(parts) = function("oklch") {
+            let bad = || format!("\"{s}\" is not an oklch(L C H) colour");
+            let [l, c, h] = parts.as_slice() else {
+                return Err(bad());
+            };
+            let l = number_or_percent(l).ok_or_else(bad)?;
+            let c = number(c).ok_or_else(bad)?;
+            let h = number(h.strip_suffix("deg").unwrap_or(h)).ok_or_else(bad)?;
+            if !(0.0..=1.0).contains(&l) || c < 0.0 {
+                return Err(format!(
+                    "\"{s}\": lightness must be 0-1 (or 0%-100%) and chroma 0 or more"
+                ));
+            }
+            let (r, g, b) = super::oklab::oklch_to_rgb(l, c, h.rem_euclid(360.0));
+            return Ok(Some(ColorValue::Rgb(r, g, b)));
+        }
+        if let Some(parts) = function("okhsl") {
+            let bad = || format!("\"{s}\" is not an okhsl(H S L) colour");
+            let [h, sat, l] = parts.as_slice() else {
+                return Err(bad());
+            };
+            let h = number(h.strip_suffix("deg").unwrap_or(h)).ok_or_else(bad)?;
+            let sat = number_or_percent(sat).ok_or_else(bad)?;
+            let l = number_or_percent(l).ok_or_else(bad)?;
+            if !(0.0..=1.0).contains(&sat) || !(0.0..=1.0).contains(&l) {
+                return Err(format!(
+                    "\"{s}\": saturation and lightness must be 0-1 (or 0%-100%)"
+                ));
+            }
+            let (r, g, b) = super::oklab::okhsl_to_rgb(h, sat, l);
+            return Ok(Some(ColorValue::Rgb(r, g, b)));
+        }
+        Ok(None)
     }
 
     /// The terminal colour for this value in `mode`; `None` means "leave the terminal
@@ -102,6 +162,26 @@ impl ColorValue {
             ColorValue::Index(i) => index_to_rgb(i),
         };
         Some(format!("#{r:02x}{g:02x}{b:02x}"))
+    }
+}
+
+/// A finite number as CSS writes it (`0.5`, `.5`, `1e-3`, `+2`).
+fn number(text: &str) -> Option<f64> {
+    let valid = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | '+' | '-' | 'e' | 'E'));
+    valid
+        .then(|| text.parse::<f64>().ok())
+        .flatten()
+        .filter(|n| n.is_finite())
+}
+
+/// A number, or a percentage as a fraction (`55%` is 0.55).
+fn number_or_percent(text: &str) -> Option<f64> {
+    match text.strip_suffix('%') {
+        Some(percent) => number(percent).map(|n| n / 100.0),
+        None => number(text),
     }
 }
 
@@ -292,9 +372,46 @@ mod tests {
             ColorValue::parse_hex("#AbCdEf"),
             Some(ColorValue::Rgb(0xab, 0xcd, 0xef))
         );
-        assert_eq!(ColorValue::parse_hex("#abc"), None);
+        assert_eq!(
+            ColorValue::parse_hex("#0aF"),
+            Some(ColorValue::Rgb(0x00, 0xaa, 0xff))
+        );
+        assert_eq!(ColorValue::parse_hex("#abcd"), None);
         assert_eq!(ColorValue::parse_hex("#gggggg"), None);
         assert_eq!(ColorValue::parse_hex("abcdef"), None);
+    }
+
+    /// Values pi 1.6 itself computes for these strings (its pi-tui `parseColor` and
+    /// `colorToHex`), among them colours of its built-in dark theme.
+    #[test]
+    fn oklch_and_okhsl_give_pis_colours() {
+        let cases = [
+            ("okhsl(234 3% 89%)", "#dee0e1"),
+            ("okhsl(295 50% 67%)", "#a798d7"),
+            ("okhsl(20 72% 67%)", "#ea7f81"),
+            ("okhsl(83 88% 67%)", "#cd9a22"),
+            ("okhsl(233 41% 24%)", "#213b49"),
+            ("okhsl(159 59% 67%)", "#68b78d"),
+            ("okhsl(0 100% 50%)", "#d70071"),
+            ("okhsl(140 95% 40%)", "#2e6f1e"),
+            ("okhsl(250 60% 55%)", "#4e88c2"),
+            ("okhsl(53 51% 24%)", "#4e2f1b"),
+            ("okhsl(300 100% 95%)", "#f3eeff"),
+            ("okhsl(10 90% 5%)", "#180105"),
+            ("oklch(62% 0.1 200)", "#1c989e"),
+            ("oklch(0.7 0.4 30)", "#ff6551"),
+            ("oklch(50% 0.05 300deg)", "#675d7c"),
+            ("oklch(0.9 0.25 120)", "#cdf100"),
+            ("#0af", "#00aaff"),
+        ];
+        for (text, hex) in cases {
+            let value = ColorValue::parse_color(text).unwrap().unwrap();
+            assert_eq!(value.to_hex().as_deref(), Some(hex), "{text}");
+        }
+        assert_eq!(ColorValue::parse_color("primary"), Ok(None));
+        assert!(ColorValue::parse_color("oklch(1 2)").is_err());
+        assert!(ColorValue::parse_color("okhsl(10 120% 50%)").is_err());
+        assert!(ColorValue::parse_color("#12345").is_err());
     }
 
     #[test]

@@ -1,16 +1,21 @@
 //! Themes: pi's theme file format, the built-in `dark` and `light` themes, custom themes
 //! from `<agent_dir>/themes/*.json`, and the ratatui styles the renderers use.
 //!
-//! A theme file is `{ "name", "vars"?, "colors", "export"? }`. Every one of the 51
-//! [`ThemeToken`]s must be present in `colors`; a value is `#rrggbb`, a 0–255 palette
-//! index, the name of a `vars` entry, or `""` for the terminal default. Loading checks
-//! everything at once and reports every missing token and bad value with the file name.
+//! A theme file is `{ "$schema"?, "name", "appearance"?, "vars"?, "colors", "export"? }`
+//! (pi 1.6's `schemas/theme.schema.json`). Every [`ThemeToken`] must be present in
+//! `colors` except the five pi 1.6 added, which fall back to an older token
+//! ([`ThemeToken::fallback`]); a value is `#rgb`, `#rrggbb`, `oklch()`, `okhsl()`, a
+//! 0–255 palette index, the name of a `vars` entry, or `""` for the terminal default.
+//! A name may not contain `/` (reserved for `"light/dark"` theme settings). Loading
+//! checks everything at once and reports every missing token and bad value with the
+//! file name.
 //! Colours are degraded to what the terminal supports ([`ColorMode`]) when the theme is
 //! built, so [`Theme::style`] is a plain array lookup. Watching files for changes is the
 //! app's job, not this module's.
 
 mod catalog;
 mod color;
+mod oklab;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -64,7 +69,11 @@ tokens! {
     Dim = "dim", Fg;
     Text = "text", Fg;
     ThinkingText = "thinkingText", Fg;
+    ScrollbarTrack = "scrollbarTrack", Fg;
+    ScrollbarThumb = "scrollbarThumb", Fg;
     SelectedBg = "selectedBg", Bg;
+    SearchMatchBg = "searchMatchBg", Bg;
+    SearchMatchText = "searchMatchText", Fg;
     UserMessageBg = "userMessageBg", Bg;
     UserMessageText = "userMessageText", Fg;
     CustomMessageBg = "customMessageBg", Bg;
@@ -103,6 +112,7 @@ tokens! {
     ThinkingMedium = "thinkingMedium", Fg;
     ThinkingHigh = "thinkingHigh", Fg;
     ThinkingXhigh = "thinkingXhigh", Fg;
+    ThinkingMax = "thinkingMax", Fg;
     BashMode = "bashMode", Fg;
 }
 
@@ -114,6 +124,18 @@ impl ThemeToken {
 
     fn index(self) -> usize {
         self as usize
+    }
+
+    /// The token an optional one (new in pi 1.6) takes its colour from when a theme
+    /// leaves it out; `None` for the required tokens.
+    pub fn fallback(self) -> Option<ThemeToken> {
+        match self {
+            ThemeToken::ScrollbarTrack => Some(ThemeToken::Muted),
+            ThemeToken::ScrollbarThumb | ThemeToken::SearchMatchText => Some(ThemeToken::Text),
+            ThemeToken::SearchMatchBg => Some(ThemeToken::SelectedBg),
+            ThemeToken::ThinkingMax => Some(ThemeToken::ThinkingXhigh),
+            _ => None,
+        }
     }
 }
 
@@ -142,6 +164,8 @@ static GENERATION: AtomicU64 = AtomicU64::new(1);
 #[derive(Debug, Clone)]
 pub struct Theme {
     name: String,
+    /// The theme file's `appearance`, if it says.
+    appearance: Option<Appearance>,
     source: Option<PathBuf>,
     mode: ColorMode,
     values: Vec<ColorValue>,
@@ -180,6 +204,7 @@ impl Theme {
         let parsed = validate(label, &value)?;
         let mut theme = Theme::from_values(&parsed.name, parsed.values, mode);
         theme.export = parsed.export;
+        theme.appearance = parsed.appearance;
         Ok(theme)
     }
 
@@ -189,7 +214,8 @@ impl Theme {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut theme = Theme::from_json_str(&path.display().to_string(), &text, mode)?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let mut theme = Theme::from_json_str(&path.display().to_string(), text, mode)?;
         theme.source = Some(path.to_path_buf());
         Ok(theme)
     }
@@ -213,6 +239,7 @@ impl Theme {
         let colors = values.iter().map(|v| v.to_color(mode)).collect();
         Theme {
             name: name.to_string(),
+            appearance: None,
             source: None,
             mode,
             values,
@@ -227,6 +254,7 @@ impl Theme {
         let mut theme = Theme::from_values(&self.name, self.values.clone(), mode);
         theme.source = self.source.clone();
         theme.export = self.export.clone();
+        theme.appearance = self.appearance;
         theme
     }
 
@@ -241,6 +269,25 @@ impl Theme {
 
     pub fn mode(&self) -> ColorMode {
         self.mode
+    }
+
+    /// Light or dark: the file's `appearance`, else judged from how light the user
+    /// message background is (the terminal's default counts as dark).
+    pub fn appearance(&self) -> Appearance {
+        if let Some(appearance) = self.appearance {
+            return appearance;
+        }
+        let (r, g, b) = match self.value(ThemeToken::UserMessageBg) {
+            ColorValue::Rgb(r, g, b) => (r, g, b),
+            ColorValue::Index(i) => index_to_rgb(i),
+            ColorValue::Default => return Appearance::Dark,
+        };
+        let luma = 0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b);
+        if luma > 127.5 {
+            Appearance::Light
+        } else {
+            Appearance::Dark
+        }
     }
 
     /// Changes whenever a theme is built; renderers use it to invalidate caches.
@@ -293,17 +340,84 @@ impl Theme {
     }
 }
 
-/// The built-in theme to start with when the user chose none: `light` when the
-/// terminal says (through `COLORFGBG`, e.g. `0;15`) that its background is a light
-/// colour, `dark` otherwise. pi makes the same guess.
-pub fn default_theme_name(env: impl Fn(&str) -> Option<String>) -> &'static str {
-    let background = env("COLORFGBG")
-        .and_then(|v| v.split(';').nth(1).map(str::to_string))
-        .and_then(|bg| bg.trim().parse::<u8>().ok());
+/// Whether a theme (or the terminal) is light or dark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Appearance {
+    Dark,
+    Light,
+}
+
+/// The terminal's appearance as pi 1.6 decides it when the terminal does not report its
+/// colours: `COLORFGBG`'s background index (its last field; 0–6 and 8 are dark, 7 and
+/// 9–15 light), else dark. pi-rs does not ask the terminal for its colours (OSC 11) yet.
+pub fn terminal_appearance(env: impl Fn(&str) -> Option<String>) -> Appearance {
+    let background = env("COLORFGBG").and_then(|v| {
+        let last = v.rsplit(';').next()?.trim().to_string();
+        (!last.is_empty() && last.len() <= 2 && last.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| last.parse::<u8>().ok())
+            .flatten()
+    });
     match background {
-        Some(bg) if bg >= 8 => "light",
-        _ => "dark",
+        Some(bg @ 0..=15) if bg == 7 || bg >= 9 => Appearance::Light,
+        _ => Appearance::Dark,
     }
+}
+
+/// The built-in theme for the terminal's appearance: what pi 1.6's default `system`
+/// theme comes closest to in pi-rs (which does not derive colours from the terminal's
+/// palette yet).
+pub fn default_theme_name(env: impl Fn(&str) -> Option<String>) -> &'static str {
+    match terminal_appearance(env) {
+        Appearance::Light => "light",
+        Appearance::Dark => "dark",
+    }
+}
+
+/// The reserved name of pi 1.6's terminal-derived theme (the default).
+pub const SYSTEM_THEME: &str = "system";
+
+/// The theme a `theme` setting (or `--use-theme`) names for this terminal: unset or
+/// `"system"` is [`default_theme_name`]; `"light/dark"` picks by the terminal's
+/// appearance (light first, as pi stores it). `Err` carries a warning for a value with
+/// a `/` that is not such a pair; the default theme is used then.
+pub fn resolve_theme_setting(
+    setting: Option<&str>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<String, (String, String)> {
+    let appearance = terminal_appearance(&env);
+    let system = || default_theme_name(&env).to_string();
+    let Some(setting) = setting.filter(|s| !s.is_empty()) else {
+        return Ok(system());
+    };
+    let chosen = if setting.contains('/') {
+        let mut parts = setting.split('/');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(light), Some(dark), None)
+                if !light.trim().is_empty() && !dark.trim().is_empty() =>
+            {
+                match appearance {
+                    Appearance::Light => light.trim(),
+                    Appearance::Dark => dark.trim(),
+                }
+            }
+            _ => {
+                return Err((
+                    format!(
+                        "theme \"{setting}\" is not a theme name or a \"light/dark\" pair of names; using the {} theme",
+                        system()
+                    ),
+                    system(),
+                ));
+            }
+        }
+    } else {
+        setting
+    };
+    Ok(if chosen == SYSTEM_THEME {
+        system()
+    } else {
+        chosen.to_string()
+    })
 }
 
 /// A custom theme found on disk.
@@ -415,6 +529,7 @@ impl fmt::Display for InvalidTheme {
 
 struct ParsedTheme {
     name: String,
+    appearance: Option<Appearance>,
     values: Vec<ColorValue>,
     export: ExportColors,
 }
@@ -428,10 +543,10 @@ enum RawValue<'a> {
 fn raw_value<'a>(v: &'a Value) -> Result<RawValue<'a>, String> {
     match v {
         Value::String(s) if s.is_empty() => Ok(RawValue::Value(ColorValue::Default)),
-        Value::String(s) if s.starts_with('#') => ColorValue::parse_hex(s)
-            .map(RawValue::Value)
-            .ok_or_else(|| format!("\"{s}\" is not a #rrggbb colour")),
-        Value::String(s) => Ok(RawValue::Var(s)),
+        Value::String(s) => match ColorValue::parse_color(s)? {
+            Some(color) => Ok(RawValue::Value(color)),
+            None => Ok(RawValue::Var(s)),
+        },
         Value::Number(n) => match n.as_u64().and_then(|n| u8::try_from(n).ok()) {
             Some(i) => Ok(RawValue::Value(ColorValue::Index(i))),
             None => Err(format!("{n} is not a palette index (0-255)")),
@@ -480,12 +595,18 @@ fn validate(label: &str, root: &Value) -> Result<ParsedTheme, ThemeError> {
     for key in obj.keys() {
         if !matches!(
             key.as_str(),
-            "$schema" | "name" | "vars" | "colors" | "export"
+            "$schema" | "name" | "appearance" | "vars" | "colors" | "export"
         ) {
             problems.push(format!("/{key}: unknown field"));
         }
     }
     let name = match obj.get("name") {
+        Some(Value::String(s)) if s.contains('/') => {
+            problems.push(format!(
+                "/name: \"{s}\" contains \"/\", which is reserved for \"light/dark\" theme settings"
+            ));
+            s.clone()
+        }
         Some(Value::String(s)) => s.clone(),
         Some(_) => {
             problems.push("/name: must be a string".into());
@@ -494,6 +615,17 @@ fn validate(label: &str, root: &Value) -> Result<ParsedTheme, ThemeError> {
         None => {
             problems.push("/name: missing (every theme needs a name)".into());
             String::new()
+        }
+    };
+    let appearance = match obj.get("appearance") {
+        None => None,
+        Some(Value::String(s)) if s == "dark" => Some(Appearance::Dark),
+        Some(Value::String(s)) if s == "light" => Some(Appearance::Light),
+        Some(other) => {
+            problems.push(format!(
+                "/appearance: must be \"dark\" or \"light\", got {other}"
+            ));
+            None
         }
     };
     let empty = Map::new();
@@ -516,11 +648,20 @@ fn validate(label: &str, root: &Value) -> Result<ParsedTheme, ThemeError> {
             }
             for token in ThemeToken::ALL {
                 match colors.get(token.name()) {
+                    None if token.fallback().is_some() => {}
                     None => missing.push(token.name().to_string()),
                     Some(v) => match resolve(v, vars) {
                         Ok(c) => values[token.index()] = c,
                         Err(e) => problems.push(format!("/colors/{}: {e}", token.name())),
                     },
+                }
+            }
+            // The optional tokens a theme left out take their fallback's colour.
+            for token in ThemeToken::ALL {
+                if let Some(from) = token.fallback()
+                    && !colors.contains_key(token.name())
+                {
+                    values[token.index()] = values[from.index()];
                 }
             }
         }
@@ -555,6 +696,7 @@ fn validate(label: &str, root: &Value) -> Result<ParsedTheme, ThemeError> {
     }
     Ok(ParsedTheme {
         name,
+        appearance,
         values,
         export,
     })

@@ -109,21 +109,21 @@ fn invalid_custom_theme_reports_every_problem_with_the_file_name() {
         .to_string()
         .replace(&dir.path().display().to_string(), "<dir>");
     insta::assert_snapshot!(text, @r##"
-    invalid theme <dir>/broken.json:
+        invalid theme <dir>/broken.json:
 
-    missing color tokens (every token is required):
-      - accent
-      - mdHeading
+        missing color tokens (every token is required):
+          - accent
+          - mdHeading
 
-    add them to the "colors" object; the built-in dark.json and light.json list them all
+        add them to the "colors" object; the built-in dark.json and light.json list them all
 
-    other problems:
-      - /colors/mdLinkColour: unknown color token
-      - /colors/border: "#12345" is not a #rrggbb colour
-      - /colors/success: circular variable reference loop -> loop
-      - /colors/muted: 300 is not a palette index (0-255)
-      - /colors/dim: unknown variable "nope" (not defined in "vars")
-    "##);
+        other problems:
+          - /colors/mdLinkColour: unknown color token
+          - /colors/border: "#12345" is not a #rgb or #rrggbb colour
+          - /colors/success: circular variable reference loop -> loop
+          - /colors/muted: 300 is not a palette index (0-255)
+          - /colors/dim: unknown variable "nope" (not defined in "vars")
+        "##);
 }
 
 #[test]
@@ -208,8 +208,101 @@ fn default_theme_follows_colorfgbg() {
     };
     assert_eq!(default_theme_name(env(Some("15;0"))), "dark");
     assert_eq!(default_theme_name(env(Some("0;15"))), "light");
-    assert_eq!(default_theme_name(env(Some("0;default;15"))), "dark");
+    // pi 1.6 reads the last field (rxvt's `fg;xpm;bg`); 8 is dark, 7 light.
+    assert_eq!(default_theme_name(env(Some("0;default;15"))), "light");
+    assert_eq!(default_theme_name(env(Some("15;8"))), "dark");
+    assert_eq!(default_theme_name(env(Some("0;7"))), "light");
+    assert_eq!(default_theme_name(env(Some("0;default"))), "dark");
     assert_eq!(default_theme_name(env(None)), "dark");
+    // The `theme` setting: unset and "system" follow the terminal, pairs pick by it.
+    let light = env(Some("0;15"));
+    let dark = env(Some("15;0"));
+    assert_eq!(resolve_theme_setting(None, light), Ok("light".into()));
+    assert_eq!(
+        resolve_theme_setting(Some("system"), dark),
+        Ok("dark".into())
+    );
+    assert_eq!(
+        resolve_theme_setting(Some("paper/night"), light),
+        Ok("paper".into())
+    );
+    assert_eq!(
+        resolve_theme_setting(Some(" paper / night "), dark),
+        Ok("night".into())
+    );
+    assert_eq!(
+        resolve_theme_setting(Some("light/system"), dark),
+        Ok("dark".into())
+    );
+    assert_eq!(resolve_theme_setting(Some("mine"), dark), Ok("mine".into()));
+    let (warning, fallback) = resolve_theme_setting(Some("a/b/c"), dark).unwrap_err();
+    assert!(warning.contains("\"a/b/c\""), "{warning}");
+    assert_eq!(fallback, "dark");
+    assert!(resolve_theme_setting(Some("/night"), dark).is_err());
+}
+
+#[test]
+fn pi_1_6_theme_files_load_with_new_colour_forms_and_optional_tokens() {
+    let mut colors = Map::new();
+    for token in ThemeToken::ALL {
+        if token.fallback().is_none() {
+            colors.insert(token.name().to_string(), json!("okhsl(250 60% 55%)"));
+        }
+    }
+    colors.insert("thinkingXhigh".into(), json!("#0af"));
+    colors.insert("searchMatchBg".into(), json!("oklch(62% 0.1 200)"));
+    let theme = Theme::from_json_str(
+        "t",
+        &json!({"name": "t", "appearance": "light", "colors": colors}).to_string(),
+        ColorMode::TrueColor,
+    )
+    .unwrap();
+    assert_eq!(theme.appearance(), Appearance::Light);
+    assert_eq!(
+        theme.value(ThemeToken::ThinkingMax),
+        ColorValue::Rgb(0, 0xaa, 0xff)
+    );
+    assert_eq!(
+        theme.value(ThemeToken::SearchMatchBg).to_hex().as_deref(),
+        Some("#1c989e")
+    );
+    assert_eq!(
+        theme.value(ThemeToken::ScrollbarTrack),
+        theme.value(ThemeToken::Muted)
+    );
+    assert_eq!(
+        theme.value(ThemeToken::Accent).to_hex().as_deref(),
+        Some("#4e88c2")
+    );
+    // A "/" in the name and an unknown appearance are reported.
+    let bad = Theme::from_json_str(
+        "bad",
+        &json!({"name": "a/b", "appearance": "dim", "colors": colors}).to_string(),
+        ColorMode::TrueColor,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(bad.contains("/name: \"a/b\" contains \"/\""), "{bad}");
+    assert!(
+        bad.contains("/appearance: must be \"dark\" or \"light\""),
+        "{bad}"
+    );
+}
+
+#[test]
+fn a_custom_theme_named_system_is_ignored_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut theme = full_theme_json();
+    theme["name"] = json!("system");
+    let file = dir.path().join("system.json");
+    std::fs::write(&file, format!("\u{feff}{theme}")).unwrap();
+    let catalog = ThemeCatalog::load(std::slice::from_ref(&file), ColorMode::TrueColor);
+    assert!(catalog.custom_names().is_empty());
+    assert!(
+        catalog.warnings()[0].contains("reserved name"),
+        "{:?}",
+        catalog.warnings()
+    );
 }
 
 #[test]
@@ -225,7 +318,10 @@ fn extension_theme_spec_uses_pis_escape_sequences() {
     assert!(spec["fg"].get("selectedBg").is_none());
     assert_eq!(
         spec["fg"].as_object().unwrap().len(),
-        ThemeToken::ALL.len() - 6
+        ThemeToken::ALL
+            .iter()
+            .filter(|t| !t.is_background())
+            .count()
     );
     let dark256 = Theme::dark(ColorMode::Ansi256);
     let spec = extension_theme_spec(&dark256);

@@ -37,6 +37,7 @@ use crate::session::refusal::MissingCwd;
 pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
     ("settings", "Open settings menu"),
     ("model", "Select model (opens selector UI)"),
+    ("thinking", "Set thinking level"),
     ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     (
         "export",
@@ -355,6 +356,7 @@ impl App {
                 self.show_block(ChangelogView::Full(markdown));
             }
             "model" => self.model_command(args),
+            "thinking" => self.thinking_command(args),
             "scoped-models" => self.open_scoped_models(),
             "fork" => self.open_fork_selector(),
             "clone" => {
@@ -513,7 +515,7 @@ impl App {
         self.push_item(ChatItem::View(Box::new(view)), true);
     }
 
-    fn copy_last_answer(&mut self) {
+    pub(super) fn copy_last_answer(&mut self) {
         let Some(text) = self.session.last_assistant_text() else {
             self.show_error("No agent messages to copy yet.");
             return;
@@ -522,6 +524,60 @@ impl App {
             Ok(how) => self.show_status(format!("Copied last agent message to clipboard{how}")),
             Err(e) => self.show_error(e),
         }
+    }
+
+    /// `/thinking [level]`: a level the model supports is set for the session at once;
+    /// without one the thinking selector opens.
+    fn thinking_command(&mut self, args: &str) {
+        let levels = self.session.available_thinking_levels();
+        let wanted = args.trim();
+        if wanted.is_empty() {
+            let current = self.session.thinking_level();
+            let default = self
+                .session
+                .settings()
+                .default_thinking_level()
+                .unwrap_or(crate::core::agent_session::DEFAULT_THINKING_LEVEL);
+            self.overlay = Some(Overlay::Thinking(
+                crate::modes::interactive::components::thinking_selector::ThinkingSelector::new(
+                    current, &levels, default,
+                ),
+            ));
+            return;
+        }
+        match levels
+            .iter()
+            .find(|l| l.as_str().eq_ignore_ascii_case(wanted))
+        {
+            Some(level) => self.select_thinking_level(*level, false),
+            None => {
+                let names: Vec<&str> = levels.iter().map(|l| l.as_str()).collect();
+                self.show_error(format!(
+                    "Unknown thinking level \"{wanted}\". Available levels: {}.",
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+
+    /// Sets the thinking level for the session (and, with `save_default`, as the saved
+    /// default), with pi's status line.
+    pub(super) fn select_thinking_level(
+        &mut self,
+        level: crate::ai::model::ThinkingLevel,
+        save_default: bool,
+    ) {
+        let result = if save_default {
+            self.session.set_thinking_level_as_default(level)
+        } else {
+            self.session.set_thinking_level(level)
+        };
+        match result {
+            Ok(_) if save_default => self.show_status(format!("Default thinking level: {level}")),
+            Ok(_) => self.show_status(format!("Thinking level: {level}")),
+            Err(e) => self.show_error(e),
+        }
+        self.footer_cache = None;
     }
 
     pub fn open_model_selector(&mut self) {
@@ -538,12 +594,15 @@ impl App {
             return;
         }
         let scoped = self.session.scoped_models();
+        let settings = self.session.settings();
+        let default = settings.default_provider().zip(settings.default_model());
         let selector = crate::modes::interactive::components::model_selector::ModelSelector::new(
             models,
             current
                 .as_ref()
                 .map(|m| (m.provider.as_str(), m.id.as_str())),
         )
+        .with_default(default)
         .with_scoped(scoped)
         .with_query(query)
         .with_error(error);
@@ -786,12 +845,27 @@ impl App {
                     picker.deleted(&path, result);
                 }
             }
-            OverlayOutcome::ModelChosen { provider, id } => {
+            OverlayOutcome::ModelChosen {
+                provider,
+                id,
+                save_default,
+            } => {
                 self.overlay = None;
                 let model = self.session.find_model(&provider, &id);
-                match model.map(|m| self.session.set_model(m)) {
+                let chosen = model.map(|m| {
+                    if save_default {
+                        self.session.set_model_as_default(m)
+                    } else {
+                        self.session.set_model(m)
+                    }
+                });
+                match chosen {
                     Some(Ok(())) => {
-                        self.show_status(format!("Model: {id}"));
+                        self.show_status(if save_default {
+                            format!("Default model: {provider}/{id}")
+                        } else {
+                            format!("Model: {id}")
+                        });
                         self.warn_anthropic_extra_usage();
                     }
                     Some(Err(e)) => self.notice(e),
@@ -803,12 +877,12 @@ impl App {
                 self.overlay = None;
                 self.save_trust_choice(&choice);
             }
-            OverlayOutcome::ThinkingChosen(level) => {
+            OverlayOutcome::ThinkingChosen {
+                level,
+                save_default,
+            } => {
                 self.overlay = None;
-                if let Err(e) = self.session.set_thinking_level(level) {
-                    self.notice(e);
-                }
-                self.footer_cache = None;
+                self.select_thinking_level(level, save_default);
             }
             OverlayOutcome::SettingChanged {
                 setting,
@@ -886,7 +960,13 @@ impl App {
             }
             SettingId::EditorPadding => self.editor.set_padding_x(number),
             SettingId::AutocompleteMaxVisible => self.editor.set_autocomplete_max_visible(number),
-            SettingId::QuietStartup => self.header.quiet = flag,
+            SettingId::QuietStartup => {
+                self.header.quiet = match (flag, text.as_str()) {
+                    (true, _) => crate::core::settings::QuietStartup::All,
+                    (false, "header") => crate::core::settings::QuietStartup::Header,
+                    (false, _) => crate::core::settings::QuietStartup::Off,
+                };
+            }
             // Read where they act: the warning when it is due, the progress indicator
             // at the next run. `transport` and `enableInstallTelemetry` are kept for pi
             // (pi-rs streams over SSE and sends no install ping; see docs/settings.md).

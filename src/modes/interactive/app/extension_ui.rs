@@ -776,7 +776,13 @@ impl App {
         self.extension_themes_seen = revision;
         let mode = self.theme.mode();
         self.themes = super::reload::theme_catalog(&self.session, mode);
-        let wanted = self.session.settings().theme().map(str::to_string);
+        let setting = self.session.settings().theme().map(str::to_string);
+        let wanted = setting.as_deref().map(|s| {
+            crate::modes::interactive::theme::resolve_theme_setting(Some(s), |k| {
+                std::env::var(k).ok()
+            })
+            .unwrap_or_else(|(_, fallback)| fallback)
+        });
         if let Some(name) = wanted
             && name != self.theme.name()
             && let Ok(theme) = self

@@ -42,6 +42,7 @@ const APP_ACTIONS: &[Action] = &[
     Action::ToolsExpand,
     Action::ThinkingToggle,
     Action::EditorExternal,
+    Action::MessageCopy,
     Action::MessageFollowUp,
     Action::MessageDequeue,
     Action::SessionNew,
@@ -121,6 +122,15 @@ impl App {
             if let Some(data) = super::key_sequence::key_sequence(&key) {
                 self.send_to_extension_editor(&data);
             }
+            return KeyCommand::None;
+        }
+        // pi 1.6: the dedicated history keys win over the app's keys.
+        if self
+            .keys
+            .action_for(&key, &[Action::HistoryPrevious, Action::HistoryNext])
+            .is_some()
+        {
+            self.editor.handle_key(&key);
             return KeyCommand::None;
         }
         // The completion popup owns Escape while it is open (and the arrows, Tab and
@@ -238,6 +248,10 @@ impl App {
                 return Some(KeyCommand::None);
             }
             Action::EditorExternal => return Some(KeyCommand::ExternalEditor),
+            Action::MessageCopy => {
+                self.copy_last_answer();
+                return Some(KeyCommand::None);
+            }
             Action::MessageFollowUp => {
                 let text = self.editor.expanded_text();
                 if text.trim().is_empty() {

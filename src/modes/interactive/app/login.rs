@@ -334,7 +334,7 @@ impl App {
     }
 
     /// pi's `completeProviderAuthentication`: without a model yet, the provider's default
-    /// one is selected; the footer follows.
+    /// one is selected and saved as the default model; the footer follows.
     fn complete_provider_auth(&mut self, provider: &str, name: &str, kind: AuthKind) {
         let _ = self.session.reload_models();
         self.refresh_autocomplete();
@@ -368,7 +368,7 @@ impl App {
                             "{action}, but its default model \"{id}\" is not available. Use /model to select a model."
                         ))
                     }
-                    Some(model) => match self.session.set_model(model.clone()) {
+                    Some(model) => match self.session.set_model_as_default(model.clone()) {
                         Ok(()) => selected = Some(model.id),
                         Err(e) => {
                             error = Some(format!(

@@ -33,6 +33,7 @@ use tokio::sync::mpsc;
 
 use crate::core::agent_session::{AgentSession, PromptOptions};
 use crate::core::factory::{EXTENSION_SHUTDOWN_LIMIT, SessionFactory};
+use crate::core::settings::QuietStartup;
 use crate::modes::interactive::autocomplete::CombinedProvider;
 use crate::modes::interactive::components::header::{LoadedResources, StartupHeader};
 use crate::modes::interactive::components::status::PendingMessages;
@@ -416,9 +417,12 @@ fn send_initial(app: &mut App, text: String, images: Vec<crate::ai::message::Ima
     });
 }
 
-/// Ctrl+G: edit the prompt in `$VISUAL` / `$EDITOR`.
+/// Ctrl+G: edit the prompt in the `externalEditor` setting's command, else `$VISUAL` /
+/// `$EDITOR`.
 fn external_editor(app: &mut App) {
-    let Some(editor) = env("VISUAL")
+    let configured = app.session.settings().external_editor().map(str::to_string);
+    let Some(editor) = configured
+        .or_else(|| env("VISUAL"))
         .or_else(|| env("EDITOR"))
         .filter(|e| !e.is_empty())
     else {
@@ -476,6 +480,9 @@ fn new_app(
             (s.show_images(), s.image_width_cells() as usize),
         )
     };
+    crate::modes::interactive::markdown::set_code_block_indent(
+        session.settings().code_block_indent(),
+    );
     let mut warnings = Vec::new();
     let (theme, themes, theme_warnings) = reload::load_theme(theme_name, &session);
     warnings.extend(theme_warnings);
@@ -498,7 +505,11 @@ fn new_app(
         // pi: the header (and resource listing) only without `quietStartup`; it starts
         // compact unless `--verbose`, and Ctrl+O expands it with the tool output.
         expanded: options.verbose,
-        quiet: quiet && !options.verbose,
+        quiet: if options.verbose {
+            QuietStartup::Off
+        } else {
+            quiet
+        },
         tagline: None,
         resources: LoadedResources::default(),
         custom: None,

@@ -155,6 +155,8 @@ pub enum OverlayOutcome {
     ModelChosen {
         provider: String,
         id: String,
+        /// Ctrl+S: also save it as the default model.
+        save_default: bool,
     },
     SettingChanged {
         setting: SettingId,
@@ -162,7 +164,11 @@ pub enum OverlayOutcome {
         value: serde_json::Value,
     },
     PreviewTheme(String),
-    ThinkingChosen(ThinkingLevel),
+    ThinkingChosen {
+        level: ThinkingLevel,
+        /// Ctrl+S: also save it as `defaultThinkingLevel`.
+        save_default: bool,
+    },
     /// `/trust`: the decision to save.
     TrustChosen(crate::core::trust::TrustChoice),
     /// Enter in `/tree` on an entry other than the current leaf.
@@ -304,9 +310,15 @@ impl Overlay {
                 ModelSelectorOutcome::Handled | ModelSelectorOutcome::Ignored => {
                     OverlayOutcome::Keep
                 }
-                ModelSelectorOutcome::Selected { provider, id } => {
-                    OverlayOutcome::ModelChosen { provider, id }
-                }
+                ModelSelectorOutcome::Selected {
+                    provider,
+                    id,
+                    save_default,
+                } => OverlayOutcome::ModelChosen {
+                    provider,
+                    id,
+                    save_default,
+                },
                 ModelSelectorOutcome::Cancelled => OverlayOutcome::Cancelled,
             },
             Overlay::Settings(selector) => match selector.handle_key(key, keys) {
@@ -325,7 +337,13 @@ impl Overlay {
             },
             Overlay::Thinking(selector) => match selector.handle_key(key, keys) {
                 ThinkingOutcome::Handled | ThinkingOutcome::Ignored => OverlayOutcome::Keep,
-                ThinkingOutcome::Selected(level) => OverlayOutcome::ThinkingChosen(level),
+                ThinkingOutcome::Selected {
+                    level,
+                    save_default,
+                } => OverlayOutcome::ThinkingChosen {
+                    level,
+                    save_default,
+                },
                 ThinkingOutcome::Cancelled => OverlayOutcome::Cancelled,
             },
             Overlay::Trust(selector) => match selector.handle_key(key, keys) {
@@ -435,6 +453,7 @@ impl Overlay {
                 ..
             } => input.insert_str(text),
             Overlay::Models(selector) => selector.paste(text),
+            Overlay::Thinking(selector) => selector.paste(text),
             Overlay::ScopedModels(selector) => selector.paste(text),
             Overlay::LoginProviders(selector) => selector.paste(text),
             Overlay::Login(dialog) => dialog.paste(text),
@@ -475,7 +494,10 @@ impl Overlay {
                 let (lines, cursor) = dialog.render_with_cursor(width, ui);
                 return (lines, to_cursor(cursor));
             }
-            Overlay::Thinking(selector) => return (selector.render(width, ui), None),
+            Overlay::Thinking(selector) => {
+                let (lines, cursor) = selector.render_with_cursor(width, ui);
+                return (lines, to_cursor(cursor));
+            }
             Overlay::Trust(selector) => return (selector.render(width, ui), None),
             Overlay::Tree {
                 diff: Some(view), ..

@@ -17,7 +17,7 @@ use super::state::{App, Status, header_resources};
 use crate::core::agent_session::AgentSession;
 use crate::core::packages::config::theme_files;
 use crate::modes::interactive::keys::Keybindings;
-use crate::modes::interactive::theme::{ColorMode, Theme, ThemeCatalog, default_theme_name};
+use crate::modes::interactive::theme::{ColorMode, Theme, ThemeCatalog, resolve_theme_setting};
 
 /// What the status line shows while reloading (pi's text).
 const RELOADING: &str = "Reloading keybindings, extensions, skills, prompts, themes...";
@@ -125,6 +125,9 @@ impl App {
                 s.editor_padding_x() as usize,
             )
         };
+        crate::modes::interactive::markdown::set_code_block_indent(
+            self.session.settings().code_block_indent(),
+        );
         let (theme, themes, theme_warnings) = load_theme(theme_name, &self.session);
         self.theme = theme;
         self.themes = themes;
@@ -163,7 +166,13 @@ pub(super) fn load_theme(
     let mode = ColorMode::detect(env);
     let catalog = theme_catalog(session, mode);
     let mut warnings = catalog.warnings().to_vec();
-    let name = name.unwrap_or_else(|| default_theme_name(env).to_string());
+    let name = match resolve_theme_setting(name.as_deref(), env) {
+        Ok(name) => name,
+        Err((warning, fallback)) => {
+            warnings.push(warning);
+            fallback
+        }
+    };
     let theme = match catalog.theme(&name, &session.paths().themes(), mode) {
         Ok(t) => t,
         Err(e) => {
@@ -187,10 +196,15 @@ pub(super) fn theme_catalog(session: &AgentSession, mode: ColorMode) -> ThemeCat
 pub(super) fn load_keybindings(
     paths: &crate::core::paths::AgentPaths,
 ) -> (Arc<Keybindings>, Vec<String>) {
-    match Keybindings::load(&paths.keybindings()) {
+    let file = paths.keybindings();
+    match Keybindings::load(&file) {
         Ok(loaded) => (
             Arc::new(loaded.bindings),
-            loaded.issues.iter().map(ToString::to_string).collect(),
+            loaded
+                .issues
+                .iter()
+                .map(|issue| format!("{}: {issue}", file.display()))
+                .collect(),
         ),
         Err(e) => (Arc::new(Keybindings::defaults()), vec![e.to_string()]),
     }

@@ -6,6 +6,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
 use super::{Component, Ui, text_block};
+use crate::core::settings::QuietStartup;
 use crate::modes::interactive::keys::Action;
 use crate::modes::interactive::text::sanitize_single_line;
 use crate::modes::interactive::theme::ThemeToken;
@@ -31,8 +32,9 @@ pub struct StartupHeader {
     pub app_name: String,
     pub version: String,
     pub expanded: bool,
-    /// `quietStartup` (without `--verbose`): no header and no resource listing, as in pi.
-    pub quiet: bool,
+    /// `quietStartup` (without `--verbose`): `true` draws no header and no resource
+    /// listing, `"header"` the header without the listing, as in pi.
+    pub quiet: QuietStartup,
     /// An optional line under the key hints.
     pub tagline: Option<String>,
     pub resources: LoadedResources,
@@ -143,7 +145,7 @@ impl Component for StartupHeader {
             let lines = custom.iter().map(|l| {
                 crate::modes::interactive::text::truncate_line(l.clone(), width, Span::raw(""))
             });
-            if self.quiet {
+            if self.quiet == QuietStartup::All {
                 return lines.collect();
             }
             let mut out = vec![Line::default()];
@@ -152,7 +154,7 @@ impl Component for StartupHeader {
             out.extend(self.resource_sections(width, ui));
             return out;
         }
-        if self.quiet {
+        if self.quiet == QuietStartup::All {
             // Nothing at all, as pi's empty header: the chat starts on the first row.
             return Vec::new();
         }
@@ -198,7 +200,7 @@ impl StartupHeader {
     /// in its chat, so a first user message below it keeps its blank row).
     pub fn lists_resources(&self) -> bool {
         let r = &self.resources;
-        !self.quiet
+        self.quiet == QuietStartup::Off
             && [
                 &r.context_files,
                 &r.skills,
@@ -214,6 +216,9 @@ impl StartupHeader {
     /// the header.
     fn resource_sections(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>> {
         let mut out = Vec::new();
+        if self.quiet != QuietStartup::Off {
+            return out;
+        }
         let r = &self.resources;
         let mut sections = Vec::new();
         let context = if self.expanded && !r.context_files_expanded.is_empty() {
@@ -258,11 +263,25 @@ mod tests {
     fn a_quiet_startup_draws_no_header() {
         let keys = Keybindings::default();
         let mut h = header();
-        h.quiet = true;
+        h.quiet = QuietStartup::All;
         h.resources.extensions = vec!["gate".into()];
         // Not even a blank row (pi's empty `Text`).
         let t = theme();
         assert!(h.render(60, &Ui::new(&t, &keys)).is_empty());
+    }
+
+    #[test]
+    fn a_header_only_quiet_startup_keeps_the_header_and_drops_the_resources() {
+        let keys = Keybindings::default();
+        let mut h = header();
+        h.resources.extensions = vec!["gate".into()];
+        h.quiet = QuietStartup::Header;
+        let text = show(&h, 80, &keys);
+        assert!(text.contains("pi v0.73.1"), "{text}");
+        assert!(!text.contains("[Extensions]"), "{text}");
+        assert!(!h.lists_resources());
+        h.quiet = QuietStartup::Off;
+        assert!(show(&h, 80, &keys).contains("[Extensions]"));
     }
 
     #[test]

@@ -136,6 +136,10 @@ const TABLES: &[Table] = &[
                 "Edit message in external editor",
             ),
             (
+                Keys::Actions(&["app.message.copy"]),
+                "Copy selection or last assistant message",
+            ),
+            (
                 Keys::Actions(&["app.message.followUp"]),
                 "Queue follow-up message",
             ),
@@ -145,7 +149,7 @@ const TABLES: &[Table] = &[
             ),
             (
                 Keys::Actions(&["app.clipboard.pasteImage"]),
-                "Paste image from clipboard",
+                "Paste files on macOS, images, or text from clipboard",
             ),
             (Keys::Literal("/"), "Slash commands"),
             (Keys::Literal("!"), "Run bash command"),
@@ -286,51 +290,52 @@ mod tests {
         let ui = Ui::new(&t, &loaded.bindings);
         let md = HotkeysView::default().markdown(&ui);
         insta::assert_snapshot!(md, @r"
-        **Navigation**
-        | Key | Action |
-        |-----|--------|
-        | `Up` / `Down` / `Left/Ctrl+B` / `Right/Ctrl+F` | Move cursor / browse history (Up when empty) |
-        | `Alt+Left/Ctrl+Left/Alt+B` / `Alt+Right/Ctrl+Right/Alt+F` | Move by word |
-        | `Home/Ctrl+A` | Start of line |
-        | `End/Ctrl+E` | End of line |
-        | `Ctrl+]` | Jump forward to character |
-        | `Ctrl+Alt+]` | Jump backward to character |
-        | `PageUp` / `PageDown` | Scroll by page |
+            **Navigation**
+            | Key | Action |
+            |-----|--------|
+            | `Up` / `Down` / `Left/Ctrl+B` / `Right/Ctrl+F` | Move cursor / browse history (Up when empty) |
+            | `Alt+Left/Ctrl+Left/Alt+B` / `Alt+Right/Ctrl+Right/Alt+F` | Move by word |
+            | `Home/Ctrl+A` | Start of line |
+            | `End/Ctrl+E` | End of line |
+            | `Ctrl+]` | Jump forward to character |
+            | `Ctrl+Alt+]` | Jump backward to character |
+            | `PageUp/Ctrl+PageUp` / `PageDown/Ctrl+PageDown` | Scroll by page |
 
-        **Editing**
-        | Key | Action |
-        |-----|--------|
-        | `Enter` | Send message |
-        | `Shift+Enter` | New line |
-        | `Ctrl+W/Alt+Backspace` | Delete word backwards |
-        | `Alt+D/Alt+Delete` | Delete word forwards |
-        | `Ctrl+U` | Delete to start of line |
-        | `Ctrl+K` | Delete to end of line |
-        | `Ctrl+Y` | Paste the most-recently-deleted text |
-        | `Alt+Y` | Cycle through the deleted text after pasting |
-        | `` | Undo |
+            **Editing**
+            | Key | Action |
+            |-----|--------|
+            | `Enter` | Send message |
+            | `Shift+Enter/Ctrl+J` | New line |
+            | `Ctrl+W/Alt+Backspace` | Delete word backwards |
+            | `Alt+D/Alt+Delete` | Delete word forwards |
+            | `Ctrl+U` | Delete to start of line |
+            | `Ctrl+K` | Delete to end of line |
+            | `Ctrl+Y` | Paste the most-recently-deleted text |
+            | `Alt+Y` | Cycle through the deleted text after pasting |
+            | `` | Undo |
 
-        **Other**
-        | Key | Action |
-        |-----|--------|
-        | `Tab` | Path completion / accept autocomplete |
-        | `Escape` | Cancel autocomplete / abort streaming |
-        | `Ctrl+C` | Clear editor (first) / exit (second) |
-        | `Ctrl+D` | Exit (when editor is empty) |
-        | `Ctrl+Z` | Suspend to background |
-        | `Shift+Tab` | Cycle thinking level |
-        | `Ctrl+P` / `Shift+Ctrl+P` | Cycle models |
-        | `Ctrl+L` | Open model selector |
-        | `Ctrl+E/F2` | Toggle tool output expansion |
-        | `Ctrl+T` | Toggle thinking block visibility |
-        | `Ctrl+G` | Edit message in external editor |
-        | `Alt+Enter` | Queue follow-up message |
-        | `Alt+Up` | Restore queued messages |
-        | `Ctrl+V` | Paste image from clipboard |
-        | `/` | Slash commands |
-        | `!` | Run bash command |
-        | `!!` | Run bash command (excluded from context) |
-        ");
+            **Other**
+            | Key | Action |
+            |-----|--------|
+            | `Tab` | Path completion / accept autocomplete |
+            | `Escape` | Cancel autocomplete / abort streaming |
+            | `Ctrl+C` | Clear editor (first) / exit (second) |
+            | `Ctrl+D` | Exit (when editor is empty) |
+            | `Ctrl+Z` | Suspend to background |
+            | `Shift+Tab` | Cycle thinking level |
+            | `Ctrl+P` / `Shift+Ctrl+P` | Cycle models |
+            | `Ctrl+L` | Open model selector |
+            | `Ctrl+E/F2` | Toggle tool output expansion |
+            | `Ctrl+T` | Toggle thinking block visibility |
+            | `Ctrl+G` | Edit message in external editor |
+            | `Ctrl+X` | Copy selection or last assistant message |
+            | `Alt+Enter` | Queue follow-up message |
+            | `Alt+Up` | Restore queued messages |
+            | `Ctrl+V` | Paste files on macOS, images, or text from clipboard |
+            | `/` | Slash commands |
+            | `!` | Run bash command |
+            | `!!` | Run bash command (excluded from context) |
+            ");
         for width in 1..60 {
             plain(&HotkeysView::default().render(width, &ui), width);
         }

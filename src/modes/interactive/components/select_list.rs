@@ -61,6 +61,8 @@ pub struct SelectList {
     max_visible: usize,
     layout: SelectLayout,
     empty_text: String,
+    /// The item drawn with a `✓ ` before its label (the others get two spaces).
+    ticked: Option<usize>,
 }
 
 impl SelectList {
@@ -73,11 +75,19 @@ impl SelectList {
             max_visible: max_visible.max(1),
             layout: SelectLayout::default(),
             empty_text: "No matching commands".to_string(),
+            ticked: None,
         }
     }
 
     pub fn with_layout(mut self, layout: SelectLayout) -> Self {
         self.layout = layout;
+        self
+    }
+
+    /// Ticks item `index` (pi's `✓ ` for the current choice); every label is then
+    /// indented by the tick's width.
+    pub fn with_tick(mut self, index: Option<usize>) -> Self {
+        self.ticked = index;
         self
     }
 
@@ -190,7 +200,9 @@ impl SelectList {
         let widest = self
             .visible
             .iter()
-            .map(|i| str_width(display(&self.items[*i])) + GAP)
+            .map(|i| {
+                str_width(display(&self.items[*i])) + GAP + 2 * usize::from(self.ticked.is_some())
+            })
             .max()
             .unwrap_or(0);
         let min = self.layout.min_primary.min(self.layout.max_primary).max(1);
@@ -215,7 +227,7 @@ impl SelectList {
         let mut out: Vec<Line<'static>> = (start..end)
             .map(|row| {
                 self.render_row(
-                    &self.items[self.visible[row]],
+                    self.visible[row],
                     row == self.selected,
                     width,
                     primary,
@@ -233,15 +245,21 @@ impl SelectList {
 
     fn render_row(
         &self,
-        item: &CompletionItem,
+        index: usize,
         selected: bool,
         width: usize,
         primary: usize,
         theme: &Theme,
     ) -> Line<'static> {
+        let item = &self.items[index];
         let accent = theme.fg(ThemeToken::Accent);
         let prefix = if selected { "→ " } else { "  " };
-        let label = sanitize_single_line(display(item));
+        let tick = match self.ticked {
+            None => "",
+            Some(i) if i == index => "✓ ",
+            Some(_) => "  ",
+        };
+        let label = format!("{tick}{}", sanitize_single_line(display(item)));
         let description = item.description.as_deref().map(sanitize_single_line);
         if let Some(desc) = description.filter(|d| !d.is_empty() && width > 40) {
             let column = primary.min(width.saturating_sub(2 + 4)).max(1);

@@ -399,6 +399,8 @@ impl Editor {
         let action = keys.action_for(
             key,
             &[
+                Action::HistoryPrevious,
+                Action::HistoryNext,
                 Action::DeleteToLineEnd,
                 Action::DeleteToLineStart,
                 Action::DeleteWordBackward,
@@ -425,6 +427,8 @@ impl Editor {
         );
         let shift_only = key.modifiers == KeyModifiers::SHIFT;
         match action {
+            Some(Action::HistoryPrevious) => self.navigate_history(true),
+            Some(Action::HistoryNext) => self.navigate_history(false),
             Some(Action::DeleteToLineEnd) => self.kill_to_line_end(),
             Some(Action::DeleteToLineStart) => self.kill_to_line_start(),
             Some(Action::DeleteWordBackward) => self.kill_word_backward(),
@@ -449,10 +453,8 @@ impl Editor {
             Some(Action::JumpBackward) => self.jump = Some(Jump::Backward),
             Some(_) => return EditorAction::Ignored,
             None => {
-                // Ctrl+J is the raw newline byte; Shift+Backspace/Delete act unshifted.
-                if key.code == KeyCode::Char('j') && key.modifiers == KeyModifiers::CONTROL {
-                    self.new_line();
-                } else if shift_only && key.code == KeyCode::Backspace {
+                // Shift+Backspace/Delete act unshifted.
+                if shift_only && key.code == KeyCode::Backspace {
                     self.backspace();
                 } else if shift_only && key.code == KeyCode::Delete {
                     self.delete_forward();

@@ -54,6 +54,8 @@ const PASTE_IMAGE_KEY: &str = if cfg!(windows) { "alt+v" } else { "ctrl+v" };
 actions! {
     CursorUp = "tui.editor.cursorUp", "Move cursor up", ["up"];
     CursorDown = "tui.editor.cursorDown", "Move cursor down", ["down"];
+    HistoryPrevious = "tui.editor.historyPrevious", "Select previous prompt history entry", [];
+    HistoryNext = "tui.editor.historyNext", "Select next prompt history entry", [];
     CursorLeft = "tui.editor.cursorLeft", "Move cursor left", ["left", "ctrl+b"];
     CursorRight = "tui.editor.cursorRight", "Move cursor right", ["right", "ctrl+f"];
     CursorWordLeft = "tui.editor.cursorWordLeft", "Move cursor word left", ["alt+left", "ctrl+left", "alt+b"];
@@ -62,8 +64,8 @@ actions! {
     CursorLineEnd = "tui.editor.cursorLineEnd", "Move to line end", ["end", "ctrl+e"];
     JumpForward = "tui.editor.jumpForward", "Jump forward to character", ["ctrl+]"];
     JumpBackward = "tui.editor.jumpBackward", "Jump backward to character", ["ctrl+alt+]"];
-    PageUp = "tui.editor.pageUp", "Page up", ["pageUp"];
-    PageDown = "tui.editor.pageDown", "Page down", ["pageDown"];
+    PageUp = "tui.editor.pageUp", "Page up", ["pageUp", "ctrl+pageUp"];
+    PageDown = "tui.editor.pageDown", "Page down", ["pageDown", "ctrl+pageDown"];
     DeleteCharBackward = "tui.editor.deleteCharBackward", "Delete character backward", ["backspace"];
     DeleteCharForward = "tui.editor.deleteCharForward", "Delete character forward", ["delete", "ctrl+d"];
     DeleteWordBackward = "tui.editor.deleteWordBackward", "Delete word backward", ["ctrl+w", "alt+backspace"];
@@ -73,7 +75,7 @@ actions! {
     Yank = "tui.editor.yank", "Paste most recently deleted text", ["ctrl+y"];
     YankPop = "tui.editor.yankPop", "Cycle through deleted text after yank", ["alt+y"];
     Undo = "tui.editor.undo", "Undo last edit", ["ctrl+-"];
-    NewLine = "tui.input.newLine", "Insert new line", ["shift+enter"];
+    NewLine = "tui.input.newLine", "Insert new line", ["shift+enter", "ctrl+j"];
     Submit = "tui.input.submit", "Submit input", ["enter"];
     Tab = "tui.input.tab", "Tab / autocomplete", ["tab"];
     Copy = "tui.input.copy", "Copy selection", ["ctrl+c"];
@@ -83,11 +85,27 @@ actions! {
     SelectPageDown = "tui.select.pageDown", "Selection page down", ["pageDown"];
     SelectConfirm = "tui.select.confirm", "Confirm selection", ["enter"];
     SelectCancel = "tui.select.cancel", "Cancel selection", ["escape", "ctrl+c"];
+    // pi 1.6's fullscreen transcript (not in pi-rs yet: accepted, bound to nothing here).
+    AltPageUp = "tui.altScreen.pageUp", "Scroll viewport up one page", ["pageUp"];
+    AltPageDown = "tui.altScreen.pageDown", "Scroll viewport down one page", ["pageDown"];
+    AltHalfPageUp = "tui.altScreen.halfPageUp", "Scroll viewport up half a page", [];
+    AltHalfPageDown = "tui.altScreen.halfPageDown", "Scroll viewport down half a page", [];
+    AltLineUp = "tui.altScreen.lineUp", "Scroll viewport up one line", [];
+    AltLineDown = "tui.altScreen.lineDown", "Scroll viewport down one line", [];
+    AltPreviousPrompt = "tui.altScreen.previousPrompt", "Jump to previous semantic prompt", ["ctrl+shift+up"];
+    AltNextPrompt = "tui.altScreen.nextPrompt", "Jump to next semantic prompt", ["ctrl+shift+down"];
+    AltSearch = "tui.altScreen.search", "Search the primary scroll view", ["ctrl+shift+f"];
+    AltSearchNext = "tui.altScreen.searchNext", "Select the next search match", ["enter", "ctrl+g"];
+    AltSearchPrevious = "tui.altScreen.searchPrevious", "Select the previous search match", ["shift+enter", "ctrl+shift+g"];
+    AltSearchClose = "tui.altScreen.searchClose", "Close transcript search", ["escape"];
+    AltTop = "tui.altScreen.top", "Scroll viewport to top", ["ctrl+home"];
+    AltBottom = "tui.altScreen.bottom", "Scroll viewport to bottom", ["ctrl+end"];
     Interrupt = "app.interrupt", "Cancel or abort", ["escape"];
     Clear = "app.clear", "Clear editor", ["ctrl+c"];
     Exit = "app.exit", "Exit when editor is empty", ["ctrl+d"];
     Suspend = "app.suspend", "Suspend to background", [SUSPEND_KEY];
     ThinkingCycle = "app.thinking.cycle", "Cycle thinking level", ["shift+tab"];
+    ThinkingSave = "app.thinking.save", "Save thinking level", ["ctrl+s"];
     ModelCycleForward = "app.model.cycleForward", "Cycle to next model", ["ctrl+p"];
     ModelCycleBackward = "app.model.cycleBackward", "Cycle to previous model", ["shift+ctrl+p"];
     ModelSelect = "app.model.select", "Open model selector", ["ctrl+l"];
@@ -95,9 +113,10 @@ actions! {
     ThinkingToggle = "app.thinking.toggle", "Toggle thinking blocks", ["ctrl+t"];
     SessionToggleNamedFilter = "app.session.toggleNamedFilter", "Toggle named session filter", ["ctrl+n"];
     EditorExternal = "app.editor.external", "Open external editor", ["ctrl+g"];
+    MessageCopy = "app.message.copy", "Copy selection or last assistant message", ["ctrl+x"];
     MessageFollowUp = "app.message.followUp", "Queue follow-up message", ["alt+enter"];
     MessageDequeue = "app.message.dequeue", "Restore queued messages", ["alt+up"];
-    ClipboardPasteImage = "app.clipboard.pasteImage", "Paste image from clipboard", [PASTE_IMAGE_KEY];
+    ClipboardPasteImage = "app.clipboard.pasteImage", "Paste files on macOS, images, or text from clipboard", [PASTE_IMAGE_KEY];
     SessionNew = "app.session.new", "Start a new session", [];
     SessionTree = "app.session.tree", "Open session tree", [];
     SessionFork = "app.session.fork", "Fork current session", [];
@@ -221,8 +240,16 @@ impl FromStr for KeySpec {
             reason: reason.to_string(),
         };
         let lower = spec.trim().to_ascii_lowercase();
-        let mut parts: Vec<&str> = lower.split('+').collect();
-        let key = parts.pop().unwrap_or("");
+        // `+` is a key too: `ctrl++` (and a bare `+`).
+        let (mods, key) = match lower.strip_suffix("++") {
+            Some(mods) => (Some(mods), "+"),
+            None if lower == "+" => (None, "+"),
+            None => match lower.rsplit_once('+') {
+                Some((mods, key)) => (Some(mods), key),
+                None => (None, lower.as_str()),
+            },
+        };
+        let parts: Vec<&str> = mods.map(|m| m.split('+').collect()).unwrap_or_default();
         if key.is_empty() {
             return Err(err("it has no key after the last '+'"));
         }
@@ -235,17 +262,21 @@ impl FromStr for KeySpec {
             text: spec.trim().to_string(),
         };
         for m in parts {
-            match m {
-                "ctrl" => out.ctrl = true,
-                "shift" => out.shift = true,
-                "alt" => out.alt = true,
-                "super" => out.super_key = true,
+            let flag = match m {
+                "ctrl" => &mut out.ctrl,
+                "shift" => &mut out.shift,
+                "alt" => &mut out.alt,
+                "super" => &mut out.super_key,
                 other => {
                     return Err(err(&format!(
                         "unknown modifier \"{other}\" (use ctrl, shift, alt or super)"
                     )));
                 }
+            };
+            if *flag {
+                return Err(err(&format!("the modifier \"{m}\" is given twice")));
             }
+            *flag = true;
         }
         out.key = match key {
             "escape" | "esc" => KeyName::Escape,
@@ -382,7 +413,8 @@ pub fn migrate_keybindings_file(path: &Path) -> std::io::Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e),
     };
-    let Ok(Value::Object(raw)) = serde_json::from_str::<Value>(&text) else {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let Ok(Value::Object(raw)) = serde_json::from_str::<Value>(text) else {
         return Ok(false);
     };
     let Some(migrated) = migrate_keybindings(&raw) else {
@@ -536,6 +568,7 @@ impl Keybindings {
     /// Parses keybindings.json content: `{ "<action id>": "key" | ["key", …] }`. Old
     /// un-namespaced ids are accepted; a namespaced id wins over its old name.
     pub fn from_json_str(label: &str, text: &str) -> Result<LoadedKeybindings, KeybindingsError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let value: Value = serde_json::from_str(text).map_err(|source| KeybindingsError::Json {
             label: label.to_string(),
             source,
@@ -552,6 +585,16 @@ impl Keybindings {
             message,
         };
         for (id, keys) in &map {
+            // The editor's schema hint (pi 1.6 writes one).
+            if id == "$schema" {
+                if !keys.is_string() {
+                    issues.push(issue(
+                        id,
+                        format!("expected a string (a schema URL), got {keys}"),
+                    ));
+                }
+                continue;
+            }
             let action = match Action::from_id(id) {
                 Some(a) => a,
                 None => match Action::from_legacy_id(id) {
@@ -580,12 +623,17 @@ impl Keybindings {
                 }
             };
             let mut specs: Vec<KeySpec> = Vec::new();
-            for key in list {
+            for key in &list {
                 match key.parse::<KeySpec>() {
                     Ok(spec) if !specs.contains(&spec) => specs.push(spec),
                     Ok(_) => {}
                     Err(e) => issues.push(issue(id, e.to_string())),
                 }
+            }
+            // Nothing usable in a non-empty entry: the default keys stay (as pi, which
+            // skips an entry it cannot use), rather than leaving the action unbound.
+            if specs.is_empty() && !list.is_empty() {
+                continue;
             }
             bindings.user.insert(action, specs.clone());
             bindings.keys.insert(action, specs);
@@ -618,9 +666,15 @@ impl Keybindings {
         self.keys(action).iter().any(|k| k.matches(ev))
     }
 
-    /// The first of `candidates` (in order) bound to `ev`.
+    /// The first of `candidates` (in order) bound to `ev`; an action the user's file
+    /// bound to the key goes before one that has it by default (a key pi 1.6 gave a new
+    /// default, such as `ctrl+x`, stays with the action the user chose for it).
     pub fn action_for(&self, ev: &KeyEvent, candidates: &[Action]) -> Option<Action> {
-        candidates.iter().copied().find(|a| self.matches(ev, *a))
+        candidates
+            .iter()
+            .copied()
+            .find(|a| self.user.contains_key(a) && self.matches(ev, *a))
+            .or_else(|| candidates.iter().copied().find(|a| self.matches(ev, *a)))
     }
 
     /// Keys the user's file bound to more than one action (pi reports these too).

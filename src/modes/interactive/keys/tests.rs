@@ -35,52 +35,56 @@ fn default_bindings_match_pi() {
         })
         .collect();
     insta::assert_snapshot!(table.join("\n"), @r"
-    tui.editor.cursorUp              up
-    tui.editor.cursorDown            down
-    tui.editor.cursorLeft            left/ctrl+b
-    tui.editor.cursorRight           right/ctrl+f
-    tui.editor.cursorWordLeft        alt+left/ctrl+left/alt+b
-    tui.editor.cursorWordRight       alt+right/ctrl+right/alt+f
-    tui.editor.cursorLineStart       home/ctrl+a
-    tui.editor.cursorLineEnd         end/ctrl+e
-    tui.editor.jumpForward           ctrl+]
-    tui.editor.jumpBackward          ctrl+alt+]
-    tui.editor.pageUp                pageUp
-    tui.editor.pageDown              pageDown
-    tui.editor.deleteCharBackward    backspace
-    tui.editor.deleteCharForward     delete/ctrl+d
-    tui.editor.deleteWordBackward    ctrl+w/alt+backspace
-    tui.editor.deleteWordForward     alt+d/alt+delete
-    tui.editor.deleteToLineStart     ctrl+u
-    tui.editor.deleteToLineEnd       ctrl+k
-    tui.editor.yank                  ctrl+y
-    tui.editor.yankPop               alt+y
-    tui.editor.undo                  ctrl+-
-    app.interrupt                    escape
-    app.clear                        ctrl+c
-    app.exit                         ctrl+d
-    app.suspend                      ctrl+z
-    app.thinking.cycle               shift+tab
-    app.model.cycleForward           ctrl+p
-    app.model.cycleBackward          shift+ctrl+p
-    app.model.select                 ctrl+l
-    app.tools.expand                 ctrl+o
-    app.thinking.toggle              ctrl+t
-    app.session.toggleNamedFilter    ctrl+n
-    app.editor.external              ctrl+g
-    app.message.followUp             alt+enter
-    app.message.dequeue              alt+up
-    app.clipboard.pasteImage         ctrl+v
-    app.session.new
-    app.session.tree
-    app.session.fork
-    app.session.resume
-    app.session.togglePath           ctrl+p
-    app.session.toggleSort           ctrl+s
-    app.session.rename               ctrl+r
-    app.session.delete               ctrl+d
-    app.session.deleteNoninvasive    ctrl+backspace
-    ");
+        tui.editor.cursorUp              up
+        tui.editor.cursorDown            down
+        tui.editor.historyPrevious
+        tui.editor.historyNext
+        tui.editor.cursorLeft            left/ctrl+b
+        tui.editor.cursorRight           right/ctrl+f
+        tui.editor.cursorWordLeft        alt+left/ctrl+left/alt+b
+        tui.editor.cursorWordRight       alt+right/ctrl+right/alt+f
+        tui.editor.cursorLineStart       home/ctrl+a
+        tui.editor.cursorLineEnd         end/ctrl+e
+        tui.editor.jumpForward           ctrl+]
+        tui.editor.jumpBackward          ctrl+alt+]
+        tui.editor.pageUp                pageUp/ctrl+pageUp
+        tui.editor.pageDown              pageDown/ctrl+pageDown
+        tui.editor.deleteCharBackward    backspace
+        tui.editor.deleteCharForward     delete/ctrl+d
+        tui.editor.deleteWordBackward    ctrl+w/alt+backspace
+        tui.editor.deleteWordForward     alt+d/alt+delete
+        tui.editor.deleteToLineStart     ctrl+u
+        tui.editor.deleteToLineEnd       ctrl+k
+        tui.editor.yank                  ctrl+y
+        tui.editor.yankPop               alt+y
+        tui.editor.undo                  ctrl+-
+        app.interrupt                    escape
+        app.clear                        ctrl+c
+        app.exit                         ctrl+d
+        app.suspend                      ctrl+z
+        app.thinking.cycle               shift+tab
+        app.thinking.save                ctrl+s
+        app.model.cycleForward           ctrl+p
+        app.model.cycleBackward          shift+ctrl+p
+        app.model.select                 ctrl+l
+        app.tools.expand                 ctrl+o
+        app.thinking.toggle              ctrl+t
+        app.session.toggleNamedFilter    ctrl+n
+        app.editor.external              ctrl+g
+        app.message.copy                 ctrl+x
+        app.message.followUp             alt+enter
+        app.message.dequeue              alt+up
+        app.clipboard.pasteImage         ctrl+v
+        app.session.new
+        app.session.tree
+        app.session.fork
+        app.session.resume
+        app.session.togglePath           ctrl+p
+        app.session.toggleSort           ctrl+s
+        app.session.rename               ctrl+r
+        app.session.delete               ctrl+d
+        app.session.deleteNoninvasive    ctrl+backspace
+        ");
 }
 
 #[test]
@@ -292,4 +296,32 @@ fn old_ids_are_migrated_in_the_file_as_pi_does() {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), content);
     }
     assert!(!super::migrate_keybindings_file(&dir.path().join("none.json")).unwrap());
+}
+
+#[test]
+fn pi_1_6_files_load_schema_bom_and_twice_given_modifiers() {
+    let text = "\u{feff}{\"$schema\": \"https://pi.dev/schemas/keybindings.schema.json\", \
+        \"app.message.copy\": \"ctrl+ctrl+x\", \"app.thinking.save\": [\"alt+s\", \"shift+shift+s\"], \
+        \"tui.altScreen.top\": []}";
+    let loaded = Keybindings::from_json_str("k.json", text).unwrap();
+    let issues: Vec<String> = loaded.issues.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        issues,
+        vec![
+            "\"app.message.copy\": \"ctrl+ctrl+x\" is not a key: the modifier \"ctrl\" is given twice",
+            "\"app.thinking.save\": \"shift+shift+s\" is not a key: the modifier \"shift\" is given twice",
+        ]
+    );
+    // Nothing usable: the default stays; one usable key of two: that key.
+    assert_eq!(loaded.bindings.key_text(Action::MessageCopy), "ctrl+x");
+    assert_eq!(loaded.bindings.key_text(Action::ThinkingSave), "alt+s");
+    assert_eq!(loaded.bindings.key_text(Action::AltTop), "");
+    // pi 1.6's new defaults.
+    let defaults = Keybindings::defaults();
+    assert_eq!(defaults.key_text(Action::NewLine), "shift+enter/ctrl+j");
+    assert_eq!(defaults.key_text(Action::HistoryPrevious), "");
+    assert_eq!(
+        defaults.key_text(Action::PageDown),
+        "pageDown/ctrl+pageDown"
+    );
 }

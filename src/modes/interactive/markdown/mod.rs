@@ -31,16 +31,53 @@ use super::theme::Theme;
 pub struct MarkdownStyle {
     /// Style under all text (e.g. italic grey for thinking blocks).
     pub base: Style,
-    /// Indentation of code block contents (pi's `markdown.codeBlockIndent`).
-    pub code_indent: usize,
+    /// What code block lines start with (pi's `markdown.codeBlockIndent`).
+    pub code_indent: &'static str,
 }
 
 impl Default for MarkdownStyle {
+    /// The plain style with the code indent the settings give
+    /// ([`set_code_block_indent`]).
     fn default() -> Self {
         MarkdownStyle {
             base: Style::default(),
-            code_indent: 2,
+            code_indent: code_block_indent(),
         }
+    }
+}
+
+/// The `markdown.codeBlockIndent` in use (two spaces until the app sets it).
+static CODE_BLOCK_INDENT: std::sync::RwLock<&'static str> = std::sync::RwLock::new("  ");
+
+/// The code block prefix markdown is drawn with.
+pub fn code_block_indent() -> &'static str {
+    CODE_BLOCK_INDENT.read().map_or("  ", |indent| *indent)
+}
+
+/// Sets the code block prefix from the settings (at startup and `/reload`). Each
+/// distinct prefix is kept for the life of the process (styles hold it by reference, and
+/// the settings name only a few).
+pub fn set_code_block_indent(indent: &str) {
+    static SEEN: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    // Tabs as four spaces; control characters (escape sequences) left out.
+    let clean: String = indent
+        .replace('\t', "    ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    let Ok(mut seen) = SEEN.lock() else {
+        return;
+    };
+    let interned = match seen.iter().find(|s| **s == clean) {
+        Some(s) => *s,
+        None => {
+            let leaked: &'static str = Box::leak(clean.into_boxed_str());
+            seen.push(leaked);
+            leaked
+        }
+    };
+    if let Ok(mut current) = CODE_BLOCK_INDENT.write() {
+        *current = interned;
     }
 }
 

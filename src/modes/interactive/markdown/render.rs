@@ -45,7 +45,7 @@ pub(super) struct BlockRenderer<'a> {
     paragraph_start: usize,
     width: usize,
     base: Style,
-    code_indent: usize,
+    code_indent: &'static str,
     out: Vec<Line<'static>>,
     containers: Vec<Container>,
     /// Inline content being collected: one entry per hard line break.
@@ -68,7 +68,7 @@ impl<'a> BlockRenderer<'a> {
         source: &'a str,
         width: usize,
         base: Style,
-        code_indent: usize,
+        code_indent: &'static str,
     ) -> Self {
         BlockRenderer {
             theme,
@@ -583,7 +583,7 @@ impl<'a> BlockRenderer<'a> {
         let code = code.strip_suffix('\n').unwrap_or(code);
         let fallback = self.theme.fg(ThemeToken::MdCodeBlock);
         let lang = (!lang.is_empty()).then_some(lang);
-        let indent = Span::raw(" ".repeat(self.code_indent));
+        let indent = Span::raw(self.code_indent);
         let (first, rest) = self.prefixes();
         for line in highlight::highlight(code, lang, self.theme, fallback) {
             let mut first_prefix = first.clone();

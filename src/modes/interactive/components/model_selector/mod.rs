@@ -1,10 +1,11 @@
 //! The model selector of `/model` and Ctrl+L: a fuzzy search over the models the app
 //! hands in (it re-reads `models.json` before opening it), the current model first and
-//! ticked, each row with a compact note of context window, reasoning and image input.
-//! With a model scope (`--models` / `enabledModels`) it opens on the scoped models and
-//! Tab switches to all of them, as in pi. Enter asks the app to switch
-//! ([`ModelSelectorOutcome::Selected`]); saving the default and recording the change is
-//! the app's job.
+//! ticked, the saved default second and marked `· default` (searching "default" finds
+//! it), each row with a compact note of context window, reasoning and image input. With
+//! a model scope (`--models` / `enabledModels`) it opens on the scoped models and Tab
+//! switches to all of them, as in pi. Enter asks the app to switch for the session,
+//! Ctrl+S (`app.models.save`) to switch and save the model as the default
+//! ([`ModelSelectorOutcome::Selected`]); doing it is the app's job.
 
 use crossterm::event::KeyEvent;
 use ratatui::style::Style;
@@ -38,8 +39,12 @@ pub enum ModelSelectorOutcome {
     Handled,
     /// Not a key the selector uses.
     Ignored,
-    /// Switch to this model.
-    Selected { provider: String, id: String },
+    /// Switch to this model; with `save_default`, also save it as the default model.
+    Selected {
+        provider: String,
+        id: String,
+        save_default: bool,
+    },
     /// Close without switching.
     Cancelled,
 }
@@ -47,8 +52,8 @@ pub enum ModelSelectorOutcome {
 /// Rows shown at most.
 const MAX_VISIBLE: usize = 10;
 /// Lines besides the rows (rules, blanks, scope lines, search box, position line, the
-/// model name).
-const CHROME_LINES: usize = 13;
+/// model name, the key hints).
+const CHROME_LINES: usize = 15;
 
 #[derive(Debug, Clone)]
 pub struct ModelSelector {
@@ -58,6 +63,8 @@ pub struct ModelSelector {
     scoped: Vec<Model>,
     scope: ModelScope,
     current: Option<(String, String)>,
+    /// The saved `defaultProvider` / `defaultModel`.
+    default: Option<(String, String)>,
     query: LineInput,
     /// Indices into the active list, best match first.
     filtered: Vec<usize>,
@@ -86,6 +93,7 @@ impl ModelSelector {
             scoped: Vec::new(),
             scope: ModelScope::All,
             current,
+            default: None,
             query: LineInput::new(),
             filtered: Vec::new(),
             selected: 0,
@@ -94,6 +102,26 @@ impl ModelSelector {
         selector.refilter();
         selector.select_current();
         selector
+    }
+
+    /// Marks the saved default model (listed second, after the current one).
+    pub fn with_default(mut self, default: Option<(&str, &str)>) -> Self {
+        self.default = default.map(|(p, i)| (p.to_string(), i.to_string()));
+        let key = |m: &Model| {
+            let is = |wanted: &Option<(String, String)>| {
+                wanted
+                    .as_ref()
+                    .is_some_and(|(p, i)| *p == m.provider && *i == m.id)
+            };
+            (!is(&self.current), !is(&self.default))
+        };
+        // Stable: the provider order within each group stays.
+        let mut all = std::mem::take(&mut self.all);
+        all.sort_by_key(|m| key(m));
+        self.all = all;
+        self.refilter();
+        self.select_current();
+        self
     }
 
     /// The scoped models; when there are any, the selector opens on them.
@@ -145,6 +173,12 @@ impl ModelSelector {
             .is_some_and(|(p, i)| *p == model.provider && *i == model.id)
     }
 
+    fn is_default(&self, model: &Model) -> bool {
+        self.default
+            .as_ref()
+            .is_some_and(|(p, i)| *p == model.provider && *i == model.id)
+    }
+
     fn select_current(&mut self) {
         if let Some(pos) = self
             .filtered
@@ -160,8 +194,9 @@ impl ModelSelector {
         let texts: Vec<String> = active
             .iter()
             .map(|m| {
+                let default = if self.is_default(m) { " default" } else { "" };
                 format!(
-                    "{id} {provider} {provider}/{id} {name}",
+                    "{id} {provider} {provider}/{id} {name}{default}",
                     id = m.id,
                     provider = m.provider,
                     name = m.name
@@ -169,10 +204,21 @@ impl ModelSelector {
             })
             .collect();
         let indices: Vec<usize> = (0..active.len()).collect();
-        self.filtered = fuzzy_filter(&indices, self.query.value(), |i| texts[*i].as_str())
+        let query = self.query.value();
+        let mut filtered: Vec<usize> = fuzzy_filter(&indices, query, |i| texts[*i].as_str())
             .into_iter()
             .copied()
             .collect();
+        // As pi: typing (the start of) "default" puts the default model first.
+        let wanted = query.trim().to_lowercase();
+        if !wanted.is_empty() && "default".starts_with(&wanted) {
+            let defaults: Vec<usize> = (0..active.len())
+                .filter(|&i| self.is_default(&active[i]))
+                .collect();
+            filtered.retain(|i| !defaults.contains(i));
+            filtered.splice(0..0, defaults);
+        }
+        self.filtered = filtered;
         self.selected = self.selected.min(self.filtered.len().saturating_sub(1));
     }
 
@@ -191,6 +237,7 @@ impl ModelSelector {
                 Action::SelectDown,
                 Action::SelectConfirm,
                 Action::SelectCancel,
+                Action::ModelsSave,
             ],
         );
         let n = self.filtered.len();
@@ -214,11 +261,12 @@ impl ModelSelector {
             }
             Some(Action::SelectDown) if n > 0 => self.selected = (self.selected + 1) % n,
             Some(Action::SelectUp | Action::SelectDown) => return ModelSelectorOutcome::Ignored,
-            Some(Action::SelectConfirm) => {
+            Some(a @ (Action::SelectConfirm | Action::ModelsSave)) => {
                 return match self.selected_model() {
                     Some(m) => ModelSelectorOutcome::Selected {
                         provider: m.provider.clone(),
                         id: m.id.clone(),
+                        save_default: a == Action::ModelsSave,
                     },
                     None => ModelSelectorOutcome::Ignored,
                 };
@@ -342,31 +390,75 @@ impl ModelSelector {
             out.push(cut(Line::from(Span::styled("  No matching models", muted))));
         }
         out.push(Line::default());
+        let hint = format!(
+            "  {} to select · {} to set as default · {} to cancel",
+            ui.key_capitalized(Action::SelectConfirm),
+            ui.key_capitalized(Action::ModelsSave),
+            ui.key_capitalized(Action::SelectCancel)
+        );
+        out.push(cut(Line::from(Span::styled(hint, ui.fg(ThemeToken::Dim)))));
         out.push(rule(width, ui.fg(ThemeToken::Border)));
         (out, Some(cursor))
     }
 
     fn row(&self, model: &Model, selected: bool, ui: &Ui<'_>) -> Line<'static> {
         let accent = ui.fg(ThemeToken::Accent);
+        let muted = ui.fg(ThemeToken::Muted);
         let (cursor, id_style) = if selected {
             (Span::styled("→ ", accent), accent)
         } else {
             (Span::raw("  "), Style::default())
         };
+        // pi 1.6's row: cursor, current tick, id, the name when it says more than the
+        // id, provider, default badge.
+        let tick = if self.is_current(model) {
+            Span::styled("✓ ", accent)
+        } else {
+            Span::raw("  ")
+        };
         let mut spans = vec![
             cursor,
+            tick,
             Span::styled(sanitize_single_line(&model.id), id_style),
-            Span::raw(" "),
-            Span::styled(
-                format!("[{}]", sanitize_single_line(&model.provider)),
-                ui.fg(ThemeToken::Muted),
-            ),
         ];
-        if self.is_current(model) {
-            spans.push(Span::styled(" ✓", ui.fg(ThemeToken::Success)));
+        if let Some(name) = distinct_name(&model.id, &model.name) {
+            spans.push(Span::styled(
+                format!(" ({})", sanitize_single_line(name)),
+                muted,
+            ));
+        }
+        spans.push(Span::styled(
+            format!(" [{}]", sanitize_single_line(&model.provider)),
+            muted,
+        ));
+        if self.is_default(model) {
+            spans.push(Span::styled(" · default", muted));
         }
         Line::from(spans)
     }
+}
+
+/// The model's name when it has words its id does not (a renamed model), as pi decides
+/// whether to show it: "Mock Two" for `m-two` is shown, "Claude Sonnet 4.5" for
+/// `claude-sonnet-4-5` is not.
+fn distinct_name<'a>(id: &str, name: &'a str) -> Option<&'a str> {
+    let name = name.trim();
+    if name.is_empty() {
+        return None;
+    }
+    let words = |s: &str| -> Vec<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let id_words = words(id);
+    let compact = id_words.concat();
+    let covered = |w: &String| {
+        id_words.contains(w) || (w.chars().count() > 1 && compact.contains(w.as_str()))
+    };
+    (!words(name).iter().all(covered)).then_some(name)
 }
 
 /// `200k ctx · reasoning · images`: what matters when choosing a model, in one short

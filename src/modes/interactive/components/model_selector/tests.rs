@@ -94,15 +94,16 @@ fn the_current_model_comes_first_then_providers_in_order() {
 
         >
 
-        → gpt-4o-mini [openai] ✓                                       128k ctx · images
-          claude-sonnet-4-5 [anthropic]                    200k ctx · reasoning · images
-          claude-haiku-4-5 [anthropic]                                 200k ctx · images
-          gemini-2.5-pro [google]                          1.0M ctx · reasoning · images
-          mock-model [mock]                                                      32k ctx
-          gpt-5 [openai]                                   400k ctx · reasoning · images
+        → ✓ gpt-4o-mini [openai]                                       128k ctx · images
+            claude-sonnet-4-5 [anthropic]                  200k ctx · reasoning · images
+            claude-haiku-4-5 [anthropic]                               200k ctx · images
+            gemini-2.5-pro [google]                        1.0M ctx · reasoning · images
+            mock-model [mock]                                                    32k ctx
+            gpt-5 [openai]                                 400k ctx · reasoning · images
 
           Model Name: GPT-4o mini
 
+          Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel
         ────────────────────────────────────────────────────────────────────────────────
         ");
 }
@@ -128,17 +129,19 @@ fn search_matches_provider_slash_id_and_names() {
 
         > Sonnet 4.5
 
-        → claude-sonnet-4-5 [anthropic]                    200k ctx · reasoning · images
+        →   claude-sonnet-4-5 [anthropic]                  200k ctx · reasoning · images
 
           Model Name: Claude Sonnet 4.5
 
+          Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel
         ────────────────────────────────────────────────────────────────────────────────
         ");
     assert_eq!(
         selector.handle_key(&key(KeyCode::Enter), &keys),
         ModelSelectorOutcome::Selected {
             provider: "anthropic".into(),
-            id: "claude-sonnet-4-5".into()
+            id: "claude-sonnet-4-5".into(),
+            save_default: false,
         }
     );
     type_text(&mut selector, "zzz");
@@ -168,11 +171,12 @@ fn a_scope_opens_on_the_scoped_models_and_tab_shows_all() {
 
         >
 
-          gemini-2.5-pro [google]                          1.0M ctx · reasoning · images
-        → gpt-5 [openai] ✓                                 400k ctx · reasoning · images
+            gemini-2.5-pro [google]                        1.0M ctx · reasoning · images
+        → ✓ gpt-5 [openai]                                 400k ctx · reasoning · images
 
           Model Name: GPT-5
 
+          Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel
         ────────────────────────────────────────────────────────────────────────────────
         ");
     let t = theme();
@@ -220,20 +224,21 @@ fn arrows_wrap_and_long_lists_scroll() {
 
         >
 
-          model-04 [p]                            8.0k ctx
-          model-05 [p]                            8.0k ctx
-          model-06 [p]                            8.0k ctx
-          model-07 [p]                            8.0k ctx
-          model-08 [p]                            8.0k ctx
-          model-09 [p]                            8.0k ctx
-          model-10 [p]                            8.0k ctx
-          model-11 [p]                            8.0k ctx
-          model-12 [p]                            8.0k ctx
-        → model-13 [p]                            8.0k ctx
+            model-04 (Model 4) [p]                8.0k ctx
+            model-05 (Model 5) [p]                8.0k ctx
+            model-06 (Model 6) [p]                8.0k ctx
+            model-07 (Model 7) [p]                8.0k ctx
+            model-08 (Model 8) [p]                8.0k ctx
+            model-09 (Model 9) [p]                8.0k ctx
+            model-10 [p]                          8.0k ctx
+            model-11 [p]                          8.0k ctx
+            model-12 [p]                          8.0k ctx
+        →   model-13 [p]                          8.0k ctx
           (14/14)
 
           Model Name: Model 13
 
+          Enter to select · Ctrl+S to set as default · Es…
         ──────────────────────────────────────────────────
         ");
     selector.handle_key(&key(KeyCode::Down), &keys);
@@ -256,15 +261,16 @@ fn models_json_problems_are_shown_and_narrow_screens_drop_the_notes() {
 
         >
 
-        → claude-sonnet-4-5 [anthropic] ✓
-          claude-haiku-4-5 [anthropic]
-          gemini-2.5-pro [google]
-          mock-model [mock]
-          gpt-5 [openai]
-          gpt-4o-mini [openai]
+        → ✓ claude-sonnet-4-5 [anthropic]
+            claude-haiku-4-5 [anthropic]
+            gemini-2.5-pro [google]
+            mock-model [mock]
+            gpt-5 [openai]
+            gpt-4o-mini [openai]
         models.json: expected `,` at line 3
         Built-in models are still listed.
 
+          Enter to select · Ctrl+S to set as defaul…
         ────────────────────────────────────────────
         ");
     for width in 1..100 {
@@ -284,4 +290,50 @@ fn models_json_problems_are_shown_and_narrow_screens_drop_the_notes() {
     for width in 1..100 {
         view(&wide, width);
     }
+}
+
+#[test]
+fn the_default_model_is_second_and_marked_and_ctrl_s_saves_the_selection() {
+    let keys = Keybindings::defaults();
+    let mut selector = ModelSelector::new(models(), Some(("openai", "gpt-5")))
+        .with_default(Some(("mock", "mock-model")));
+    let text = view(&selector, 100);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains('[')).collect();
+    assert!(rows[0].starts_with("→ ✓ gpt-5 [openai]"), "{text}");
+    assert!(
+        rows[1].starts_with("    mock-model [mock] · default"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel"),
+        "{text}"
+    );
+    // Typing the start of "default" puts the default first.
+    type_text(&mut selector, "def");
+    assert_eq!(
+        selector.selected_model().map(|m| m.id.as_str()),
+        Some("mock-model")
+    );
+    assert_eq!(
+        selector.handle_key(
+            &KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL),
+            &keys
+        ),
+        ModelSelectorOutcome::Selected {
+            provider: "mock".into(),
+            id: "mock-model".into(),
+            save_default: true,
+        }
+    );
+}
+
+#[test]
+fn a_name_is_shown_only_when_it_says_more_than_the_id() {
+    assert_eq!(distinct_name("m-two", "Mock Two"), Some("Mock Two"));
+    assert_eq!(
+        distinct_name("claude-sonnet-4-5", "Claude Sonnet 4.5"),
+        None
+    );
+    assert_eq!(distinct_name("gpt-4o-mini", "GPT-4o mini"), None);
+    assert_eq!(distinct_name("x", ""), None);
 }

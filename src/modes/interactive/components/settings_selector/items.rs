@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::ai::model::ThinkingLevel;
-use crate::core::settings::{QueueMode, Settings};
+use crate::core::settings::{QueueMode, QuietStartup, Settings};
 
 /// One entry of the list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -136,7 +136,9 @@ impl SettingId {
             }
             SettingId::HideThinking => "Hide the model's thinking blocks in replies",
             SettingId::CollapseChangelog => "Show a shorter changelog after an update",
-            SettingId::QuietStartup => "Print less when starting",
+            SettingId::QuietStartup => {
+                "Print less when starting (header: keep the header, drop the loaded resources)"
+            }
             SettingId::DoubleEscapeAction => "What Escape twice on an empty editor opens",
             SettingId::TreeFilterMode => "Which entries /tree shows when it opens",
             SettingId::ThinkingLevel => "How much a reasoning model thinks before answering",
@@ -187,10 +189,10 @@ impl SettingId {
             | SettingId::ClearOnShrink
             | SettingId::HideThinking
             | SettingId::CollapseChangelog
-            | SettingId::QuietStartup
             | SettingId::TerminalProgress
             | SettingId::InstallTelemetry
             | SettingId::AnthropicExtraUsage => Some(BOOL),
+            SettingId::QuietStartup => Some(&["true", "header", "false"]),
             SettingId::Transport => Some(&["sse", "websocket", "websocket-cached", "auto"]),
             SettingId::EditorPadding => Some(&["0", "1", "2", "3"]),
             SettingId::ImageWidth => Some(&["60", "80", "120"]),
@@ -207,7 +209,9 @@ impl SettingId {
     /// The value as it goes into `settings.json`.
     pub(super) fn json(self, value: &str) -> Value {
         match self.choices() {
-            Some(["true", "false"]) => Value::Bool(value == "true"),
+            Some(["true", "false"] | ["true", "header", "false"]) if value != "header" => {
+                Value::Bool(value == "true")
+            }
             _ if matches!(
                 self,
                 SettingId::EditorPadding
@@ -251,7 +255,8 @@ pub struct SettingsValues {
     pub follow_up_mode: QueueMode,
     pub hide_thinking: bool,
     pub collapse_changelog: bool,
-    pub quiet_startup: bool,
+    /// `quietStartup`: `"true"`, `"header"` or `"false"`.
+    pub quiet_startup: &'static str,
     pub double_escape_action: String,
     pub tree_filter_mode: String,
     pub thinking_level: ThinkingLevel,
@@ -286,7 +291,11 @@ impl SettingsValues {
             follow_up_mode: settings.follow_up_mode(),
             hide_thinking: settings.hide_thinking_block(),
             collapse_changelog: settings.collapse_changelog(),
-            quiet_startup: settings.quiet_startup(),
+            quiet_startup: match settings.quiet_startup() {
+                QuietStartup::Off => "false",
+                QuietStartup::Header => "header",
+                QuietStartup::All => "true",
+            },
             double_escape_action: settings.double_escape_action().to_string(),
             tree_filter_mode: settings.tree_filter_mode().to_string(),
             thinking_level: settings.default_thinking_level().unwrap_or_default(),
@@ -320,7 +329,7 @@ impl SettingsValues {
             SettingId::FollowUpMode => self.follow_up_mode.as_str().to_string(),
             SettingId::HideThinking => flag(self.hide_thinking),
             SettingId::CollapseChangelog => flag(self.collapse_changelog),
-            SettingId::QuietStartup => flag(self.quiet_startup),
+            SettingId::QuietStartup => self.quiet_startup.to_string(),
             SettingId::DoubleEscapeAction => self.double_escape_action.clone(),
             SettingId::TreeFilterMode => self.tree_filter_mode.clone(),
             SettingId::ThinkingLevel => self.thinking_level.as_str().to_string(),
