@@ -776,7 +776,10 @@ impl App {
         self.extension_themes_seen = revision;
         let mode = self.theme.mode();
         self.themes = super::reload::theme_catalog(&self.session, mode);
-        let wanted = self.session.settings().theme().map(str::to_string);
+        let wanted = self
+            .theme_override
+            .clone()
+            .or_else(|| self.session.settings().theme().map(str::to_string));
         if let Some(name) = wanted
             && name != self.theme.name()
             && let Ok(theme) = self
