@@ -233,8 +233,6 @@ Short forms:
   pi update --models       Refresh model catalogs only
   pi update <source>       Update one package
   pi update pi             Update pi only (self works as alias to pi)
-
-pi-rs is one binary and cannot update itself: pi update says how to update it.
 "
         }
         _ => {

@@ -10,6 +10,7 @@ pub mod extensions;
 pub mod http_stub;
 pub mod mock_llm;
 pub mod pi_project;
+pub mod reference_16;
 pub mod reference_pi;
 pub mod rpc_client;
 pub mod session;
