@@ -329,6 +329,31 @@ impl PrePass {
     fn set(&mut self, long: &str, value: &str) {
         self.kept.push(format!("--{long}={value}"));
     }
+
+    /// A flag whose value pi requires: the `=value`, else the next argument if it may
+    /// be one (`next` is `None` when it may not), else `missing` is an error. Returns
+    /// the index of the last argument used (`i`: the flag's own).
+    fn required(
+        &mut self,
+        (long, inline, next): (&str, Option<&str>, Option<&str>),
+        missing: &str,
+        i: usize,
+    ) -> usize {
+        match (inline, next) {
+            (Some(value), _) => {
+                self.set(long, value);
+                i
+            }
+            (None, Some(value)) => {
+                self.set(long, value);
+                i + 1
+            }
+            (None, None) => {
+                self.errors.push(missing.to_string());
+                i
+            }
+        }
+    }
 }
 
 /// Parses `argv` (without the program name).
@@ -396,49 +421,39 @@ fn pre_pass_one(raw: &[String], i: usize, flags: &Flags, pre: &mut PrePass) -> u
     }
     let next = raw.get(i + 1).map(String::as_str);
     match long.as_str() {
-        "mode" => match inline.as_deref().or(next.filter(|n| !n.starts_with('-'))) {
-            None => {
-                pre.errors
-                    .push("--mode requires text, json, or rpc".to_string());
-                i
-            }
-            Some(mode) => {
-                pre.set("mode", mode);
-                i + usize::from(inline.is_none())
-            }
-        },
-        "name" => match inline.as_deref().or(next) {
-            None => {
-                pre.errors.push("--name requires a value".to_string());
-                i
-            }
-            Some(name) => {
-                pre.set("name", name);
-                i + usize::from(inline.is_none())
-            }
-        },
-        "use-theme" => match inline.as_deref().or(next.filter(|n| !n.starts_with('-'))) {
-            None => {
-                pre.errors
-                    .push("--use-theme requires a theme name".to_string());
-                i
-            }
-            Some(theme) => {
-                pre.set("use-theme", theme);
-                i + usize::from(inline.is_none())
-            }
-        },
-        "tui-mode" => match inline.as_deref().or(next.filter(|n| !n.starts_with('-'))) {
-            None => {
-                pre.errors
-                    .push("--tui-mode requires regular or fullscreen".to_string());
-                i
-            }
-            Some(mode) => {
-                pre.set("tui-mode", mode);
-                i + usize::from(inline.is_none())
-            }
-        },
+        "mode" => pre.required(
+            (
+                &long,
+                inline.as_deref(),
+                next.filter(|n| !n.starts_with('-')),
+            ),
+            "--mode requires text, json, or rpc",
+            i,
+        ),
+        // Any next argument is the name, as in pi.
+        "name" => pre.required(
+            (&long, inline.as_deref(), next),
+            "--name requires a value",
+            i,
+        ),
+        "use-theme" => pre.required(
+            (
+                &long,
+                inline.as_deref(),
+                next.filter(|n| !n.starts_with('-')),
+            ),
+            "--use-theme requires a theme name",
+            i,
+        ),
+        "tui-mode" => pre.required(
+            (
+                &long,
+                inline.as_deref(),
+                next.filter(|n| !n.starts_with('-')),
+            ),
+            "--tui-mode requires regular or fullscreen",
+            i,
+        ),
         "list-models" => match inline.as_deref() {
             Some(search) => {
                 pre.set("list-models", search);

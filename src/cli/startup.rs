@@ -83,43 +83,46 @@ pub fn session_config(args: &Args) -> SessionConfig {
     }
 }
 
+/// pi's error for `flag` given with any of the `others` that are on.
+fn refuse_combined(flag: &str, others: &[(bool, &str)]) -> Result<(), StartupError> {
+    let given: Vec<&str> = others
+        .iter()
+        .filter_map(|(on, other)| on.then_some(*other))
+        .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    Err(StartupError(format!(
+        "{flag} cannot be combined with {}",
+        given.join(", ")
+    )))
+}
+
 /// pi's checks of the command line made before anything starts: `--fork` and
 /// `--session-id` combinations and the id's form, `--provider` without `--model`, and
 /// `-e builtin:<name>` of a name pi does not have. Each is an error (exit code 1).
 pub fn check_flags(args: &Args) -> Result<(), StartupError> {
     let cli = &args.cli;
     if cli.fork.is_some() {
-        let conflicting: Vec<&str> = [
-            (cli.session.is_some(), "--session"),
-            (cli.continue_session, "--continue"),
-            (cli.resume, "--resume"),
-            (cli.no_session, "--no-session"),
-        ]
-        .into_iter()
-        .filter_map(|(on, flag)| on.then_some(flag))
-        .collect();
-        if !conflicting.is_empty() {
-            return Err(StartupError(format!(
-                "--fork cannot be combined with {}",
-                conflicting.join(", ")
-            )));
-        }
+        refuse_combined(
+            "--fork",
+            &[
+                (cli.session.is_some(), "--session"),
+                (cli.continue_session, "--continue"),
+                (cli.resume, "--resume"),
+                (cli.no_session, "--no-session"),
+            ],
+        )?;
     }
     if let Some(id) = &cli.session_id {
-        let conflicting: Vec<&str> = [
-            (cli.session.is_some(), "--session"),
-            (cli.continue_session, "--continue"),
-            (cli.resume, "--resume"),
-        ]
-        .into_iter()
-        .filter_map(|(on, flag)| on.then_some(flag))
-        .collect();
-        if !conflicting.is_empty() {
-            return Err(StartupError(format!(
-                "--session-id cannot be combined with {}",
-                conflicting.join(", ")
-            )));
-        }
+        refuse_combined(
+            "--session-id",
+            &[
+                (cli.session.is_some(), "--session"),
+                (cli.continue_session, "--continue"),
+                (cli.resume, "--resume"),
+            ],
+        )?;
         if !is_valid_session_id(id) {
             return Err(StartupError(INVALID_SESSION_ID.to_string()));
         }

@@ -40,6 +40,11 @@ fn theirs(p: &Project) -> Option<Command> {
     Some(cmd)
 }
 
+/// pi-rs with the mock model and `args`, run to its end.
+fn with_model(p: &Project, args: &[&str]) -> Output {
+    ours(p).args(MODEL).args(args).output().unwrap()
+}
+
 fn code_and_stderr(out: &Output) -> (Option<i32>, String) {
     (
         out.status.code(),
@@ -168,11 +173,7 @@ fn bad_flags_and_combinations_fail_with_pis_errors() {
 #[test]
 fn an_invalid_thinking_level_is_a_warning_as_in_pi() {
     let p = Project::new(answer());
-    let out = ours(&p)
-        .args(MODEL)
-        .args(["--thinking", "bogus", "-p", "hi"])
-        .output()
-        .unwrap();
+    let out = with_model(&p, &["--thinking", "bogus", "-p", "hi"]);
     assert_eq!(succeeded(&out), "the answer\n");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -214,11 +215,7 @@ fn kinds(entries: &[Value]) -> Vec<String> {
 #[test]
 fn session_id_creates_then_opens_the_directorys_session() {
     let p = Project::new(answer());
-    let out = ours(&p)
-        .args(MODEL)
-        .args(["--session-id", "ci.run-42", "-p", "first"])
-        .output()
-        .unwrap();
+    let out = with_model(&p, &["--session-id", "ci.run-42", "-p", "first"]);
     assert_eq!(succeeded(&out), "the answer\n");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -234,11 +231,7 @@ fn session_id_creates_then_opens_the_directorys_session() {
     assert_eq!(entries[0]["id"], "ci.run-42");
 
     // Again: the same file, continued, without the warning.
-    let out = ours(&p)
-        .args(MODEL)
-        .args(["--session-id", "ci.run-42", "-p", "second"])
-        .output()
-        .unwrap();
+    let out = with_model(&p, &["--session-id", "ci.run-42", "-p", "second"]);
     assert_eq!(succeeded(&out), "the answer\n");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(session_files(&p), files);
@@ -259,18 +252,17 @@ fn session_id_creates_then_opens_the_directorys_session() {
     assert_eq!(p.requests().len(), 2);
 
     // `--fork` with an id already taken is refused; with a new one the fork has it.
-    let out = ours(&p)
-        .args(MODEL)
-        .args([
+    let out = with_model(
+        &p,
+        &[
             "--fork",
             "ci.run-42",
             "--session-id",
             "ci.run-42",
             "-p",
             "x",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(
         code_and_stderr(&out),
         (
@@ -278,18 +270,17 @@ fn session_id_creates_then_opens_the_directorys_session() {
             "Error: Session already exists with id 'ci.run-42'\n".into()
         )
     );
-    let out = ours(&p)
-        .args(MODEL)
-        .args([
+    let out = with_model(
+        &p,
+        &[
             "--fork",
             "ci.run-42",
             "--session-id",
             "forked",
             "-p",
             "third",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(succeeded(&out), "the answer\n");
     let forked: Vec<_> = session_files(&p)
         .into_iter()
@@ -306,13 +297,10 @@ fn session_id_creates_then_opens_the_directorys_session() {
     );
 
     // With `--no-session` nothing is written, whatever the id.
-    succeeded(
-        &ours(&p)
-            .args(MODEL)
-            .args(["--session-id", "ephemeral", "--no-session", "-p", "x"])
-            .output()
-            .unwrap(),
-    );
+    succeeded(&with_model(
+        &p,
+        &["--session-id", "ephemeral", "--no-session", "-p", "x"],
+    ));
     assert_eq!(session_files(&p).len(), 2);
 }
 
@@ -332,11 +320,10 @@ fn session_id_files_match_reference_pi() {
     let theirs_entries = jsonl(&std::fs::read_to_string(&reference_file).unwrap());
     std::fs::remove_file(&reference_file).unwrap();
 
-    let out = ours(&p)
-        .args(MODEL)
-        .args(["--session-id", "same-id", "-n", " Named ", "-p", "hi"])
-        .output()
-        .unwrap();
+    let out = with_model(
+        &p,
+        &["--session-id", "same-id", "-n", " Named ", "-p", "hi"],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stderr), reference_stderr);
     let our_file = session_files(&p).remove(0);
     let name = |f: &std::path::Path| {
@@ -416,11 +403,7 @@ fn name_is_recorded_at_startup_in_every_mode() {
 #[test]
 fn double_dash_ends_the_options() {
     let p = Project::new(answer());
-    let out = ours(&p)
-        .args(MODEL)
-        .args(["-p", "--", "- summarise these points", "--verbose"])
-        .output()
-        .unwrap();
+    let out = with_model(&p, &["-p", "--", "- summarise these points", "--verbose"]);
     succeeded(&out);
     let users: Vec<String> = p
         .requests()
@@ -436,11 +419,7 @@ fn double_dash_ends_the_options() {
 #[test]
 fn builtin_extensions_and_no_mcp_are_accepted() {
     let p = Project::new(answer());
-    let out = ours(&p)
-        .args(MODEL)
-        .args(["-e", "builtin:mcp", "--no-mcp", "-ne", "-p", "hi"])
-        .output()
-        .unwrap();
+    let out = with_model(&p, &["-e", "builtin:mcp", "--no-mcp", "-ne", "-p", "hi"]);
     assert_eq!(succeeded(&out), "the answer\n");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
