@@ -95,6 +95,38 @@ impl ToolSelection {
     }
 }
 
+/// Which tools may be activated at all: not excluded, and matched by the allowlist if
+/// there is one (pi's `_isAllowedTool`). The default allows every tool.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolFilter {
+    exclude: Vec<String>,
+    allow: Option<Vec<String>>,
+}
+
+impl ToolFilter {
+    pub fn allows(&self, name: &str) -> bool {
+        !Matcher {
+            entries: &self.exclude,
+        }
+        .matches(name)
+            && self
+                .allow
+                .as_ref()
+                .is_none_or(|a| Matcher { entries: a }.matches(name))
+    }
+}
+
+impl ToolSelection {
+    /// The [`ToolFilter`] of these flags (`defaults`: the resolved `defaultTools`).
+    pub fn filter(&self, defaults: Option<&[String]>) -> ToolFilter {
+        let (_, allow) = self.selected_and_allowed(defaults);
+        ToolFilter {
+            exclude: self.exclude.clone(),
+            allow,
+        }
+    }
+}
+
 /// A `+name` or `-name` entry.
 pub fn is_modifier(entry: &str) -> bool {
     entry.starts_with('+') || entry.starts_with('-')
@@ -227,23 +259,6 @@ fn registry(builtin: &[&str], extension: &[String]) -> Vec<String> {
     names
 }
 
-/// What the flags let register: not excluded, and matched by the allowlist if there is
-/// one.
-fn allowed_filter<'a>(
-    selection: &'a ToolSelection,
-    allowed: &'a Option<Vec<String>>,
-) -> impl Fn(&str) -> bool + 'a {
-    move |name: &str| {
-        let excluded = Matcher {
-            entries: &selection.exclude,
-        };
-        !excluded.matches(name)
-            && allowed
-                .as_ref()
-                .is_none_or(|a| Matcher { entries: a }.matches(name))
-    }
-}
-
 /// The registered tools: built-in ones, extension ones (active once registered), and
 /// `inactive` ones (registered inactive, as pi 1.6 registers `codemode` and
 /// `tool_search`).
@@ -261,7 +276,10 @@ fn activate(
     allowed: &Option<Vec<String>>,
     tools: Registered<'_>,
 ) -> Vec<String> {
-    let keep = allowed_filter(selection, allowed);
+    let filter = ToolFilter {
+        exclude: selection.exclude.clone(),
+        allow: allowed.clone(),
+    };
     let all_extension: Vec<String> = tools
         .extension
         .iter()
@@ -271,7 +289,7 @@ fn activate(
     let extension = tools.extension;
     let registered: Vec<String> = registry(tools.builtin, &all_extension)
         .into_iter()
-        .filter(|n| keep(n))
+        .filter(|n| filter.allows(n))
         .collect();
     let mut active: Vec<String> = Vec::new();
     let mut push = |name: &String| {

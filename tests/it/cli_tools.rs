@@ -295,3 +295,41 @@ fn unknown_and_later_tools_are_named_once() {
         "Warning: The tool tool_search of pi 1.6 comes with a later version of pi-rs; this session runs without it\n"
     );
 }
+
+/// An extension switching the tools at `session_start` (`setActiveTools`).
+const SWITCHER: &str = r#"export default function (pi: any) {
+    pi.registerTool({
+        name: "mytool", label: "My tool", description: "Answers ok",
+        parameters: { type: "object", properties: {} },
+        async execute() {
+            return { content: [{ type: "text", text: "ok" }], details: {} };
+        },
+    });
+    pi.on("session_start", async () => {
+        pi.setActiveTools(["read", "bash", "grep", "mytool"]);
+    });
+}
+"#;
+
+#[test]
+fn extensions_cannot_activate_what_the_flags_leave_out() {
+    let p = project();
+    p.write("ext/switcher.ts", SWITCHER);
+    let cases: Vec<(Vec<&str>, &[&str])> = vec![
+        // pi 1.6: the active ones keep their place, then the others in the order asked.
+        (vec![], &["read", "bash", "mytool", "grep"]),
+        (vec!["-xt", "bash,g*"], &["read", "mytool"]),
+        (vec!["--tools", "read,mytool"], &["read", "mytool"]),
+        (vec!["--tools", "read"], &["read"]),
+    ];
+    let cases: Vec<(Vec<&str>, &[&str])> = cases
+        .into_iter()
+        .map(|(args, expected)| {
+            let mut all = vec!["-e", "./ext/switcher.ts"];
+            all.extend(args);
+            (all, expected)
+        })
+        .collect();
+    let cases: Vec<(&[&str], &[&str])> = cases.iter().map(|(a, e)| (a.as_slice(), *e)).collect();
+    check(&p, &cases);
+}

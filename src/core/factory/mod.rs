@@ -287,7 +287,7 @@ impl SessionFactory {
             let tools = extension_tools(&active_tools, &loaded.host);
             session.attach_extensions(loaded.host, loaded.channels, tools);
             // The declaration order pi gives them (extension tools may come first).
-            session.set_active_tools(&active_tools);
+            session.set_tools_in_order(&active_tools);
         }
         if full {
             session.set_reload_handler(self.reload_handler());
@@ -545,6 +545,7 @@ impl SessionFactory {
             resources: prepared.prompt,
             hooks: None,
         });
+        session.set_tool_filter(plan.filter);
         if let Some(loaded) = prepared.templates_and_skills {
             warnings.extend(loaded.warnings());
             session.set_prompt_templates(loaded.templates.templates);

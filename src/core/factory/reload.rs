@@ -130,6 +130,7 @@ impl SessionFactory {
         warnings.extend(prompt_warnings);
         warnings.extend(loaded.warnings());
 
+        session.set_tool_filter(plan.filter.clone());
         // Installing reads models.json and auth.json again.
         let reloading = session.clone();
         let models_error = blocking(move || {
@@ -150,7 +151,7 @@ impl SessionFactory {
             warnings.extend(session.apply_extension_providers(&loaded.host));
             let tools = extension_tools(&plan.active, &loaded.host);
             session.attach_extensions(loaded.host, loaded.channels, tools);
-            session.set_active_tools(&plan.active);
+            session.set_tools_in_order(&plan.active);
         }
         session.start_extensions(SessionStartReason::Reload).await;
         Ok(warnings)

@@ -256,17 +256,27 @@ pub(super) fn check_extension_flags(
 pub(super) struct ToolPlan {
     pub builtin: Vec<String>,
     pub active: Vec<String>,
+    /// What extensions may activate later.
+    pub filter: tool_selection::ToolFilter,
 }
 
 impl ToolPlan {
-    fn of(active: Vec<String>, extension: &[String]) -> ToolPlan {
+    fn of(
+        active: Vec<String>,
+        extension: &[String],
+        filter: tool_selection::ToolFilter,
+    ) -> ToolPlan {
         // An extension tool replaces the built-in tool of its name.
         let builtin = active
             .iter()
             .filter(|n| builtin_tool_names().contains(&n.as_str()) && !extension.contains(n))
             .cloned()
             .collect();
-        ToolPlan { builtin, active }
+        ToolPlan {
+            builtin,
+            active,
+            filter,
+        }
     }
 }
 
@@ -349,7 +359,7 @@ pub(super) fn plan_tools(
     let entries: Vec<String> = asked.into_iter().chain(configured).collect();
     warnings.extend(tool_selection::later_note(&later, &entries));
     let active = tool_selection::startup_tools(selection, defaults.as_deref(), builtin, &extension);
-    ToolPlan::of(active, &extension)
+    ToolPlan::of(active, &extension, selection.filter(defaults.as_deref()))
 }
 
 /// The tools after `/reload`: the `active` ones, the ones newly added to `defaultTools`
@@ -372,7 +382,7 @@ pub(super) fn plan_reload_tools(
         builtin_tool_names(),
         &extension,
     );
-    ToolPlan::of(active, &extension)
+    ToolPlan::of(active, &extension, config.tools.filter(after.as_deref()))
 }
 
 /// The extension tools among the active ones.
