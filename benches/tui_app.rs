@@ -60,7 +60,11 @@ fn headless(scratch: &Path, open: impl FnOnce(&Path) -> SessionManager) -> Headl
     let session = AgentSession::new(AgentSessionOptions {
         cwd: cwd.clone(),
         paths: pi::core::paths::AgentPaths::new(agent.clone()),
-        settings: pi::core::settings::Settings::load(&agent, &cwd),
+        settings: pi::core::settings::Settings::load(
+            &agent,
+            &cwd,
+            pi::core::trust::ProjectTrust::Trusted,
+        ),
         registry: ModelRegistry::load(&agent),
         session: open(&cwd),
         model: None,

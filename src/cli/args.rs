@@ -136,6 +136,12 @@ pub struct Cli {
     /// TUI mode: fullscreen or regular
     #[arg(long = "tui-mode", value_name = "MODE")]
     pub tui_mode: Option<String>,
+    /// Trust project-local files for this run
+    #[arg(short = 'a', long = "approve")]
+    pub approve: bool,
+    /// Ignore project-local files for this run
+    #[arg(long = "no-approve")]
+    pub no_approve: bool,
     /// No startup network use (same as PI_OFFLINE=1)
     #[arg(long)]
     pub offline: bool,
@@ -193,6 +199,9 @@ pub struct Args {
     pub errors: Vec<String>,
     /// Non-fatal problems to print before starting.
     pub warnings: Vec<String>,
+    /// `--approve` / `-a` (`true`) or `--no-approve` / `-na` (`false`): the project trust
+    /// decision for this run, the last one given winning as in pi.
+    pub project_trust: Option<bool>,
 }
 
 impl Args {
@@ -260,7 +269,8 @@ fn split_list(s: &str) -> Vec<String> {
 }
 
 /// pi's multi-letter short flags and their long forms.
-const MULTI_LETTER_SHORTS: [(&str, &str); 7] = [
+const MULTI_LETTER_SHORTS: [(&str, &str); 8] = [
+    ("-na", "--no-approve"),
     ("-nt", "--no-tools"),
     ("-nbt", "--no-builtin-tools"),
     ("-xt", "--exclude-tools"),
@@ -316,6 +326,8 @@ struct PrePass {
     file_args: Vec<String>,
     messages: Vec<String>,
     errors: Vec<String>,
+    /// `-a` / `-na`, the last one given.
+    project_trust: Option<bool>,
 }
 
 impl PrePass {
@@ -383,6 +395,7 @@ where
         unknown_flags: pre.unknown_flags,
         detached_flag_values: pre.detached_flag_values,
         errors: pre.errors,
+        project_trust: pre.project_trust,
         ..Args::default()
     };
     check_values(&mut args);
@@ -418,6 +431,11 @@ fn pre_pass_one(raw: &[String], i: usize, flags: &Flags, pre: &mut PrePass) -> u
     };
     if !flags.is_known(&long) {
         return unknown_flag(raw, i, &long, inline, pre);
+    }
+    match long.as_str() {
+        "approve" => pre.project_trust = Some(true),
+        "no-approve" => pre.project_trust = Some(false),
+        _ => {}
     }
     let next = raw.get(i + 1).map(String::as_str);
     match long.as_str() {
@@ -630,6 +648,20 @@ mod tests {
         assert_eq!(a.excluded_tools(), ["bash", "w*"]);
         assert_eq!(a.session_name().as_deref(), Some("Refactor"));
         assert!(a.cli.no_mcp);
+    }
+
+    #[test]
+    fn approve_flags_the_last_one_wins() {
+        assert_eq!(parse(["-a"]).unwrap().project_trust, Some(true));
+        assert_eq!(
+            parse(["--approve", "-na", "hi"]).unwrap().project_trust,
+            Some(false)
+        );
+        assert_eq!(
+            parse(["--no-approve", "--approve"]).unwrap().project_trust,
+            Some(true)
+        );
+        assert_eq!(parse(["hi"]).unwrap().project_trust, None);
     }
 
     #[test]

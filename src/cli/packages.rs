@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::core::packages::{PackageManager, PackageScope, style};
 use crate::core::settings::Settings;
+use crate::core::trust::{ProjectTrust, TrustStore, decide_without_asking};
 
 /// A package command and its options, as pi's `parsePackageCommand` reads them.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -30,16 +31,18 @@ struct Parsed {
     extensions_skipped_note: bool,
     /// `update --force`.
     force: bool,
+    /// `-a` / `--approve` (`true`), `-na` / `--no-approve` (`false`).
+    trust: Option<bool>,
 }
 
 fn usage(command: &str) -> &'static str {
     match command {
-        "install" => "pi install <source> [-l]",
-        "remove" => "pi remove <source> [-l]",
+        "install" => "pi install <source> [-l] [--approve|--no-approve]",
+        "remove" => "pi remove <source> [-l] [--approve|--no-approve]",
         "update" => {
             "pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]"
         }
-        _ => "pi list",
+        _ => "pi list [--approve|--no-approve]",
     }
 }
 
@@ -70,6 +73,8 @@ fn parse(args: &[String]) -> Option<Parsed> {
         };
         match arg {
             "-h" | "--help" => p.help = true,
+            "-a" | "--approve" => p.trust = Some(true),
+            "-na" | "--no-approve" => p.trust = Some(false),
             "-l" | "--local" => {
                 if allowed(command == "install" || command == "remove", &mut p) {
                     p.local = true;
@@ -189,7 +194,9 @@ fn help_text(command: &str) -> String {
 Install a package and add it to settings.
 
 Options:
-  -l, --local    Install project-locally (.pi/settings.json)
+  -l, --local       Install project-locally (.pi/settings.json)
+  -a, --approve     Trust project-local files for this command
+  -na, --no-approve Ignore project-local files for this command
 
 Examples:
   pi install npm:@foo/bar
@@ -206,7 +213,9 @@ Remove a package and its source from settings.
 Alias: pi uninstall <source> [-l]
 
 Options:
-  -l, --local    Remove from project settings (.pi/settings.json)
+  -l, --local       Remove from project settings (.pi/settings.json)
+  -a, --approve     Trust project-local files for this command
+  -na, --no-approve Ignore project-local files for this command
 
 Examples:
   pi remove npm:@foo/bar
@@ -238,6 +247,10 @@ Short forms:
         _ => {
             "
 List installed packages from user and project settings.
+
+Options:
+  -a, --approve      Trust project-local files for this command
+  -na, --no-approve  Ignore project-local files for this command
 "
         }
     };
@@ -326,7 +339,17 @@ pub fn run_package_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Opt
             &format!("Usage: {}", usage(command)),
         ));
     }
-    let settings = Settings::load(agent_dir, cwd);
+    let settings = command_settings(cwd, agent_dir, p.trust, command == "update");
+    if !settings.project_trust().is_trusted()
+        && p.local
+        && (command == "install" || command == "remove")
+    {
+        eprintln!(
+            "{}",
+            red("Project is not trusted. Use --approve to modify local package config.")
+        );
+        return Some(1);
+    }
     for problem in settings.problems() {
         eprintln!(
             "{}",
@@ -430,6 +453,24 @@ pub fn run_config_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Opti
         println!("{}", config_help());
         return Some(0);
     }
+    let mut trust = None;
+    let mut local = false;
+    for arg in &args[1..] {
+        match arg.as_str() {
+            "-a" | "--approve" => trust = Some(true),
+            "-na" | "--no-approve" => trust = Some(false),
+            "-l" | "--local" => local = true,
+            _ => {}
+        }
+    }
+    let settings = command_settings(cwd, agent_dir, trust, false);
+    if local && !settings.project_trust().is_trusted() {
+        eprintln!(
+            "{}",
+            red("Project is not trusted. Use --approve to modify local resource config.")
+        );
+        return Some(1);
+    }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!(
             "{}",
@@ -437,7 +478,6 @@ pub fn run_config_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Opti
         );
         return Some(1);
     }
-    let settings = Settings::load(agent_dir, cwd);
     for problem in settings.problems() {
         eprintln!(
             "{}",
@@ -470,6 +510,34 @@ pub fn run_config_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Opti
             }
         },
     )
+}
+
+/// The settings of a package command: the project's only when it is trusted by the
+/// flag or a saved decision (or `defaultProjectTrust: "always"`); package commands never
+/// ask (see [`decide_without_asking`]).
+fn command_settings(
+    cwd: &Path,
+    agent_dir: &Path,
+    flag: Option<bool>,
+    saved_only: bool,
+) -> Settings {
+    let global = Settings::load(agent_dir, cwd, ProjectTrust::Untrusted);
+    let store = TrustStore::new(agent_dir);
+    let (trust, problem) = decide_without_asking(
+        cwd,
+        &store,
+        flag,
+        global.default_project_trust(),
+        saved_only,
+    );
+    if let Some(problem) = problem {
+        eprintln!("{}", colored_err(&format!("Warning: {problem}"), "33"));
+    }
+    if trust.is_trusted() {
+        Settings::load(agent_dir, cwd, trust)
+    } else {
+        global
+    }
 }
 
 #[cfg(test)]

@@ -80,6 +80,7 @@ pub fn session_config(args: &Args) -> SessionConfig {
         session_id: cli.session_id.clone(),
         session_name: args.session_name(),
         builtin_extensions: builtin,
+        project_trust: args.project_trust,
     }
 }
 

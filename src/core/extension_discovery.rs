@@ -180,6 +180,7 @@ fn extension_resolve_input<'a>(
         scan_entry_dir: scan_extensions_dir,
         project_auto: auto_dirs(project_base),
         user_auto: auto_dirs(&options.agent_dir),
+        project_trusted: options.project_trusted,
     }
 }
 
@@ -216,6 +217,9 @@ pub fn discover_extensions(options: &ResourceOptions) -> DiscoveredExtensions {
             (&project_dir, &project_base),
             (&user_dir, &options.agent_dir),
         ] {
+            if dir == &project_dir && !options.project_trusted {
+                continue;
+            }
             found
                 .diagnostics
                 .extend(programs_pi_would_load(dir, &base.join(RS_EXTENSIONS_DIR)));

@@ -22,3 +22,4 @@ pub mod skills;
 pub mod system_prompt;
 pub mod timing;
 pub mod tool_selection;
+pub mod trust;

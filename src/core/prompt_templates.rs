@@ -111,6 +111,7 @@ fn prompt_resolve_input<'a>(
             dir: options.agent_dir.join("prompts"),
             scan: markdown_files_flat,
         }],
+        project_trusted: options.project_trusted,
     }
 }
 

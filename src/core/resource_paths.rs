@@ -88,6 +88,8 @@ pub struct ResolveInput<'a> {
     pub scan_entry_dir: fn(&Path) -> Vec<PathBuf>,
     pub project_auto: Vec<AutoDir>,
     pub user_auto: Vec<AutoDir>,
+    /// Untrusted, the project's entries and folders are left out.
+    pub project_trusted: bool,
 }
 
 /// What the loaders of one kind of resource are given: where to look, the settings
@@ -109,6 +111,10 @@ pub struct ResourceOptions {
     pub packages: Vec<ResolvedPath>,
     /// The kind's files from `-e npm:…` / `-e git:…` packages (used always).
     pub cli_packages: Vec<ResolvedPath>,
+    /// The project is trusted: its settings entries and `.pi` folders (and, for skills,
+    /// `.agents/skills` folders) are searched. Untrusted, only the user's and the command
+    /// line's are.
+    pub project_trusted: bool,
 }
 
 impl ResourceOptions {
@@ -130,10 +136,12 @@ impl ResourceOptions {
             discover,
             packages: Vec::new(),
             cli_packages: Vec::new(),
+            project_trusted: settings.project_trust().is_trusted(),
         }
     }
 
-    /// Options with discovery in `cwd` / `agent_dir` and nothing else configured.
+    /// Options with discovery in `cwd` / `agent_dir` (the project trusted) and nothing
+    /// else configured.
     pub fn new(cwd: &Path, agent_dir: &Path) -> ResourceOptions {
         ResourceOptions {
             cwd: cwd.to_path_buf(),
@@ -144,6 +152,7 @@ impl ResourceOptions {
             discover: true,
             packages: Vec::new(),
             cli_packages: Vec::new(),
+            project_trusted: true,
         }
     }
 
@@ -438,6 +447,12 @@ pub fn resolve(input: &ResolveInput<'_>) -> Vec<ResolvedPath> {
 /// Every file of one kind of resource, enabled or not, in pi's precedence order (what
 /// `pi config` lists).
 pub fn resolve_all(input: &ResolveInput<'_>) -> Vec<FoundResource> {
+    let no_entries: &[String] = &[];
+    let (project_entries, project_auto) = if input.project_trusted {
+        (input.project_entries, input.project_auto.as_slice())
+    } else {
+        (no_entries, &[][..])
+    };
     let mut found: Vec<FoundResource> = Vec::new();
     let mut add = |path: PathBuf, rank: u8, scope: ResourceScope, enabled: bool| {
         if !found.iter().any(|f| f.path == path) {
@@ -452,7 +467,7 @@ pub fn resolve_all(input: &ResolveInput<'_>) -> Vec<FoundResource> {
     };
     let settings_sets = [
         (
-            input.project_entries,
+            project_entries,
             input.project_base,
             0,
             ResourceScope::Project,
@@ -483,14 +498,14 @@ pub fn resolve_all(input: &ResolveInput<'_>) -> Vec<FoundResource> {
     }
     let auto_sets = [
         (
-            &input.project_auto,
-            input.project_entries,
+            project_auto,
+            project_entries,
             input.project_base,
             1,
             ResourceScope::Project,
         ),
         (
-            &input.user_auto,
+            input.user_auto.as_slice(),
             input.user_entries,
             input.user_base,
             3,
@@ -664,6 +679,7 @@ fn theme_resolve_input<'a>(
             dir: options.agent_dir.join("themes"),
             scan: theme_files_flat,
         }],
+        project_trusted: options.project_trusted,
     }
 }
 
@@ -729,6 +745,7 @@ mod tests {
                 dir: user.join("prompts"),
                 scan: markdown_files_flat,
             }],
+            project_trusted: true,
         };
         assert_eq!(
             names(&resolve(&input), root),
@@ -762,6 +779,7 @@ mod tests {
                 dir: base.join("prompts"),
                 scan: markdown_files_flat,
             }],
+            project_trusted: true,
         };
         assert_eq!(
             names(&resolve(&input), dir.path()),

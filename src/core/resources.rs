@@ -1,9 +1,12 @@
 //! Project context the model is given besides the conversation: `AGENTS.md` / `CLAUDE.md`
 //! files (global, then every ancestor of the working directory from the root down),
 //! `SYSTEM.md` (replaces the default system prompt) and `APPEND_SYSTEM.md` (appended),
-//! looked up in `<cwd>/.pi/` first and then in the agent directory, as pi does.
+//! looked up in `<cwd>/.pi/` first (when the project is trusted) and then in the agent
+//! directory, as pi does. Context files load whether the project is trusted or not.
 
 use std::path::{Path, PathBuf};
+
+use crate::core::trust::ProjectTrust;
 
 /// One loaded context file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,24 +69,37 @@ pub fn resolve_prompt_input(input: &str, warnings: &mut Vec<String>) -> String {
     input.to_string()
 }
 
-fn first_existing(candidates: [PathBuf; 2]) -> Option<PathBuf> {
-    candidates.into_iter().find(|p| p.is_file())
+/// The project's `.pi/<name>` when the project is trusted and it exists, else the agent
+/// directory's `<name>` when that exists.
+fn project_or_agent_file(
+    name: &str,
+    cwd: &Path,
+    agent_dir: &Path,
+    trust: ProjectTrust,
+) -> Option<PathBuf> {
+    let project = crate::core::paths::project_config_dir(cwd).join(name);
+    if trust.is_trusted() && project.is_file() {
+        return Some(project);
+    }
+    Some(agent_dir.join(name)).filter(|p| p.is_file())
 }
 
-/// `.pi/SYSTEM.md` of the project, else `<agent_dir>/SYSTEM.md`.
-pub fn discover_system_prompt_file(cwd: &Path, agent_dir: &Path) -> Option<PathBuf> {
-    first_existing([
-        crate::core::paths::project_config_dir(cwd).join("SYSTEM.md"),
-        agent_dir.join("SYSTEM.md"),
-    ])
+/// `.pi/SYSTEM.md` of a trusted project, else `<agent_dir>/SYSTEM.md`.
+pub fn discover_system_prompt_file(
+    cwd: &Path,
+    agent_dir: &Path,
+    trust: ProjectTrust,
+) -> Option<PathBuf> {
+    project_or_agent_file("SYSTEM.md", cwd, agent_dir, trust)
 }
 
-/// `.pi/APPEND_SYSTEM.md` of the project, else `<agent_dir>/APPEND_SYSTEM.md`.
-pub fn discover_append_system_prompt_file(cwd: &Path, agent_dir: &Path) -> Option<PathBuf> {
-    first_existing([
-        crate::core::paths::project_config_dir(cwd).join("APPEND_SYSTEM.md"),
-        agent_dir.join("APPEND_SYSTEM.md"),
-    ])
+/// `.pi/APPEND_SYSTEM.md` of a trusted project, else `<agent_dir>/APPEND_SYSTEM.md`.
+pub fn discover_append_system_prompt_file(
+    cwd: &Path,
+    agent_dir: &Path,
+    trust: ProjectTrust,
+) -> Option<PathBuf> {
+    project_or_agent_file("APPEND_SYSTEM.md", cwd, agent_dir, trust)
 }
 
 #[cfg(test)]
@@ -115,14 +131,19 @@ mod tests {
         std::fs::create_dir_all(&agent).unwrap();
         std::fs::create_dir_all(dir.path().join(".pi")).unwrap();
         std::fs::write(agent.join("SYSTEM.md"), "g").unwrap();
+        let trusted = ProjectTrust::Trusted;
         assert_eq!(
-            discover_system_prompt_file(dir.path(), &agent),
+            discover_system_prompt_file(dir.path(), &agent, trusted),
             Some(agent.join("SYSTEM.md"))
         );
         std::fs::write(dir.path().join(".pi/SYSTEM.md"), "p").unwrap();
         assert_eq!(
-            discover_system_prompt_file(dir.path(), &agent),
+            discover_system_prompt_file(dir.path(), &agent, trusted),
             Some(dir.path().join(".pi/SYSTEM.md"))
+        );
+        assert_eq!(
+            discover_system_prompt_file(dir.path(), &agent, ProjectTrust::Untrusted),
+            Some(agent.join("SYSTEM.md"))
         );
     }
 }

@@ -1,5 +1,9 @@
 //! `settings.json`: the global file (`~/.pi/agent/settings.json`) deep-merged with the
 //! project file (`<cwd>/.pi/settings.json`, which wins), read with pi's keys and defaults.
+//! The project file is read only when the project is trusted ([`ProjectTrust`], which
+//! the settings carry for every reader of project resources); `sessionDir` alone is read
+//! from it either way ([`project_session_dir`]), and `defaultProjectTrust` only ever
+//! comes from the global file, as in pi.
 //!
 //! Settings are kept as JSON so keys we do not know (or that a newer pi wrote) survive.
 //! Changes made from the UI are written to the global file only, by re-reading it and
@@ -12,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::ai::model::ThinkingLevel;
 use crate::ai::retry::DEFAULT_TIMEOUT_MS;
+use crate::core::trust::decision::{DefaultProjectTrust, ProjectTrust};
 
 /// A settings file that could not be read or parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,11 +90,13 @@ pub struct Settings {
     merged: Map<String, Value>,
     global_unreadable: bool,
     problems: Vec<SettingsProblem>,
+    project_trust: ProjectTrust,
 }
 
 impl Settings {
-    /// Loads `<agent_dir>/settings.json` and `<cwd>/.pi/settings.json`.
-    pub fn load(agent_dir: &Path, cwd: &Path) -> Settings {
+    /// Loads `<agent_dir>/settings.json`, and `<cwd>/.pi/settings.json` when `trust` says
+    /// the project is trusted.
+    pub fn load(agent_dir: &Path, cwd: &Path, trust: ProjectTrust) -> Settings {
         let global_path = agent_dir.join("settings.json");
         let project_path = crate::core::paths::project_config_dir(cwd).join("settings.json");
         let mut problems = Vec::new();
@@ -100,12 +107,13 @@ impl Settings {
                 (Map::new(), true)
             }
         };
-        let project = match read_settings_file(&project_path) {
-            Ok(map) => map,
-            Err(p) => {
+        let project = if trust.is_trusted() {
+            read_settings_file(&project_path).unwrap_or_else(|p| {
                 problems.push(p);
                 Map::new()
-            }
+            })
+        } else {
+            Map::new()
         };
         let merged = deep_merge(&global, &project);
         Settings {
@@ -116,7 +124,22 @@ impl Settings {
             merged,
             global_unreadable,
             problems,
+            project_trust: trust,
         }
+    }
+
+    /// Whether the project's settings and resources are used.
+    pub fn project_trust(&self) -> ProjectTrust {
+        self.project_trust
+    }
+
+    /// `defaultProjectTrust`, from the global file only (a project cannot trust itself).
+    pub fn default_project_trust(&self) -> DefaultProjectTrust {
+        DefaultProjectTrust::parse(
+            self.global
+                .get("defaultProjectTrust")
+                .and_then(Value::as_str),
+        )
     }
 
     /// Settings that live only in memory (tests, `--no-session` style embedding).
@@ -370,6 +393,16 @@ impl Settings {
             .filter(|s| !s.is_empty())
             .map(crate::core::paths::expand_tilde)
     }
+
+    /// [`Settings::session_dir`], with the project's `sessionDir` also when the project
+    /// is not trusted: pi looks the session up before it decides on trust, so this one
+    /// project setting is read either way.
+    pub fn session_dir_before_trust(&self, cwd: &Path) -> Option<PathBuf> {
+        if self.project_trust.is_trusted() {
+            return self.session_dir();
+        }
+        project_session_dir(cwd).or_else(|| self.session_dir())
+    }
     pub fn transport(&self) -> &str {
         self.str_at("transport").unwrap_or("auto")
     }
@@ -474,6 +507,18 @@ fn remove_path(map: &mut Map<String, Value>, path: &[&str]) -> bool {
         }
     }
     cur.remove(*last).is_some()
+}
+
+/// The project's `sessionDir` (`~` expanded), read on its own: the one project setting
+/// used before trust is decided. A file that does not parse gives nothing here (its
+/// problem is reported once the project is trusted and the file is read).
+pub fn project_session_dir(cwd: &Path) -> Option<PathBuf> {
+    let path = crate::core::paths::project_config_dir(cwd).join("settings.json");
+    let map = read_settings_file(&path).ok()?;
+    map.get("sessionDir")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(crate::core::paths::expand_tilde)
 }
 
 /// Reads one settings file; a missing or empty file is an empty map.
@@ -592,7 +637,7 @@ mod tests {
             r#"{"theme":"light","compaction":{"keepRecentTokens":5}}"#,
         )
         .unwrap();
-        let s = Settings::load(&agent, &cwd);
+        let s = Settings::load(&agent, &cwd, ProjectTrust::Trusted);
         assert_eq!(s.theme(), Some("light"));
         assert!(!s.compaction_enabled());
         assert_eq!(s.compaction_reserve_tokens(), 1000);
@@ -602,11 +647,39 @@ mod tests {
     }
 
     #[test]
+    fn an_untrusted_project_gives_only_its_session_dir_and_never_the_trust_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().join("agent");
+        let cwd = dir.path().join("proj");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::create_dir_all(cwd.join(".pi")).unwrap();
+        std::fs::write(agent.join("settings.json"), r#"{"theme":"dark"}"#).unwrap();
+        std::fs::write(
+            cwd.join(".pi/settings.json"),
+            r#"{"theme":"light","sessionDir":"/s","defaultProjectTrust":"always"}"#,
+        )
+        .unwrap();
+        let untrusted = Settings::load(&agent, &cwd, ProjectTrust::Untrusted);
+        assert_eq!(untrusted.theme(), Some("dark"));
+        assert_eq!(untrusted.project_value("theme"), None);
+        assert_eq!(
+            untrusted.session_dir_before_trust(&cwd),
+            Some(PathBuf::from("/s"))
+        );
+        let trusted = Settings::load(&agent, &cwd, ProjectTrust::Trusted);
+        assert_eq!(trusted.theme(), Some("light"));
+        assert_eq!(
+            trusted.default_project_trust(),
+            crate::core::trust::DefaultProjectTrust::Ask
+        );
+    }
+
+    #[test]
     fn saving_keeps_keys_edited_by_hand_meanwhile() {
         let dir = tempfile::tempdir().unwrap();
         let agent = dir.path().to_path_buf();
         std::fs::write(agent.join("settings.json"), r#"{"theme":"dark"}"#).unwrap();
-        let mut s = Settings::load(&agent, dir.path());
+        let mut s = Settings::load(&agent, dir.path(), ProjectTrust::Trusted);
         std::fs::write(
             agent.join("settings.json"),
             r#"{"theme":"dark","quietStartup":true}"#,
@@ -632,7 +705,7 @@ mod tests {
             r#"{"theme":"dark","enabledModels":["mock/a"],"compaction":{"enabled":false}}"#,
         )
         .unwrap();
-        let mut s = Settings::load(&agent, dir.path());
+        let mut s = Settings::load(&agent, dir.path(), ProjectTrust::Trusted);
         assert_eq!(s.enabled_models(), vec!["mock/a".to_string()]);
         s.remove_global(&["enabledModels"]).unwrap();
         s.remove_global(&["compaction", "enabled"]).unwrap();
@@ -648,7 +721,7 @@ mod tests {
     fn broken_settings_file_is_reported_and_never_overwritten() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("settings.json"), "{ not json").unwrap();
-        let mut s = Settings::load(dir.path(), dir.path());
+        let mut s = Settings::load(dir.path(), dir.path(), ProjectTrust::Trusted);
         assert_eq!(s.problems().len(), 1);
         assert!(s.problems()[0].to_string().contains("settings.json"));
         s.set_default_model("a", "b");

@@ -265,6 +265,7 @@ fn skill_resolve_input<'a>(
                 scan: agents_skill_files,
             },
         ],
+        project_trusted: options.project_trusted,
     }
 }
 

@@ -46,10 +46,11 @@ pub enum EventName {
     AfterProviderResponse,
     ResourcesDiscover,
     UserBash,
+    ProjectTrust,
 }
 
 impl EventName {
-    pub const ALL: [EventName; 29] = [
+    pub const ALL: [EventName; 30] = [
         EventName::SessionStart,
         EventName::SessionShutdown,
         EventName::SessionBeforeSwitch,
@@ -79,6 +80,7 @@ impl EventName {
         EventName::AfterProviderResponse,
         EventName::ResourcesDiscover,
         EventName::UserBash,
+        EventName::ProjectTrust,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -112,6 +114,7 @@ impl EventName {
             EventName::AfterProviderResponse => "after_provider_response",
             EventName::ResourcesDiscover => "resources_discover",
             EventName::UserBash => "user_bash",
+            EventName::ProjectTrust => "project_trust",
         }
     }
 
@@ -137,6 +140,7 @@ impl EventName {
             | EventName::AfterProviderResponse
             | EventName::ResourcesDiscover
             | EventName::UserBash
+            | EventName::ProjectTrust
             | EventName::MessageEnd => true,
             EventName::SessionCompact
             | EventName::SessionTree

@@ -201,7 +201,11 @@ pub(crate) struct HostInner {
     commands: Vec<CommandEntry>,
     flags: Vec<FlagInfo>,
     errors: Vec<LoadError>,
+    /// The part of `errors` from starting the extensions (kept for [`HostParts`]).
+    pub(crate) start_errors: Vec<LoadError>,
     pub(crate) options: LoadOptions,
+    /// Where the connections deliver (new connections of the same host share it).
+    pub(crate) outputs: Outputs,
     pub(crate) turn_index: AtomicU64,
     pub(crate) encoder: Mutex<AgentEventEncoder>,
     shut_down: AtomicBool,
@@ -258,164 +262,21 @@ impl ExtensionHost {
             ui: ui_tx,
             has_ui: options.has_ui,
             cwd: options.cwd.clone(),
-            log: log.clone(),
+            log,
             ui_counter: Arc::new(AtomicU64::new(0)),
             state: Arc::new(StateSync::default()),
             call_cancels: Arc::new(CallCancels::default()),
         };
-        let call_cancels = outputs.call_cancels.clone();
-        let state = outputs.state.clone();
-        let flags = hello_flags(&options.cli_flags);
-        let builtin: Vec<&str> = options.builtin_tools.iter().map(String::as_str).collect();
-        let starts = sources.iter().map(|source| {
-            let hello = Hello {
-                kind: "hello",
-                protocol_version: PROTOCOL_VERSION,
-                pi_version: env!("CARGO_PKG_VERSION").to_string(),
-                extension_path: source.path.display().to_string(),
-                cwd: options.cwd.display().to_string(),
-                agent_dir: options.agent_dir.display().to_string(),
-                session_file: options
-                    .session_file
-                    .as_ref()
-                    .map(|p| p.display().to_string()),
-                session_id: options.session_id.clone(),
-                mode: options.mode.as_str(),
-                has_ui: options.has_ui,
-                flags: flags.clone(),
-                builtin_tools: source
-                    .launch
-                    .node_module
-                    .then(|| super::builtin_tools::definitions(&options.cwd)),
-            };
-            Connection::start(
-                source,
-                StartOptions {
-                    hello,
-                    out: outputs.clone(),
-                    handshake_timeout: options.handshake_timeout,
-                    default_timeout: options.event_timeout,
-                    known_tools: &builtin,
-                },
-            )
-        });
-        let results = futures::future::join_all(starts).await;
-
-        let mut errors = Vec::new();
-        let mut connections = Vec::new();
-        for (source, result) in sources.iter().zip(results) {
-            match result {
-                Ok(started) => {
-                    for warning in started.warnings {
-                        errors.push(LoadError {
-                            path: source.path.clone(),
-                            fatal: false,
-                            error: warning,
-                        });
-                    }
-                    connections.push(Arc::new(started.connection));
-                }
-                Err(error) => {
-                    log.line(
-                        "host",
-                        &format!("{} not loaded: {error}", source.path.display()),
-                    );
-                    errors.push(LoadError {
-                        path: source.path.clone(),
-                        fatal: true,
-                        error: format!("Failed to load extension: {error}"),
-                    });
-                }
-            }
-        }
-
-        let mut tools: Vec<Arc<ExtensionTool>> = Vec::new();
-        let mut flags: Vec<FlagInfo> = Vec::new();
-        let mut commands: Vec<CommandEntry> = Vec::new();
-        for conn in &connections {
-            for spec in &conn.registration.tools {
-                if let Some(owner) = tools.iter().find(|t| t.name() == spec.name) {
-                    errors.push(LoadError {
-                        path: conn.path.clone(),
-                        fatal: false,
-                        error: format!(
-                            "Tool \"{}\" conflicts with {}",
-                            spec.name,
-                            owner.extension_path().display()
-                        ),
-                    });
-                    continue;
-                }
-                tools.push(Arc::new(ExtensionTool::new(
-                    conn.clone(),
-                    spec.clone(),
-                    options.tool_cancel_grace,
-                )));
-            }
-            for flag in &conn.registration.flags {
-                if let Some(owner) = flags.iter().find(|f| f.name == flag.name) {
-                    errors.push(LoadError {
-                        path: conn.path.clone(),
-                        fatal: false,
-                        error: format!(
-                            "Flag \"--{}\" conflicts with {}",
-                            flag.name,
-                            owner.extension_path.display()
-                        ),
-                    });
-                    continue;
-                }
-                flags.push(FlagInfo {
-                    name: flag.name.clone(),
-                    kind: flag.kind,
-                    description: flag.description.clone(),
-                    default: flag.default.clone(),
-                    extension_path: conn.path.clone(),
-                });
-            }
-            for command in &conn.registration.commands {
-                commands.push(CommandEntry {
-                    info: CommandInfo {
-                        invocation_name: command.name.clone(),
-                        name: command.name.clone(),
-                        description: command.description.clone(),
-                        extension_path: conn.path.clone(),
-                        scope: conn.scope,
-                        argument_completions: command.argument_completions,
-                    },
-                    connection: conn.clone(),
-                });
-            }
-        }
-        assign_invocation_names(&mut commands);
-
-        let session = Mutex::new((options.session_file.clone(), options.session_id.clone()));
-        let host = ExtensionHost {
-            inner: Arc::new(HostInner {
-                session,
-                connections,
-                tools: Mutex::new(tools),
-                commands,
-                flags,
-                errors,
-                options,
-                turn_index: AtomicU64::new(0),
-                encoder: Mutex::new(AgentEventEncoder::new()),
-                shut_down: AtomicBool::new(false),
-                held: Mutex::new(Vec::new()),
-                log,
-                state,
-                call_cancels,
-                stream_owner: super::provider_stream::next_owner(),
-            }),
+        let (connections, start_errors) = start_connections(&sources, &options, &outputs).await;
+        let parts = HostParts {
+            connections,
+            start_errors,
+            options,
+            outputs,
+            stream_owner: super::provider_stream::next_owner(),
         };
-        for conn in &host.inner.connections {
-            for provider in &conn.registration.providers {
-                host.apply_js_provider(conn, &provider.name, &provider.config);
-            }
-        }
         (
-            host,
+            assemble(parts),
             HostChannels {
                 actions: actions_rx,
                 ui: ui_rx,
@@ -956,6 +817,192 @@ impl ExtensionHost {
             });
         futures::future::join_all(closing).await;
     }
+}
+
+/// Starts the extensions of `sources` (all at once) and waits for their registrations;
+/// those that failed are left out and reported in the errors.
+pub(crate) async fn start_connections(
+    sources: &[ExtensionSource],
+    options: &LoadOptions,
+    outputs: &Outputs,
+) -> (Vec<Arc<Connection>>, Vec<LoadError>) {
+    let flags = hello_flags(&options.cli_flags);
+    let builtin: Vec<&str> = options.builtin_tools.iter().map(String::as_str).collect();
+    let starts = sources.iter().map(|source| {
+        let hello = Hello {
+            kind: "hello",
+            protocol_version: PROTOCOL_VERSION,
+            pi_version: env!("CARGO_PKG_VERSION").to_string(),
+            extension_path: source.path.display().to_string(),
+            cwd: options.cwd.display().to_string(),
+            agent_dir: options.agent_dir.display().to_string(),
+            session_file: options
+                .session_file
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            session_id: options.session_id.clone(),
+            mode: options.mode.as_str(),
+            has_ui: options.has_ui,
+            flags: flags.clone(),
+            builtin_tools: source
+                .launch
+                .node_module
+                .then(|| super::builtin_tools::definitions(&options.cwd)),
+        };
+        Connection::start(
+            source,
+            StartOptions {
+                hello,
+                out: outputs.clone(),
+                handshake_timeout: options.handshake_timeout,
+                default_timeout: options.event_timeout,
+                known_tools: &builtin,
+            },
+        )
+    });
+    let results = futures::future::join_all(starts).await;
+
+    let mut errors = Vec::new();
+    let mut connections = Vec::new();
+    for (source, result) in sources.iter().zip(results) {
+        match result {
+            Ok(started) => {
+                for warning in started.warnings {
+                    errors.push(LoadError {
+                        path: source.path.clone(),
+                        fatal: false,
+                        error: warning,
+                    });
+                }
+                connections.push(Arc::new(started.connection));
+            }
+            Err(error) => {
+                outputs.log.line(
+                    "host",
+                    &format!("{} not loaded: {error}", source.path.display()),
+                );
+                errors.push(LoadError {
+                    path: source.path.clone(),
+                    fatal: true,
+                    error: format!("Failed to load extension: {error}"),
+                });
+            }
+        }
+    }
+    (connections, errors)
+}
+
+/// What a host is made of before its registrations are combined.
+pub(crate) struct HostParts {
+    /// The running extensions, in load order.
+    pub connections: Vec<Arc<Connection>>,
+    /// Problems starting them (registration conflicts are found by [`assemble`]).
+    pub start_errors: Vec<LoadError>,
+    pub options: LoadOptions,
+    pub outputs: Outputs,
+    pub stream_owner: u64,
+}
+
+/// The host of `parts`: the tools, flags and commands of its extensions (the first
+/// registration of a tool or flag wins; the others are reported), and the providers
+/// they stream.
+pub(crate) fn assemble(parts: HostParts) -> ExtensionHost {
+    let HostParts {
+        connections,
+        start_errors,
+        options,
+        outputs,
+        stream_owner,
+    } = parts;
+    let mut errors = start_errors.clone();
+    let mut tools: Vec<Arc<ExtensionTool>> = Vec::new();
+    let mut flags: Vec<FlagInfo> = Vec::new();
+    let mut commands: Vec<CommandEntry> = Vec::new();
+    for conn in &connections {
+        for spec in &conn.registration.tools {
+            if let Some(owner) = tools.iter().find(|t| t.name() == spec.name) {
+                errors.push(LoadError {
+                    path: conn.path.clone(),
+                    fatal: false,
+                    error: format!(
+                        "Tool \"{}\" conflicts with {}",
+                        spec.name,
+                        owner.extension_path().display()
+                    ),
+                });
+                continue;
+            }
+            tools.push(Arc::new(ExtensionTool::new(
+                conn.clone(),
+                spec.clone(),
+                options.tool_cancel_grace,
+            )));
+        }
+        for flag in &conn.registration.flags {
+            if let Some(owner) = flags.iter().find(|f| f.name == flag.name) {
+                errors.push(LoadError {
+                    path: conn.path.clone(),
+                    fatal: false,
+                    error: format!(
+                        "Flag \"--{}\" conflicts with {}",
+                        flag.name,
+                        owner.extension_path.display()
+                    ),
+                });
+                continue;
+            }
+            flags.push(FlagInfo {
+                name: flag.name.clone(),
+                kind: flag.kind,
+                description: flag.description.clone(),
+                default: flag.default.clone(),
+                extension_path: conn.path.clone(),
+            });
+        }
+        for command in &conn.registration.commands {
+            commands.push(CommandEntry {
+                info: CommandInfo {
+                    invocation_name: command.name.clone(),
+                    name: command.name.clone(),
+                    description: command.description.clone(),
+                    extension_path: conn.path.clone(),
+                    scope: conn.scope,
+                    argument_completions: command.argument_completions,
+                },
+                connection: conn.clone(),
+            });
+        }
+    }
+    assign_invocation_names(&mut commands);
+
+    let session = Mutex::new((options.session_file.clone(), options.session_id.clone()));
+    let host = ExtensionHost {
+        inner: Arc::new(HostInner {
+            session,
+            connections,
+            tools: Mutex::new(tools),
+            commands,
+            flags,
+            errors,
+            start_errors,
+            options,
+            turn_index: AtomicU64::new(0),
+            encoder: Mutex::new(AgentEventEncoder::new()),
+            shut_down: AtomicBool::new(false),
+            held: Mutex::new(Vec::new()),
+            log: outputs.log.clone(),
+            state: outputs.state.clone(),
+            call_cancels: outputs.call_cancels.clone(),
+            outputs,
+            stream_owner,
+        }),
+    };
+    for conn in &host.inner.connections {
+        for provider in &conn.registration.providers {
+            host.apply_js_provider(conn, &provider.name, &provider.config);
+        }
+    }
+    host
 }
 
 /// pi's rule: a command name registered once keeps its name; when several extensions

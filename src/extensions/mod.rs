@@ -25,6 +25,7 @@ mod dispatch;
 mod dispatch_more;
 pub mod events;
 mod exec;
+mod extend;
 pub mod hooks;
 pub mod host;
 mod link;
@@ -39,6 +40,7 @@ pub mod source;
 pub mod state;
 mod streams;
 pub mod tool;
+mod trust_event;
 pub mod typescript;
 pub mod ui;
 
@@ -61,6 +63,7 @@ pub use host::{
 pub use render::{ItemRenderer, RENDER_TIMEOUT, ToolRendering};
 pub use source::{ExtensionSource, Launch, ResourceScope, is_node_module, launch_for};
 pub use tool::ExtensionTool;
+pub use trust_event::{TrustAnswer, TrustContext, TrustEventOutcome, TrustNotice};
 pub use ui::{
     NotifyLevel, OverlayAction, OverlaySpec, UiInput, UiMethod, UiReply, UiRequest, UiResponse,
 };

@@ -547,6 +547,19 @@ pub struct UiRequest {
 }
 
 impl UiRequest {
+    /// A dialog asked by pi-rs itself (not by an extension) and where its answer arrives
+    /// (dropped unanswered: cancelled).
+    pub fn dialog(id: &str, method: UiMethod) -> (UiRequest, oneshot::Receiver<UiResponse>) {
+        let (tx, rx) = oneshot::channel();
+        let request = UiRequest {
+            id: id.to_string(),
+            extension_path: PathBuf::new(),
+            method,
+            reply: Some(UiReply(tx)),
+        };
+        (request, rx)
+    }
+
     /// pi's RPC `extension_ui_request` object for this request.
     pub fn to_rpc_json(&self) -> Value {
         let mut v = json!({"type": "extension_ui_request", "id": self.id});

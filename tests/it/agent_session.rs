@@ -351,7 +351,7 @@ async fn a_new_model_scope_is_cycled_at_once_and_keeps_the_levels_already_given(
     let session = AgentSession::new(AgentSessionOptions {
         cwd: env.cwd.clone(),
         paths: AgentPaths::new(env.agent.clone()),
-        settings: Settings::load(&env.agent, &env.cwd),
+        settings: Settings::load(&env.agent, &env.cwd, pi::core::trust::ProjectTrust::Trusted),
         registry,
         session: SessionManager::create(&env.cwd, &env.sessions).unwrap(),
         model: Some(alpha.clone()),

@@ -464,3 +464,57 @@ fn help_lists_the_commands_and_every_flag_of_pi_1_6() {
         }
     }
 }
+
+#[test]
+fn update_help_and_usage_errors_are_pi_1_6s() {
+    let p = Project::new(answer());
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        (
+            vec!["update", "--help"],
+            0,
+            "Update pi, installed packages, or model catalogs.",
+        ),
+        (
+            vec!["update", "x", "--self"],
+            1,
+            "positional update targets cannot be combined with --self, --extensions, or --all",
+        ),
+        (
+            vec!["update", "--models", "--all"],
+            1,
+            "--all cannot be combined with --self, --extensions, --models, or --extension",
+        ),
+        (
+            vec!["update", "x", "--models"],
+            1,
+            "--models cannot be combined with a positional source",
+        ),
+        (
+            vec!["update", "--extension", "a", "--all"],
+            1,
+            "--all cannot be combined with --self, --extensions, --models, or --extension",
+        ),
+    ];
+    let text = |out: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    for (args, code, says) in &cases {
+        let out = ours(&p).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(*code), "{args:?}");
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+    let Some(_) = theirs(&p) else { return };
+    for (args, _, _) in &cases {
+        let mine = ours(&p).args(args).output().unwrap();
+        let reference = theirs(&p).unwrap().args(args).output().unwrap();
+        assert_eq!(
+            (mine.status.code(), text(&mine)),
+            (reference.status.code(), text(&reference)),
+            "{args:?}"
+        );
+    }
+}

@@ -129,7 +129,11 @@ async fn a_branch_summary_we_wrote_opens_in_pi_with_the_same_context() {
     let session = AgentSession::new(AgentSessionOptions {
         cwd: home.project(),
         paths: AgentPaths::new(home.agent()),
-        settings: Settings::load(&home.agent(), &home.project()),
+        settings: Settings::load(
+            &home.agent(),
+            &home.project(),
+            pi::core::trust::ProjectTrust::Trusted,
+        ),
         registry,
         session: SessionManager::create(home.project(), home.agent().join("sessions/p")).unwrap(),
         model,

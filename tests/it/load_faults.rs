@@ -389,7 +389,11 @@ async fn a_read_only_session_never_runs_a_turn_through_the_library() {
     let session = AgentSession::new(AgentSessionOptions {
         cwd: project.cwd(),
         paths: pi::core::paths::AgentPaths::new(project.agent_dir()),
-        settings: pi::core::settings::Settings::load(&project.agent_dir(), &project.cwd()),
+        settings: pi::core::settings::Settings::load(
+            &project.agent_dir(),
+            &project.cwd(),
+            pi::core::trust::ProjectTrust::Trusted,
+        ),
         registry,
         session: pi::session::SessionManager::open(&file, None).unwrap(),
         model,

@@ -54,6 +54,7 @@ mod packages;
 mod pi_request_parity;
 mod pkg_config;
 mod process_groups;
+mod project_trust;
 mod provider_streams;
 mod read_bounds;
 mod reliability;

@@ -240,7 +240,8 @@ async fn completions_tag_templates_and_skills_with_where_they_were_found() {
     )
     .unwrap();
     // A session with its resources loaded, as the program builds it.
-    let args = pi::cli::args::parse(["--provider", "mock", "--model", "mock-model"]).unwrap();
+    // `-a`: the project's prompt templates load.
+    let args = pi::cli::args::parse(["--provider", "mock", "--model", "mock-model", "-a"]).unwrap();
     let factory = std::sync::Arc::new(pi::core::factory::SessionFactory::new(
         pi::cli::startup::session_config(&args),
         env.cwd(),

@@ -16,8 +16,29 @@ pub struct Project {
     pub server: MockLlm,
 }
 
+/// Saves a "trusted" decision for `cwd` in the agent folder's trust.json, as a user who
+/// works in the project has answered pi's trust question: its `.pi` resources load.
+pub fn trust_folder(agent_dir: &std::path::Path, cwd: &std::path::Path) {
+    let key = std::fs::canonicalize(cwd).unwrap().display().to_string();
+    std::fs::create_dir_all(agent_dir).unwrap();
+    std::fs::write(
+        agent_dir.join("trust.json"),
+        json!({ key: true }).to_string(),
+    )
+    .unwrap();
+}
+
 impl Project {
+    /// A project the user trusts (see [`trust_folder`]); [`Project::untrusted`] for one
+    /// with no trust decision.
     pub fn new(script: Value) -> Project {
+        let project = Project::untrusted(script);
+        trust_folder(&project.agent_dir(), &project.cwd());
+        project
+    }
+
+    /// A project without a saved trust decision.
+    pub fn untrusted(script: Value) -> Project {
         let dir = tempfile::tempdir().unwrap();
         let server = MockLlm::start(Script::from_json(&script.to_string()).unwrap());
         let project = Project { dir, server };

@@ -44,6 +44,8 @@ impl RpcProject {
         if let Some(settings) = settings {
             std::fs::write(agent.join("settings.json"), settings.to_string()).unwrap();
         }
+        // The user trusts the project (its `.pi` resources load).
+        super::pi_project::trust_folder(&agent, &dir.path().join("proj"));
         RpcProject { dir, server }
     }
 

@@ -144,7 +144,11 @@ pub fn mock_agent_session(
     AgentSession::new(AgentSessionOptions {
         cwd: cwd.to_path_buf(),
         paths: pi::core::paths::AgentPaths::new(agent.to_path_buf()),
-        settings: pi::core::settings::Settings::load(agent, cwd),
+        settings: pi::core::settings::Settings::load(
+            agent,
+            cwd,
+            pi::core::trust::ProjectTrust::Trusted,
+        ),
         registry,
         session: SessionManager::create(cwd, sessions).unwrap(),
         model,

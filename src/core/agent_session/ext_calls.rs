@@ -86,6 +86,11 @@ impl AgentSession {
         );
         b.set("pendingMessages", json!(pending));
         b.set("idle", json!(!st.streaming));
+        // `ctx.isProjectTrusted()`.
+        b.set(
+            "projectTrusted",
+            json!(st.settings.project_trust().is_trusted()),
+        );
         let active: Vec<&str> = st.tools.iter().map(|t| t.name()).collect();
         b.set("activeTools", json!(active));
         b.set("allTools", Value::Array(all_tools));

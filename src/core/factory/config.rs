@@ -54,6 +54,9 @@ pub struct SessionConfig {
     /// `-e builtin:<name>` of pi 1.6's built-in extensions (pi-rs has them in a later
     /// version; they count for which tools pi would have).
     pub builtin_extensions: Vec<String>,
+    /// `--approve` (`true`) / `--no-approve` (`false`): the project trust decision for
+    /// this run, before extensions, trust.json and `defaultProjectTrust` are asked.
+    pub project_trust: Option<bool>,
 }
 
 /// Where one kind of resource (prompt templates, skills, extensions) comes from.

@@ -21,6 +21,8 @@ mod model;
 mod reload;
 mod resources;
 mod source;
+mod trust;
+mod trust_gate;
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -32,6 +34,7 @@ pub use self::config::{
 };
 pub use self::error::StartupError;
 pub use self::source::{SessionSource, missing_session_cwd, open_session_source, session_dir_for};
+pub use self::trust_gate::TrustPrompter;
 
 use self::model::{ModelContext, choose_model};
 use self::resources::{
@@ -39,6 +42,7 @@ use self::resources::{
     check_extension_flags, extension_tools, find_extensions, plan_tools, prompt_resources,
     start_extensions,
 };
+use self::trust_gate::TrustGate;
 use crate::ai::auth::ApiKey;
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::ModelRegistry;
@@ -49,6 +53,7 @@ use crate::core::agent_session::{
 use crate::core::extension_discovery::DiscoveredExtensions;
 use crate::core::paths::AgentPaths;
 use crate::core::settings::Settings;
+use crate::core::trust::ProjectTrust;
 use crate::extensions::{SessionStartReason, ShutdownReason};
 use crate::session::SessionManager;
 use crate::session::tree::EntryKind;
@@ -80,10 +85,19 @@ pub struct SessionFactory {
     config: SessionConfig,
     cwd: PathBuf,
     paths: AgentPaths,
-    /// The settings read at startup (`/reload` reads them again for the session it reloads).
+    /// The settings read at startup (`/reload` reads them again for the session it
+    /// reloads). They include the project's only when its trust is known without asking
+    /// (see [`SessionFactory::build`]).
     settings: Settings,
     session_dir: PathBuf,
     hosting: ExtensionHosting,
+    /// The project trust decisions of this process (shared by the factories made for
+    /// other directories).
+    gate: Arc<TrustGate>,
+    /// The folder that had no protected resources at startup and was trusted for it:
+    /// resources created there during the session are trusted on `/reload`, and the
+    /// decision is then saved (pi's implicit trust).
+    implicit_trust: Arc<std::sync::Mutex<Option<PathBuf>>>,
 }
 
 /// Everything before the extensions start, read on a blocking thread.
@@ -107,14 +121,21 @@ struct Prepared {
 }
 
 impl SessionFactory {
-    /// A factory for `config` in `cwd`; reads the settings (the user's and the project's).
+    /// A factory for `config` in `cwd`; reads the settings (the user's, and the project's
+    /// when its trust is known without asking).
     pub fn new(
         config: SessionConfig,
         cwd: PathBuf,
         paths: AgentPaths,
         hosting: ExtensionHosting,
     ) -> SessionFactory {
-        let settings = Settings::load(&paths.agent_dir, &cwd);
+        let gate = Arc::new(TrustGate::new(config.project_trust, &paths.agent_dir));
+        let trust = gate.known(&cwd).unwrap_or_default();
+        let settings = Settings::load(&paths.agent_dir, &cwd, trust);
+        let implicit_trust = (config.project_trust.is_none()
+            && trust.is_trusted()
+            && !crate::core::trust::has_protected_resources(&cwd))
+        .then(|| cwd.clone());
         let session_dir = session_dir_for(config.session_dir.as_deref(), &settings, &paths, &cwd);
         // As pi, paths on the command line are relative to where pi was started, also
         // when the session runs in its own directory.
@@ -133,6 +154,8 @@ impl SessionFactory {
             settings,
             session_dir,
             hosting,
+            gate,
+            implicit_trust: Arc::new(std::sync::Mutex::new(implicit_trust)),
         }
     }
 
@@ -178,9 +201,10 @@ impl SessionFactory {
         .await?
     }
 
-    /// Builds the session on `manager`. With [`ResourceLoading::Full`] its extensions are
-    /// started and attached; `session_start` is left to the caller, once it listens
-    /// ([`AgentSession::start_extensions`]).
+    /// Builds the session on `manager`. With [`ResourceLoading::Full`] the project trust
+    /// is decided first (without asking anyone: see [`SessionFactory::build_asking`]), then
+    /// its extensions are started and attached; `session_start` is left to the caller,
+    /// once it listens ([`AgentSession::start_extensions`]).
     ///
     /// The session runs in the manager's directory: an opened session file in the `cwd`
     /// its header records, when that directory exists (pi's runtime takes the session
@@ -191,20 +215,37 @@ impl SessionFactory {
         manager: SessionManager,
         loading: ResourceLoading,
     ) -> Result<BuiltSession, StartupError> {
-        let session_cwd = manager.cwd().to_path_buf();
-        if session_cwd != self.cwd && session_cwd.is_dir() {
-            let rebased = Arc::new(self.in_directory(session_cwd).await?);
-            return rebased.build_here(manager, loading).await;
-        }
-        self.build_here(manager, loading).await
+        self.build_asking(manager, loading, None).await
     }
 
-    /// This factory for sessions that run in `cwd` (the settings read again there; the
-    /// session directory, the command line and the hosting stay).
-    async fn in_directory(&self, cwd: PathBuf) -> Result<SessionFactory, StartupError> {
+    /// [`SessionFactory::build`], asking `prompter` (the terminal UI) where pi asks about
+    /// project trust.
+    pub async fn build_asking(
+        self: &Arc<Self>,
+        manager: SessionManager,
+        loading: ResourceLoading,
+        prompter: Option<TrustPrompter>,
+    ) -> Result<BuiltSession, StartupError> {
+        let session_cwd = manager.cwd().to_path_buf();
+        if session_cwd != self.cwd && session_cwd.is_dir() {
+            let rebased = Arc::new(self.in_directory(session_cwd, None).await?);
+            return rebased.build_here(manager, loading, prompter).await;
+        }
+        self.build_here(manager, loading, prompter).await
+    }
+
+    /// This factory for sessions that run in `cwd` (the settings read again there, with
+    /// `trust` or the trust known there; the session directory, the command line, the
+    /// hosting and the trust decisions stay).
+    async fn in_directory(
+        &self,
+        cwd: PathBuf,
+        trust: Option<ProjectTrust>,
+    ) -> Result<SessionFactory, StartupError> {
+        let trust = trust.or_else(|| self.gate.known(&cwd)).unwrap_or_default();
         let agent_dir = self.paths.agent_dir.clone();
         let settings_cwd = cwd.clone();
-        let settings = blocking(move || Settings::load(&agent_dir, &settings_cwd)).await?;
+        let settings = blocking(move || Settings::load(&agent_dir, &settings_cwd, trust)).await?;
         Ok(SessionFactory {
             config: self.config.clone(),
             cwd,
@@ -212,18 +253,54 @@ impl SessionFactory {
             settings,
             session_dir: self.session_dir.clone(),
             hosting: self.hosting,
+            gate: self.gate.clone(),
+            implicit_trust: self.implicit_trust.clone(),
         })
     }
 
-    /// [`SessionFactory::build`] in this factory's directory.
+    /// [`SessionFactory::build`] in this factory's directory: the trust decision, then
+    /// the build with the settings it allows.
     async fn build_here(
         self: &Arc<Self>,
         manager: SessionManager,
         loading: ResourceLoading,
+        prompter: Option<TrustPrompter>,
+    ) -> Result<BuiltSession, StartupError> {
+        if loading == ResourceLoading::Minimal {
+            return self.build_decided(manager, loading, None, Vec::new()).await;
+        }
+        let info = SessionInfo {
+            file: manager.session_file().map(Path::to_path_buf),
+            id: manager.session_id().to_string(),
+        };
+        let decided = self.decide_trust(&info, prompter.as_ref()).await?;
+        if decided.trust == self.settings.project_trust() {
+            return self
+                .build_decided(manager, loading, decided.early, decided.warnings)
+                .await;
+        }
+        let decided_factory = Arc::new(
+            self.in_directory(self.cwd.clone(), Some(decided.trust))
+                .await?,
+        );
+        decided_factory
+            .build_decided(manager, loading, decided.early, decided.warnings)
+            .await
+    }
+
+    /// Builds the session once trust is decided (`self.settings` hold the decision).
+    /// `early`: the extensions started for the trust question; `trust_warnings` come first.
+    async fn build_decided(
+        self: &Arc<Self>,
+        manager: SessionManager,
+        loading: ResourceLoading,
+        early: Option<resources::LoadedExtensions>,
+        trust_warnings: Vec<String>,
     ) -> Result<BuiltSession, StartupError> {
         let this = self.clone();
         let full = loading == ResourceLoading::Full;
         let mut prepared = blocking(move || this.prepare(manager, full)).await??;
+        prepared.warnings.splice(0..0, trust_warnings);
 
         let mut extension_warnings = Vec::new();
         let extensions = match prepared.found.take() {
@@ -240,6 +317,7 @@ impl SessionFactory {
                     self.hosting,
                     info,
                     &mut extension_warnings,
+                    early,
                 )
                 .await?
             }
@@ -308,8 +386,20 @@ impl SessionFactory {
         self: &Arc<Self>,
         source: SessionSource,
     ) -> Result<BuiltSession, StartupError> {
+        self.load_asking(source, None).await
+    }
+
+    /// [`SessionFactory::load`], asking `prompter` (the terminal UI) where pi asks about
+    /// project trust.
+    pub async fn load_asking(
+        self: &Arc<Self>,
+        source: SessionSource,
+        prompter: Option<TrustPrompter>,
+    ) -> Result<BuiltSession, StartupError> {
         let manager = self.open(source).await?;
-        let built = self.build(manager, ResourceLoading::Full).await?;
+        let built = self
+            .build_asking(manager, ResourceLoading::Full, prompter)
+            .await?;
         built
             .session
             .start_extensions(SessionStartReason::Startup)
@@ -378,12 +468,7 @@ impl SessionFactory {
         };
         let place = self.place(&packages);
         let mut prompt_warnings = Vec::new();
-        let prompt = prompt_resources(
-            &self.config,
-            &self.cwd,
-            &self.paths.agent_dir,
-            &mut prompt_warnings,
-        );
+        let prompt = prompt_resources(&self.config, &place, &mut prompt_warnings);
         Ok(Prepared {
             manager,
             registry,

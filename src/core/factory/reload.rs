@@ -64,12 +64,14 @@ impl SessionFactory {
         // The session's own directory: a session opened from another project runs there
         // (see `SessionFactory::build`).
         let session_cwd = session.cwd().to_path_buf();
+        let trust = self.reload_trust(session);
         let this = self.clone();
         let read_cwd = session_cwd.clone();
         let read = blocking(move || {
             let cwd = read_cwd.as_path();
             let agent_dir = this.paths.agent_dir.as_path();
-            let settings = Settings::load(agent_dir, cwd);
+            // A reload keeps the session's trust decision (pi does not ask again).
+            let settings = Settings::load(agent_dir, cwd, trust);
             // pi resolves (and installs) the packages again; a failure is a warning here,
             // the session keeps running without that package's resources.
             let (packages, package_warnings) =
@@ -84,7 +86,7 @@ impl SessionFactory {
             let found = find_extensions(&this.config, &place);
             let loaded = TemplatesAndSkills::load(&this.config, &place);
             let mut prompt_warnings = Vec::new();
-            let prompt = prompt_resources(&this.config, cwd, agent_dir, &mut prompt_warnings);
+            let prompt = prompt_resources(&this.config, &place, &mut prompt_warnings);
             (
                 settings,
                 found,
@@ -110,6 +112,7 @@ impl SessionFactory {
             self.hosting,
             info,
             &mut warnings,
+            None,
         )
         .await
         // A module that fails to load stops a start, not a running session: reported,

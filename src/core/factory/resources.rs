@@ -165,9 +165,27 @@ pub(super) struct SessionInfo {
     pub id: String,
 }
 
+/// How the extensions of a session in `place` (its folder and the agent directory) are
+/// started.
+pub(super) fn load_options(
+    config: &SessionConfig,
+    place: (&Path, &Path),
+    hosting: ExtensionHosting,
+    session: &SessionInfo,
+) -> LoadOptions {
+    let (cwd, agent_dir) = place;
+    let mut options = LoadOptions::new(cwd, agent_dir, hosting.mode, hosting.has_ui);
+    options.session_file = session.file.clone();
+    options.session_id = Some(session.id.clone());
+    options.cli_flags = config.extension_flags.clone();
+    options
+}
+
 /// Starts the extensions `found` names. `None` when there are none; their discovery
 /// problems and registration conflicts go to `warnings`. An extension that fails to
 /// load stops the start, as in pi: the error names each such file and its cause.
+/// `early`: extensions already running for the trust question, which keep running and
+/// take their place among `found`.
 pub(super) async fn start_extensions(
     found: DiscoveredExtensions,
     config: &SessionConfig,
@@ -175,17 +193,25 @@ pub(super) async fn start_extensions(
     hosting: ExtensionHosting,
     session: SessionInfo,
     warnings: &mut Vec<String>,
+    early: Option<LoadedExtensions>,
 ) -> Result<Option<LoadedExtensions>, StartupError> {
-    let (cwd, agent_dir) = place;
     warnings.extend(found.diagnostics.iter().map(ToString::to_string));
     if found.extensions.is_empty() {
+        if let Some(early) = early {
+            early
+                .host
+                .shutdown(crate::extensions::ShutdownReason::Quit, None)
+                .await;
+        }
         return Ok(None);
     }
-    let mut options = LoadOptions::new(cwd, agent_dir, hosting.mode, hosting.has_ui);
-    options.session_file = session.file;
-    options.session_id = Some(session.id);
-    options.cli_flags = config.extension_flags.clone();
-    let (host, channels) = ExtensionHost::load(found.extensions, options).await;
+    let (host, channels) = match early {
+        Some(early) => (early.host.extend(found.extensions).await, early.channels),
+        None => {
+            let options = load_options(config, place, hosting, &session);
+            ExtensionHost::load(found.extensions, options).await
+        }
+    };
     let describe = |e: &crate::extensions::LoadError| {
         format!(
             "Failed to load extension \"{}\": {}",
@@ -398,10 +424,11 @@ pub(super) fn extension_tools(active: &[String], host: &ExtensionHost) -> Vec<Ar
 /// `--append-system-prompt` or `APPEND_SYSTEM.md`. Problems go to `warnings`.
 pub(super) fn prompt_resources(
     config: &SessionConfig,
-    cwd: &Path,
-    agent_dir: &Path,
+    place: &Place<'_>,
     warnings: &mut Vec<String>,
 ) -> PromptResources {
+    let (cwd, agent_dir) = (place.cwd, place.agent_dir);
+    let trust = place.settings.project_trust();
     let context_files = if config.skip_context_files {
         Vec::new()
     } else {
@@ -409,11 +436,11 @@ pub(super) fn prompt_resources(
     };
     let custom_prompt = match &config.system_prompt {
         Some(p) => Some(resolve_prompt_input(p, warnings)),
-        None => discover_system_prompt_file(cwd, agent_dir)
+        None => discover_system_prompt_file(cwd, agent_dir, trust)
             .and_then(|f| std::fs::read_to_string(f).ok()),
     };
     let append: Vec<String> = if config.append_system_prompt.is_empty() {
-        discover_append_system_prompt_file(cwd, agent_dir)
+        discover_append_system_prompt_file(cwd, agent_dir, trust)
             .and_then(|f| std::fs::read_to_string(f).ok())
             .into_iter()
             .collect()

@@ -32,7 +32,8 @@ pub enum SessionSource {
 }
 
 /// The session directory: `--session-dir`, `PI_CODING_AGENT_SESSION_DIR`, the `sessionDir`
-/// setting, else `<agent>/sessions/--<cwd>--`.
+/// setting (the project's too while its trust is not decided yet, as in pi), else
+/// `<agent>/sessions/--<cwd>--`.
 pub fn session_dir_for(
     flag: Option<&str>,
     settings: &Settings,
@@ -47,7 +48,7 @@ pub fn session_dir_for(
     {
         return expand_tilde(&dir);
     }
-    if let Some(dir) = settings.session_dir() {
+    if let Some(dir) = settings.session_dir_before_trust(cwd) {
         return dir;
     }
     default_session_dir(&paths.sessions_root(), cwd)

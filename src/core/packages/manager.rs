@@ -134,6 +134,8 @@ pub struct PackageManager {
     progress: bool,
     offline: bool,
     npm_root: RefCell<Option<PathBuf>>,
+    /// From the settings' [`crate::core::trust::ProjectTrust`].
+    project_trusted: bool,
 }
 
 fn entry_source(entry: &Value) -> Option<&str> {
@@ -217,7 +219,16 @@ impl PackageManager {
             progress: false,
             offline: offline_from_env(),
             npm_root: RefCell::new(None),
+            project_trusted: settings.project_trust().is_trusted(),
         }
+    }
+
+    /// The project's settings and package folders are used only when it is trusted.
+    fn allow(&self, scope: PackageScope) -> Result<(), PackageError> {
+        if scope == PackageScope::Project && !self.project_trusted {
+            return Err(PackageError::ProjectNotTrusted);
+        }
+        Ok(())
     }
 
     /// `npm` and `git` print to the terminal and progress lines go to stdout (the
@@ -462,6 +473,7 @@ impl PackageManager {
 
     /// The value of `key` in the settings file of `scope` as it is on disk now.
     pub fn setting(&self, scope: PackageScope, key: &str) -> Result<Option<Value>, PackageError> {
+        self.allow(scope)?;
         let map = read_settings_file(&self.settings_path(scope))?;
         Ok(map.get(key).cloned())
     }
@@ -474,6 +486,7 @@ impl PackageManager {
         key: &str,
         value: Value,
     ) -> Result<(), PackageError> {
+        self.allow(scope)?;
         let path = self.settings_path(scope);
         let mut map = read_settings_file(&path)?;
         map.insert(key.to_string(), value);
@@ -487,6 +500,7 @@ impl PackageManager {
     /// (once; a source already listed is left as written).
     pub fn install_and_persist(&self, source: &str, local: bool) -> Result<(), PackageError> {
         let scope = Self::scope_of(local);
+        self.allow(scope)?;
         self.say(&format!("Installing {source}..."));
         self.install_parsed(&PackageSource::parse(source), scope)?;
         self.add_to_settings(source, scope)
@@ -496,6 +510,7 @@ impl PackageManager {
     /// when no settings entry matched.
     pub fn remove_and_persist(&self, source: &str, local: bool) -> Result<bool, PackageError> {
         let scope = Self::scope_of(local);
+        self.allow(scope)?;
         self.say(&format!("Removing {source}..."));
         match PackageSource::parse(source) {
             PackageSource::Npm(npm) => {
@@ -601,6 +616,9 @@ impl PackageManager {
     fn configured(&self) -> Result<Vec<(Value, PackageScope)>, PackageError> {
         let mut out = Vec::new();
         for scope in [PackageScope::User, PackageScope::Project] {
+            if self.allow(scope).is_err() {
+                continue;
+            }
             let map = read_settings_file(&self.settings_path(scope))?;
             out.extend(entries(map.get("packages")).into_iter().map(|e| (e, scope)));
         }

@@ -27,6 +27,9 @@ pub enum PackageError {
     Settings { path: PathBuf, reason: String },
     #[error("{0}")]
     Io(String),
+    /// The project's settings and package folders wait for a trust decision.
+    #[error("Project is not trusted; refusing to access project package storage")]
+    ProjectNotTrusted,
 }
 
 fn tail(output: &str) -> String {

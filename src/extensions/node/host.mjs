@@ -1258,9 +1258,33 @@ function makeContext(extra) {
 		getContextUsage: () => state.contextUsage ?? undefined,
 		compact: (options) => compactSession(options),
 		getSystemPrompt: () => state.systemPrompt ?? "",
+		isProjectTrusted: () => state.projectTrusted === true,
 		...extra,
 	};
 	return ctx;
+}
+
+// pi's limited context of a `project_trust` handler: the folder, the mode, and dialogs
+// only where pi-rs asks at startup (the terminal UI). Without one, dialogs answer at once
+// and notices are handed back with the answer (pi-rs prints them on stderr).
+function projectTrustContext(cwd, context, notices) {
+	const hasUI = context?.hasUI === true;
+	const select = async (title, options, opts) =>
+		hasUI ? (await dialog("select", { title, options }, opts))?.value : undefined;
+	return {
+		cwd,
+		mode: context?.mode ?? "print",
+		hasUI,
+		ui: {
+			select,
+			confirm: async (title, message) => (await select(`${title}\n${message}`, ["Yes", "No"])) === "Yes",
+			input: async (title, placeholder, opts) =>
+				hasUI ? (await dialog("input", { title, placeholder }, opts))?.value : undefined,
+			notify: (message, type = "info") => {
+				if (!hasUI) notices.push({ message: String(message), type: String(type) });
+			},
+		},
+	};
 }
 
 // ---- ctx.modelRegistry (read API) -----------------------------------------------------
@@ -1692,6 +1716,24 @@ async function runEvent(event) {
 			if (firstError) throw firstError;
 			if (roleError) throw new Error(roleError);
 			return undefined;
+		}
+		case "project_trust": {
+			// pi: the first handler answering "yes" or "no" decides; a failing handler is
+			// reported and the next one asked.
+			const { trustContext, ...trustEvent } = event;
+			const notices = [];
+			const errors = [];
+			const trustCtx = projectTrustContext(trustEvent.cwd, trustContext, notices);
+			for (const h of list) {
+				try {
+					const r = await h(trustEvent, trustCtx);
+					if (r.trusted === "undecided") continue;
+					return { result: { trusted: r.trusted, remember: r.remember === true }, errors, notices };
+				} catch (err) {
+					errors.push(errorText(err));
+				}
+			}
+			return { errors, notices };
 		}
 		case "resources_discover": {
 			const found = { skillPaths: [], promptPaths: [], themePaths: [] };

@@ -54,6 +54,7 @@ pub const BUILTIN_COMMANDS: &[(&str, &str)] = &[
         "clone",
         "Duplicate the current session at the current position",
     ),
+    ("trust", "Save project trust decision for future sessions"),
     ("tree", "Navigate session tree (switch branches)"),
     (
         "undo-restore",
@@ -403,6 +404,7 @@ impl App {
             "login" => self.open_login(),
             "logout" => self.open_logout(),
             "reload" => self.start_reload(),
+            "trust" => self.open_trust_selector(),
             "undo-restore" => match self.session.undo_restore() {
                 Ok(files) => self.notice(format!(
                     "Restored {} file(s): {}",
@@ -796,6 +798,10 @@ impl App {
                     None => self.notice(format!("Model {provider}/{id} is no longer available")),
                 }
                 self.footer_cache = None;
+            }
+            OverlayOutcome::TrustChosen(choice) => {
+                self.overlay = None;
+                self.save_trust_choice(&choice);
             }
             OverlayOutcome::ThinkingChosen(level) => {
                 self.overlay = None;

@@ -41,8 +41,19 @@ pub(super) fn start_loading(app: &mut App, source: SessionSource) {
     app.loading = true;
     app.status = Status::Message("Loading session...".into());
     let load_tx = app.tx.clone();
+    // The trust prompt (and the dialogs of extensions deciding trust) show as extension
+    // dialogs do.
+    let (prompter, mut prompts) = tokio::sync::mpsc::unbounded_channel();
+    let dialogs_tx = app.tx.clone();
     tokio::spawn(async move {
-        let result = match factory.load(source).await {
+        while let Some(request) = prompts.recv().await {
+            if dialogs_tx.send(AppMsg::ExtensionUi(request)).is_err() {
+                break;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let result = match factory.load_asking(source, Some(prompter)).await {
             Ok(built) => {
                 // Adding up a long session's usage reads every entry.
                 let session = built.session.clone();

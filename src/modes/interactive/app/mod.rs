@@ -20,6 +20,7 @@ mod reload;
 mod scoped_models;
 mod share;
 mod state;
+mod trust;
 mod view;
 
 use std::collections::HashMap;

@@ -30,6 +30,7 @@ use crate::modes::interactive::components::summarize_dialog::{
 };
 use crate::modes::interactive::components::thinking_selector::{ThinkingOutcome, ThinkingSelector};
 use crate::modes::interactive::components::tree_selector::{TreeOutcome, TreeSelector};
+use crate::modes::interactive::components::trust_selector::{TrustOutcome, TrustSelector};
 use crate::modes::interactive::components::user_message_selector::{
     ForkOutcome, UserMessageSelector,
 };
@@ -112,6 +113,8 @@ pub enum Overlay {
     Models(Box<ModelSelector>),
     Settings(Box<SettingsSelector>),
     Thinking(ThinkingSelector),
+    /// `/trust`: save a project trust decision.
+    Trust(TrustSelector),
     /// `/tree`, with the label being typed for an entry (Shift+L) or the files diff of
     /// an entry (Shift+D; from the entry marked with Shift+M if any) if any.
     Tree {
@@ -160,6 +163,8 @@ pub enum OverlayOutcome {
     },
     PreviewTheme(String),
     ThinkingChosen(ThinkingLevel),
+    /// `/trust`: the decision to save.
+    TrustChosen(crate::core::trust::TrustChoice),
     /// Enter in `/tree` on an entry other than the current leaf.
     TreeChosen(EntryId),
     TreeAlreadyAtLeaf,
@@ -323,6 +328,11 @@ impl Overlay {
                 ThinkingOutcome::Selected(level) => OverlayOutcome::ThinkingChosen(level),
                 ThinkingOutcome::Cancelled => OverlayOutcome::Cancelled,
             },
+            Overlay::Trust(selector) => match selector.handle_key(key, keys) {
+                TrustOutcome::Handled => OverlayOutcome::Keep,
+                TrustOutcome::Chosen(choice) => OverlayOutcome::TrustChosen(choice),
+                TrustOutcome::Cancelled => OverlayOutcome::Cancelled,
+            },
             Overlay::Tree {
                 selector,
                 label,
@@ -466,6 +476,7 @@ impl Overlay {
                 return (lines, to_cursor(cursor));
             }
             Overlay::Thinking(selector) => return (selector.render(width, ui), None),
+            Overlay::Trust(selector) => return (selector.render(width, ui), None),
             Overlay::Tree {
                 diff: Some(view), ..
             } => return (view.render(width, ui), None),
@@ -534,6 +545,7 @@ impl Overlay {
             | Overlay::Models(_)
             | Overlay::Settings(_)
             | Overlay::Thinking(_)
+            | Overlay::Trust(_)
             | Overlay::Tree { .. }
             | Overlay::Summarize { .. }
             | Overlay::Fork(_)

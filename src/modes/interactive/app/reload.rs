@@ -69,6 +69,47 @@ impl App {
                 return;
             }
         };
+        let ui_warnings = self.apply_ui_settings();
+        // Resources the session created in a folder trusted for having none are trusted
+        // from now on (pi's implicit trust).
+        let saved_trust = match self
+            .factory
+            .as_ref()
+            .map(|f| f.save_implicit_trust(&self.session))
+        {
+            Some(Ok(saved)) => saved,
+            Some(Err(e)) => {
+                self.show_warning(format!("Could not save project trust after reload: {e}"));
+                false
+            }
+            None => false,
+        };
+        self.header.resources = header_resources(&self.session);
+        self.header.resources.themes = self.themes.custom_names();
+        self.refresh_autocomplete();
+        self.forward_extension_ui();
+        self.refresh_usage();
+        self.footer_cache = None;
+        // Redraws everything: the header with the resources now loaded, then the chat
+        // and the warnings of this reload, which replace those of startup.
+        self.pinned_warnings = warnings
+            .into_iter()
+            .chain(ui_warnings)
+            .map(|w| format!("Warning: {w}"))
+            .collect();
+        self.rebuild_transcript();
+        if saved_trust {
+            self.notice(format!("{RELOADED}; saved project trust"));
+        } else {
+            self.notice(RELOADED);
+        }
+        self.answer_reload_waiters();
+        self.run_queued_submits();
+    }
+
+    /// Reads the parts of the settings the terminal UI itself uses again (keybindings,
+    /// the theme, editor and display settings) and returns their problems.
+    pub(super) fn apply_ui_settings(&mut self) -> Vec<String> {
         let mut ui_warnings = Vec::new();
         let (keys, key_warnings) = load_keybindings(self.session.paths());
         ui_warnings.extend(key_warnings);
@@ -94,24 +135,7 @@ impl App {
         self.show_hardware_cursor = show_cursor;
         self.editor.set_autocomplete_max_visible(max_visible);
         self.editor.set_padding_x(padding);
-
-        self.header.resources = header_resources(&self.session);
-        self.header.resources.themes = self.themes.custom_names();
-        self.refresh_autocomplete();
-        self.forward_extension_ui();
-        self.refresh_usage();
-        self.footer_cache = None;
-        // Redraws everything: the header with the resources now loaded, then the chat
-        // and the warnings of this reload, which replace those of startup.
-        self.pinned_warnings = warnings
-            .into_iter()
-            .chain(ui_warnings)
-            .map(|w| format!("Warning: {w}"))
-            .collect();
-        self.rebuild_transcript();
-        self.notice(RELOADED);
-        self.answer_reload_waiters();
-        self.run_queued_submits();
+        ui_warnings
     }
 
     /// Lets the extension commands that asked for this reload (`ctx.reload()`) go on.

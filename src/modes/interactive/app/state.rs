@@ -384,6 +384,7 @@ impl App {
         self.tool_items.clear();
         self.full_redraw = true;
         self.dirty = true;
+        self.warn_if_project_untrusted();
         // After the conversation, where they were first shown.
         let warnings: Vec<String> = self
             .pinned_warnings
@@ -443,7 +444,14 @@ impl App {
 
     /// Switches to the session loaded in the background and shows its conversation.
     pub fn install_session(&mut self, loaded: Loaded) {
+        let trust_before = self.session.settings().project_trust();
         self.session = loaded.session;
+        // The UI started on settings without the project's; trusted now, its theme,
+        // keybindings and display settings apply.
+        let mut ui_warnings = Vec::new();
+        if self.session.settings().project_trust() != trust_before {
+            ui_warnings = self.apply_ui_settings();
+        }
         // A session opened from another project runs in its own directory (as in pi).
         let session_cwd = self.session.cwd().to_path_buf();
         if session_cwd != self.cwd {
@@ -459,8 +467,13 @@ impl App {
         self.header.resources = header_resources(&self.session);
         self.header.resources.themes = self.themes.custom_names();
         self.refresh_autocomplete();
-        self.pinned_warnings
-            .extend(loaded.warnings.iter().map(|w| format!("Warning: {w}")));
+        self.pinned_warnings.extend(
+            loaded
+                .warnings
+                .iter()
+                .chain(&ui_warnings)
+                .map(|w| format!("Warning: {w}")),
+        );
         self.session_warnings = self
             .session
             .load_warnings()

@@ -36,6 +36,7 @@ pub mod thinking_selector;
 pub mod tool_execution;
 pub mod transcript;
 pub mod tree_selector;
+pub mod trust_selector;
 pub mod user_message;
 pub mod user_message_selector;
 

@@ -37,6 +37,14 @@ impl OptionSelector {
         OptionSelector { selected: 0, len }
     }
 
+    /// A list of `len` answers with answer `selected` highlighted.
+    pub fn starting_at(len: usize, selected: usize) -> Self {
+        OptionSelector {
+            selected: selected.min(len.saturating_sub(1)),
+            len,
+        }
+    }
+
     pub fn selected(&self) -> usize {
         self.selected
     }
