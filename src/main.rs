@@ -31,18 +31,37 @@ fn main() -> ExitCode {
         println!("{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
-    // pi's package commands are recognised by the first argument alone, before any flag.
+    // pi's commands are recognised by the first argument alone, before any flag; a
+    // command word never becomes a prompt.
     let raw: Vec<String> = argv
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    if let Some(code) = package_command(&raw) {
+    if let Some(code) = subcommand(&raw) {
         return ExitCode::from(code);
     }
-    // clap prints help/version itself and exits with the right code.
-    let args = args::parse(argv).unwrap_or_else(|e| e.exit());
+    let args = match args::parse(argv) {
+        Ok(args) => args,
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            eprintln!("Error: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(1);
+        }
+    };
+    // As pi: every problem with the command line is reported, then pi exits.
+    if !args.errors.is_empty() {
+        for error in &args.errors {
+            eprintln!("Error: {error}");
+        }
+        return ExitCode::from(1);
+    }
     if args.cli.version {
         println!("{}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if args.cli.help {
+        pi::cli::help::print_help();
         return ExitCode::SUCCESS;
     }
     match run(args) {
@@ -52,6 +71,25 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `pi install / remove / uninstall / update / list / config / auth / mcp …`, when `raw`
+/// is one of them: runs it and returns its exit code.
+fn subcommand(raw: &[String]) -> Option<u8> {
+    match raw.first().map(String::as_str)? {
+        "auth" => Some(auth_command(&raw[1..])),
+        "mcp" => Some(pi::cli::mcp::run_mcp_command(&raw[1..])),
+        _ => package_command(raw),
+    }
+}
+
+/// `pi auth …` (`args` without the `auth`). The dispatch point for pi's credential
+/// commands (login, logout, check, print-api-key, print-bearer-token); until they are
+/// here the command says so and exits with code 1 rather than starting a session.
+fn auth_command(args: &[String]) -> u8 {
+    let _ = args;
+    eprintln!("pi auth: this build of pi-rs has no credential commands; use /login in the TUI");
+    1
 }
 
 /// `pi install / remove / uninstall / update / list / config …`, when `raw` is one.

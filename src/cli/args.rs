@@ -1,11 +1,15 @@
-//! Command-line arguments: the flags of pi 0.73, parsed with clap.
+//! Command-line arguments: the flags of pi 1.6, parsed as pi parses them.
 //!
-//! pi's own parser is hand-written and tolerant, and scripts rely on that, so a small
-//! pre-pass keeps its behaviour where clap would differ: pi's multi-letter short flags
-//! (`-nt`, `-nbt`, `-ne`, `-ns`, `-np`, `-nc`) are accepted, unknown `--flags` are set aside
-//! (extensions may claim them) instead of failing, and an invalid `--mode` or `--thinking`
-//! value is a warning, not an error. Positional arguments starting with `@` are files;
-//! the others are messages.
+//! pi's own parser is hand-written and tolerant, and scripts rely on that, so a pre-pass
+//! reads the command line the way pi does and hands clap only well-formed `--long=value`
+//! and `--flag` arguments: pi's multi-letter short flags (`-nt`, `-xt`, `-ne`, …) are
+//! accepted, an unknown short option is an error, unknown `--flags` are set aside
+//! (extensions may claim them), a known flag takes the next argument as its value even
+//! when it starts with `-`, `-p` takes the next argument as a message, and `--` ends the
+//! options. Problems pi reports as errors (a missing or invalid `--mode`, an empty
+//! `--name`, a `--tools` list mixing names and `+`/`-` entries, …) are collected in
+//! [`Args::errors`]; pi's warnings (an invalid `--thinking`) in [`Args::warnings`].
+//! Positional arguments starting with `@` are files; the others are messages.
 
 use std::ffi::OsString;
 
@@ -13,37 +17,13 @@ use clap::{CommandFactory, Parser};
 
 use crate::ai::model::ThinkingLevel;
 
-const AFTER_HELP: &str = "\
-Examples:
-  pi                                  interactive session in this directory
-  pi \"List all .rs files in src/\"      interactive, starting with a prompt
-  pi @notes.md @shot.png \"Summarize\"   include files in the first message
-  pi -p \"Explain src/main.rs\"          answer once and exit
-  pi -c \"What did we discuss?\"         continue the most recent session
-  pi --model openai/gpt-4o            pick a model (provider/id, id, or a fuzzy pattern)
-  pi --model sonnet:high              pick a model and a thinking level
-  pi --models sonnet,haiku            models to cycle through with Ctrl+P
-  pi --tools read,grep,find,ls -p \"Review src/\"   read-only tools
-  pi --export session.jsonl out.html  write a session as a self-contained HTML page
-
-Environment:
-  PI_CODING_AGENT_DIR          config directory (default ~/.pi/agent)
-  PI_CODING_AGENT_SESSION_DIR  session directory (--session-dir wins)
-  PI_OFFLINE                   1/true/yes: no startup network use
-  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, CEREBRAS_API_KEY,
-  XAI_API_KEY, OPENROUTER_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY   provider keys
-
-Built-in tools: read, bash, edit, write (on by default); grep, find, ls (read-only, off by default).";
-
-/// pi's command-line flags.
+/// pi's command-line flags (`pi --help` lists them; the text is in `cli::help`).
 #[derive(Parser, Debug, Default, Clone, PartialEq)]
-#[command(
-    name = "pi",
-    about = "pi - a coding agent in your terminal (pi-rs)",
-    disable_version_flag = true,
-    after_help = AFTER_HELP
-)]
+#[command(name = "pi", disable_version_flag = true, disable_help_flag = true)]
 pub struct Cli {
+    /// Show the help text
+    #[arg(short = 'h', long)]
+    pub help: bool,
     /// Show the version number
     #[arg(short = 'v', long = "version")]
     pub version: bool,
@@ -77,6 +57,9 @@ pub struct Cli {
     /// Use a session file or a session id prefix
     #[arg(long, value_name = "PATH|ID")]
     pub session: Option<String>,
+    /// Open the current directory's session with this id, or create it
+    #[arg(long = "session-id", value_name = "ID")]
+    pub session_id: Option<String>,
     /// Fork a session file or id prefix into a new session
     #[arg(long, value_name = "PATH|ID")]
     pub fork: Option<String>,
@@ -86,6 +69,9 @@ pub struct Cli {
     /// Do not save the session
     #[arg(long = "no-session")]
     pub no_session: bool,
+    /// The session's display name
+    #[arg(short = 'n', long, value_name = "NAME")]
+    pub name: Option<String>,
     /// Comma-separated model patterns to cycle with Ctrl+P (globs allowed)
     #[arg(long, value_name = "PATTERNS")]
     pub models: Option<String>,
@@ -95,18 +81,25 @@ pub struct Cli {
     /// Disable built-in tools but keep extension tools
     #[arg(long = "no-builtin-tools")]
     pub no_builtin_tools: bool,
-    /// Comma-separated allowlist of tools
+    /// Comma-separated allowlist of tools (patterns with `*`), or only `+name`/`-name`
     #[arg(short = 't', long, value_name = "TOOLS")]
     pub tools: Option<String>,
-    /// Thinking level: off, minimal, low, medium, high, xhigh
+    /// Comma-separated denylist of tools (patterns with `*`), applied last
+    #[arg(long = "exclude-tools", value_name = "TOOLS")]
+    pub exclude_tools: Option<String>,
+    /// Thinking level: off, minimal, low, medium, high, xhigh, max
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
-    /// Load an extension, or a pi package for this run: npm:<spec>, git:<repo> (repeatable)
+    /// Load an extension, a pi package for this run (npm:<spec>, git:<repo>), or
+    /// builtin:<name> (repeatable)
     #[arg(short = 'e', long = "extension", value_name = "PATH|SOURCE")]
     pub extensions: Vec<String>,
     /// Do not discover extensions (explicit -e paths still load)
     #[arg(long = "no-extensions")]
     pub no_extensions: bool,
+    /// Disable pi's built-in MCP support for this run
+    #[arg(long = "no-mcp")]
+    pub no_mcp: bool,
     /// Load a skill file or directory (repeatable)
     #[arg(long = "skill", value_name = "PATH")]
     pub skills: Vec<String>,
@@ -122,6 +115,9 @@ pub struct Cli {
     /// Load a theme file or directory (repeatable)
     #[arg(long = "theme", value_name = "PATH")]
     pub themes: Vec<String>,
+    /// The interactive theme for this run (not saved)
+    #[arg(long = "use-theme", value_name = "NAME[/NAME]")]
+    pub use_theme: Option<String>,
     /// Do not discover themes
     #[arg(long = "no-themes")]
     pub no_themes: bool,
@@ -137,6 +133,9 @@ pub struct Cli {
     /// Always show the full startup header
     #[arg(long)]
     pub verbose: bool,
+    /// TUI mode: fullscreen or regular
+    #[arg(long = "tui-mode", value_name = "MODE")]
+    pub tui_mode: Option<String>,
     /// Trust project-local files for this run
     #[arg(short = 'a', long = "approve")]
     pub approve: bool,
@@ -146,17 +145,34 @@ pub struct Cli {
     /// No startup network use (same as PI_OFFLINE=1)
     #[arg(long)]
     pub offline: bool,
-    /// Files (@path) and messages
-    #[arg(value_name = "MESSAGES", allow_hyphen_values = false)]
-    pub positional: Vec<String>,
 }
 
-/// How pi runs, from `--mode` / `--print` / a piped stdin.
+/// The output `--mode` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputMode {
     Text,
     Json,
     Rpc,
+}
+
+/// How this run talks to the user, as pi 1.6 decides it (see [`Args::app_mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppMode {
+    /// The terminal UI.
+    Interactive,
+    /// Answer the prompts, print the final text, exit.
+    Print,
+    /// `--mode json`: the prompts' events as JSON lines.
+    Json,
+    /// `--mode rpc`: JSON commands on stdin.
+    Rpc,
+}
+
+/// `--tui-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TuiMode {
+    Fullscreen,
+    Regular,
 }
 
 /// The parsed command line plus what pi's tolerant parser adds.
@@ -167,6 +183,8 @@ pub struct Args {
     pub mode: Option<OutputMode>,
     /// `--thinking` value if valid.
     pub thinking: Option<ThinkingLevel>,
+    /// `--tui-mode` value if valid.
+    pub tui_mode: Option<TuiMode>,
     /// `@file` arguments (without the `@`).
     pub file_args: Vec<String>,
     /// Messages, in order.
@@ -177,6 +195,8 @@ pub struct Args {
     /// `--plan=notes`): if the flag turns out to be a boolean, that argument was meant as
     /// a message (pi drops it; startup warns).
     pub detached_flag_values: Vec<String>,
+    /// Problems that stop pi before it starts (printed as `Error: …`, exit code 1).
+    pub errors: Vec<String>,
     /// Non-fatal problems to print before starting.
     pub warnings: Vec<String>,
     /// `--approve` / `-a` (`true`) or `--no-approve` / `-na` (`false`): the project trust
@@ -185,9 +205,19 @@ pub struct Args {
 }
 
 impl Args {
-    /// `--tools`, split and trimmed.
+    /// `--tools`, split and trimmed (`None` when not given, or when the list was refused:
+    /// see [`Args::errors`]).
     pub fn tool_names(&self) -> Option<Vec<String>> {
         self.cli.tools.as_ref().map(|t| split_list(t))
+    }
+
+    /// `--exclude-tools`, split and trimmed.
+    pub fn excluded_tools(&self) -> Vec<String> {
+        self.cli
+            .exclude_tools
+            .as_ref()
+            .map(|t| split_list(t))
+            .unwrap_or_default()
     }
 
     /// `--models`, split and trimmed.
@@ -195,9 +225,39 @@ impl Args {
         self.cli.models.as_ref().map(|m| split_list(m))
     }
 
-    /// Interactive unless printing, or a mode was given (pi: `--mode text` is non-interactive too).
-    pub fn is_interactive(&self) -> bool {
-        !self.cli.print && self.cli.mode.is_none()
+    /// pi 1.6's choice of mode: `--mode rpc` and `--mode json` are what they say;
+    /// otherwise `--print`, or a stdin or stdout that is not a terminal, means print
+    /// mode, and the terminal UI runs only with both (also for `--mode text`).
+    pub fn app_mode(&self, stdin_is_terminal: bool, stdout_is_terminal: bool) -> AppMode {
+        match self.mode {
+            Some(OutputMode::Rpc) => AppMode::Rpc,
+            Some(OutputMode::Json) => AppMode::Json,
+            Some(OutputMode::Text) | None
+                if self.cli.print || !stdin_is_terminal || !stdout_is_terminal =>
+            {
+                AppMode::Print
+            }
+            Some(OutputMode::Text) | None => AppMode::Interactive,
+        }
+    }
+
+    /// [`Args::app_mode`] for this process's stdin and stdout.
+    pub fn app_mode_here(&self) -> AppMode {
+        use std::io::IsTerminal;
+        self.app_mode(
+            std::io::stdin().is_terminal(),
+            std::io::stdout().is_terminal(),
+        )
+    }
+
+    /// `--name`, trimmed (an empty one is refused by [`parse`]).
+    pub fn session_name(&self) -> Option<String> {
+        self.cli
+            .name
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
     }
 }
 
@@ -208,17 +268,105 @@ fn split_list(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// pi's package-manager subcommands.
 /// pi's multi-letter short flags and their long forms.
-const MULTI_LETTER_SHORTS: [(&str, &str); 7] = [
+const MULTI_LETTER_SHORTS: [(&str, &str); 8] = [
     ("-na", "--no-approve"),
     ("-nt", "--no-tools"),
     ("-nbt", "--no-builtin-tools"),
+    ("-xt", "--exclude-tools"),
     ("-ne", "--no-extensions"),
     ("-ns", "--no-skills"),
     ("-np", "--no-prompt-templates"),
     ("-nc", "--no-context-files"),
 ];
+
+/// What the pre-pass knows about the flags (read from clap's definition, so a flag
+/// added there is known here too).
+struct Flags {
+    command: clap::Command,
+}
+
+impl Flags {
+    /// The long name of `-x` or of one of pi's multi-letter short flags.
+    fn long_of_short(&self, arg: &str) -> Option<String> {
+        if let Some((_, long)) = MULTI_LETTER_SHORTS.iter().find(|(s, _)| *s == arg) {
+            return Some(long.trim_start_matches('-').to_string());
+        }
+        let mut chars = arg.strip_prefix('-')?.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            return None;
+        };
+        self.command
+            .get_arguments()
+            .find(|a| a.get_short() == Some(c))
+            .and_then(|a| a.get_long())
+            .map(str::to_string)
+    }
+
+    fn is_known(&self, long: &str) -> bool {
+        self.command
+            .get_arguments()
+            .any(|a| a.get_long() == Some(long))
+    }
+
+    fn takes_value(&self, long: &str) -> bool {
+        self.command
+            .get_arguments()
+            .find(|a| a.get_long() == Some(long))
+            .is_some_and(|a| a.get_action().takes_values())
+    }
+}
+
+/// The pre-pass's result: what clap gets, and what pi's own rules decided.
+#[derive(Default)]
+struct PrePass {
+    kept: Vec<String>,
+    unknown_flags: Vec<(String, Option<String>)>,
+    detached_flag_values: Vec<String>,
+    file_args: Vec<String>,
+    messages: Vec<String>,
+    errors: Vec<String>,
+    /// `-a` / `-na`, the last one given.
+    project_trust: Option<bool>,
+}
+
+impl PrePass {
+    fn positional(&mut self, arg: &str) {
+        match arg.strip_prefix('@') {
+            Some(file) => self.file_args.push(file.to_string()),
+            None => self.messages.push(arg.to_string()),
+        }
+    }
+
+    fn set(&mut self, long: &str, value: &str) {
+        self.kept.push(format!("--{long}={value}"));
+    }
+
+    /// A flag whose value pi requires: the `=value`, else the next argument if it may
+    /// be one (`next` is `None` when it may not), else `missing` is an error. Returns
+    /// the index of the last argument used (`i`: the flag's own).
+    fn required(
+        &mut self,
+        (long, inline, next): (&str, Option<&str>, Option<&str>),
+        missing: &str,
+        i: usize,
+    ) -> usize {
+        match (inline, next) {
+            (Some(value), _) => {
+                self.set(long, value);
+                i
+            }
+            (None, Some(value)) => {
+                self.set(long, value);
+                i + 1
+            }
+            (None, None) => {
+                self.errors.push(missing.to_string());
+                i
+            }
+        }
+    }
+}
 
 /// Parses `argv` (without the program name).
 pub fn parse<I, T>(argv: I) -> Result<Args, clap::Error>
@@ -230,111 +378,241 @@ where
         .into_iter()
         .map(|a| a.into().to_string_lossy().into_owned())
         .collect();
-
-    let command = Cli::command();
-    let known_long: Vec<String> = command
-        .get_arguments()
-        .filter_map(|a| a.get_long().map(str::to_string))
-        .chain(["help".to_string()])
-        .collect();
-    let takes_value = |name: &str| {
-        command
-            .get_arguments()
-            .find(|a| a.get_long() == Some(name))
-            .is_some_and(|a| a.get_action().takes_values())
+    let flags = Flags {
+        command: Cli::command(),
     };
-
-    let mut kept: Vec<String> = Vec::new();
-    let mut unknown_flags = Vec::new();
-    let mut detached_flag_values = Vec::new();
-    let mut project_trust = None;
+    let mut pre = PrePass::default();
     let mut i = 0;
     while i < raw.len() {
-        let arg = &raw[i];
-        if arg == "--" {
-            kept.extend(raw[i..].iter().cloned());
-            break;
-        }
-        match arg.as_str() {
-            "-a" | "--approve" => project_trust = Some(true),
-            "-na" | "--no-approve" => project_trust = Some(false),
-            _ => {}
-        }
-        if let Some((_, long)) = MULTI_LETTER_SHORTS.iter().find(|(s, _)| s == arg) {
-            kept.push((*long).to_string());
-        } else if let Some(rest) = arg.strip_prefix("--") {
-            let name = rest.split('=').next().unwrap_or(rest);
-            if known_long.iter().any(|k| k == name) {
-                let attach = !rest.contains('=')
-                    && takes_value(name)
-                    && i + 1 < raw.len()
-                    && (name != "list-models" || !raw[i + 1].starts_with(['-', '@']));
-                if attach {
-                    // Values of known flags are taken as they are, even if they start
-                    // with `-` (e.g. `--append-system-prompt "- be brief"`), so hand them
-                    // to clap attached with `=`.
-                    i += 1;
-                    kept.push(format!("--{name}={}", raw[i]));
-                } else {
-                    kept.push(arg.clone());
-                }
-            } else if let Some((n, v)) = rest.split_once('=') {
-                unknown_flags.push((n.to_string(), Some(v.to_string())));
-            } else {
-                match raw.get(i + 1) {
-                    Some(next) if !next.starts_with('-') && !next.starts_with('@') => {
-                        unknown_flags.push((rest.to_string(), Some(next.clone())));
-                        detached_flag_values.push(rest.to_string());
-                        i += 1;
-                    }
-                    _ => unknown_flags.push((rest.to_string(), None)),
-                }
-            }
-        } else {
-            kept.push(arg.clone());
-        }
-        i += 1;
+        i = pre_pass_one(&raw, i, &flags, &mut pre) + 1;
     }
 
-    let cli = Cli::try_parse_from(std::iter::once("pi".to_string()).chain(kept))?;
+    let cli = Cli::try_parse_from(std::iter::once("pi".to_string()).chain(pre.kept))?;
     let mut args = Args {
         cli,
-        unknown_flags,
-        detached_flag_values,
-        project_trust,
+        file_args: pre.file_args,
+        messages: pre.messages,
+        unknown_flags: pre.unknown_flags,
+        detached_flag_values: pre.detached_flag_values,
+        errors: pre.errors,
+        project_trust: pre.project_trust,
         ..Args::default()
     };
+    check_values(&mut args);
+    Ok(args)
+}
+
+/// Reads the argument at `i` (and the values it takes) into `pre`; returns the index of
+/// the last argument it used.
+fn pre_pass_one(raw: &[String], i: usize, flags: &Flags, pre: &mut PrePass) -> usize {
+    let arg = raw[i].as_str();
+    if arg == "--" {
+        for rest in &raw[i + 1..] {
+            pre.positional(rest);
+        }
+        return raw.len();
+    }
+    if !arg.starts_with('-') {
+        pre.positional(arg);
+        return i;
+    }
+    let (long, inline) = match arg.strip_prefix("--") {
+        Some(rest) => match rest.split_once('=') {
+            Some((name, value)) => (name.to_string(), Some(value.to_string())),
+            None => (rest.to_string(), None),
+        },
+        None => match flags.long_of_short(arg) {
+            Some(long) => (long, None),
+            None => {
+                pre.errors.push(format!("Unknown option: {arg}"));
+                return i;
+            }
+        },
+    };
+    if !flags.is_known(&long) {
+        return unknown_flag(raw, i, &long, inline, pre);
+    }
+    match long.as_str() {
+        "approve" => pre.project_trust = Some(true),
+        "no-approve" => pre.project_trust = Some(false),
+        _ => {}
+    }
+    let next = raw.get(i + 1).map(String::as_str);
+    match long.as_str() {
+        "mode" => pre.required(
+            (
+                &long,
+                inline.as_deref(),
+                next.filter(|n| !n.starts_with('-')),
+            ),
+            "--mode requires text, json, or rpc",
+            i,
+        ),
+        // Any next argument is the name, as in pi.
+        "name" => pre.required(
+            (&long, inline.as_deref(), next),
+            "--name requires a value",
+            i,
+        ),
+        "use-theme" => pre.required(
+            (
+                &long,
+                inline.as_deref(),
+                next.filter(|n| !n.starts_with('-')),
+            ),
+            "--use-theme requires a theme name",
+            i,
+        ),
+        "tui-mode" => pre.required(
+            (
+                &long,
+                inline.as_deref(),
+                next.filter(|n| !n.starts_with('-')),
+            ),
+            "--tui-mode requires regular or fullscreen",
+            i,
+        ),
+        "list-models" => match inline.as_deref() {
+            Some(search) => {
+                pre.set("list-models", search);
+                i
+            }
+            None => match next.filter(|n| !n.starts_with(['-', '@'])) {
+                Some(search) => {
+                    pre.set("list-models", search);
+                    i + 1
+                }
+                None => {
+                    pre.kept.push("--list-models".to_string());
+                    i
+                }
+            },
+        },
+        "print" => {
+            pre.kept.push("--print".to_string());
+            // pi takes the next argument as a message unless it looks like a flag or a
+            // file (`---` starts a message).
+            match next {
+                Some(n) if !n.starts_with('@') && (!n.starts_with('-') || n.starts_with("---")) => {
+                    pre.messages.push(n.to_string());
+                    i + 1
+                }
+                _ => i,
+            }
+        }
+        _ if flags.takes_value(&long) => match inline {
+            Some(value) => {
+                check_flag_value(arg, &long, &value, pre);
+                pre.set(&long, &value);
+                i
+            }
+            None => match next {
+                Some(value) => {
+                    check_flag_value(arg, &long, value, pre);
+                    pre.set(&long, value);
+                    i + 1
+                }
+                // As pi: a value flag at the very end is an unknown short option, or an
+                // unknown long flag (reported once the extensions are loaded).
+                None if !arg.starts_with("--") => {
+                    pre.errors.push(format!("Unknown option: {arg}"));
+                    i
+                }
+                None => {
+                    pre.unknown_flags.push((long, None));
+                    i
+                }
+            },
+        },
+        _ => {
+            pre.kept.push(format!("--{long}"));
+            i
+        }
+    }
+}
+
+/// A `--flag` pi does not know: kept for the extensions, with the next argument as its
+/// value unless that looks like a flag or a file.
+fn unknown_flag(
+    raw: &[String],
+    i: usize,
+    name: &str,
+    inline: Option<String>,
+    pre: &mut PrePass,
+) -> usize {
+    if let Some(value) = inline {
+        pre.unknown_flags.push((name.to_string(), Some(value)));
+        return i;
+    }
+    match raw.get(i + 1) {
+        Some(next) if !next.starts_with('-') && !next.starts_with('@') => {
+            pre.unknown_flags
+                .push((name.to_string(), Some(next.clone())));
+            pre.detached_flag_values.push(name.to_string());
+            i + 1
+        }
+        _ => {
+            pre.unknown_flags.push((name.to_string(), None));
+            i
+        }
+    }
+}
+
+/// pi's checks of a flag's value made while parsing (`arg` as written: `-t` or `--tools`).
+fn check_flag_value(arg: &str, long: &str, value: &str, pre: &mut PrePass) {
+    if long == "tools"
+        && let Some(problem) = crate::core::tool_selection::tool_list_error(&split_list(value))
+    {
+        pre.errors.push(format!("{arg}: {problem}"));
+    }
+}
+
+/// The values clap took as text, checked as pi checks them.
+fn check_values(args: &mut Args) {
     if let Some(mode) = &args.cli.mode {
         args.mode = match mode.as_str() {
             "text" => Some(OutputMode::Text),
             "json" => Some(OutputMode::Json),
             "rpc" => Some(OutputMode::Rpc),
             other => {
-                args.warnings.push(format!(
-                    "Invalid mode \"{other}\" ignored. Valid values: text, json, rpc"
+                args.errors.push(format!(
+                    "Invalid mode \"{other}\". Valid values: text, json, rpc"
                 ));
                 None
             }
         };
-        if args.mode.is_none() {
-            args.cli.mode = None;
-        }
+    }
+    if let Some(mode) = &args.cli.tui_mode {
+        args.tui_mode = match mode.as_str() {
+            "fullscreen" => Some(TuiMode::Fullscreen),
+            "regular" => Some(TuiMode::Regular),
+            other => {
+                args.errors.push(format!(
+                    "Invalid TUI mode \"{other}\". Valid values: regular, fullscreen"
+                ));
+                None
+            }
+        };
     }
     if let Some(level) = &args.cli.thinking {
         args.thinking = ThinkingLevel::parse(level);
         if args.thinking.is_none() {
             args.warnings.push(format!(
-                "Invalid thinking level \"{level}\" ignored. Valid values: off, minimal, low, medium, high, xhigh"
+                "Invalid thinking level \"{level}\". Valid values: off, minimal, low, medium, high, xhigh, max"
             ));
         }
     }
-    for p in std::mem::take(&mut args.cli.positional) {
-        match p.strip_prefix('@') {
-            Some(file) => args.file_args.push(file.to_string()),
-            None => args.messages.push(p),
-        }
+    if args
+        .errors
+        .iter()
+        .any(|e| e.starts_with("--tools:") || e.starts_with("-t:"))
+    {
+        args.cli.tools = None;
     }
-    Ok(args)
+    if args.cli.name.is_some() && args.session_name().is_none() {
+        args.errors
+            .push("--name requires a non-empty value".to_string());
+    }
 }
 
 #[cfg(test)]
@@ -348,7 +626,8 @@ mod tests {
         assert_eq!(a.file_args, ["a.md"]);
         assert_eq!(a.messages, ["fix it"]);
         assert_eq!(a.cli.model.as_deref(), Some("mock/m:high"));
-        assert!(!a.is_interactive());
+        assert_eq!(a.app_mode(true, true), AppMode::Print);
+        assert!(a.errors.is_empty());
     }
 
     #[test]
@@ -365,6 +644,10 @@ mod tests {
         );
         assert_eq!(a.messages, ["hello"]);
         assert_eq!(a.detached_flag_values, ["depth"]);
+        let a = parse(["-xt", "bash,w*", "-n", "Refactor", "--no-mcp"]).unwrap();
+        assert_eq!(a.excluded_tools(), ["bash", "w*"]);
+        assert_eq!(a.session_name().as_deref(), Some("Refactor"));
+        assert!(a.cli.no_mcp);
     }
 
     #[test]
@@ -382,12 +665,107 @@ mod tests {
     }
 
     #[test]
-    fn invalid_mode_and_thinking_are_warnings() {
-        let a = parse(["--mode", "fancy", "--thinking", "max"]).unwrap();
+    fn invalid_mode_is_an_error_and_invalid_thinking_a_warning() {
+        let a = parse(["--mode", "fancy", "--thinking", "bogus"]).unwrap();
         assert_eq!(a.mode, None);
         assert_eq!(a.thinking, None);
-        assert_eq!(a.warnings.len(), 2);
-        assert!(a.is_interactive());
+        assert_eq!(
+            a.errors,
+            ["Invalid mode \"fancy\". Valid values: text, json, rpc"]
+        );
+        assert_eq!(a.warnings.len(), 1);
+        assert_eq!(
+            parse(["--mode"]).unwrap().errors,
+            ["--mode requires text, json, or rpc"]
+        );
+        assert_eq!(
+            parse(["--mode", "--verbose"]).unwrap().errors,
+            ["--mode requires text, json, or rpc"]
+        );
+    }
+
+    #[test]
+    fn unknown_short_options_are_errors() {
+        assert_eq!(parse(["-z"]).unwrap().errors, ["Unknown option: -z"]);
+        assert_eq!(parse(["-pc"]).unwrap().errors, ["Unknown option: -pc"]);
+        // A value flag at the end: the short form is unknown, the long one is left to
+        // the extensions.
+        assert_eq!(parse(["-t"]).unwrap().errors, ["Unknown option: -t"]);
+        let a = parse(["--model"]).unwrap();
+        assert!(a.errors.is_empty());
+        assert_eq!(a.unknown_flags, [("model".to_string(), None)]);
+    }
+
+    #[test]
+    fn double_dash_ends_the_options() {
+        let a = parse(["-p", "--", "- a point", "--model", "@f"]).unwrap();
+        assert_eq!(a.messages, ["- a point", "--model"]);
+        assert_eq!(a.file_args, ["f"]);
+        assert_eq!(a.cli.model, None);
+    }
+
+    #[test]
+    fn print_takes_the_next_message() {
+        let a = parse(["-p", "---dashes", "--model", "m"]).unwrap();
+        assert_eq!(a.messages, ["---dashes"]);
+        assert!(a.errors.is_empty());
+    }
+
+    #[test]
+    fn modes_follow_the_terminals() {
+        let text = parse(["--mode", "text"]).unwrap();
+        assert_eq!(text.app_mode(true, true), AppMode::Interactive);
+        assert_eq!(text.app_mode(true, false), AppMode::Print);
+        let plain = parse(["hi"]).unwrap();
+        assert_eq!(plain.app_mode(false, true), AppMode::Print);
+        assert_eq!(plain.app_mode(true, true), AppMode::Interactive);
+        let json = parse(["--mode", "json"]).unwrap();
+        assert_eq!(json.app_mode(false, false), AppMode::Json);
+    }
+
+    #[test]
+    fn tui_mode_theme_and_name_values() {
+        let a = parse(["--tui-mode", "fullscreen", "--use-theme", "light/dark"]).unwrap();
+        assert_eq!(a.tui_mode, Some(TuiMode::Fullscreen));
+        assert_eq!(a.cli.use_theme.as_deref(), Some("light/dark"));
+        assert_eq!(
+            parse(["--tui-mode", "big"]).unwrap().errors,
+            ["Invalid TUI mode \"big\". Valid values: regular, fullscreen"]
+        );
+        assert_eq!(
+            parse(["--tui-mode"]).unwrap().errors,
+            ["--tui-mode requires regular or fullscreen"]
+        );
+        assert_eq!(
+            parse(["--use-theme", "-p"]).unwrap().errors,
+            ["--use-theme requires a theme name"]
+        );
+        assert_eq!(
+            parse(["--name"]).unwrap().errors,
+            ["--name requires a value"]
+        );
+        assert_eq!(
+            parse(["-n", "  "]).unwrap().errors,
+            ["--name requires a non-empty value"]
+        );
+    }
+
+    #[test]
+    fn tool_lists_mixing_names_and_modifiers_are_refused() {
+        let a = parse(["--tools", "+grep,read"]).unwrap();
+        assert_eq!(
+            a.errors,
+            ["--tools: tool names cannot be mixed with +name or -name entries"]
+        );
+        assert_eq!(a.tool_names(), None);
+        assert_eq!(
+            parse(["-t", "+g*"]).unwrap().errors,
+            ["-t: +name and -name entries take exact tool names, not patterns: +g*"]
+        );
+        assert_eq!(
+            parse(["-t", "+grep,-write"]).unwrap().tool_names().unwrap(),
+            ["+grep", "-write"]
+        );
     }
 
     #[test]
@@ -415,9 +793,12 @@ mod tests {
             "b",
             "--tools",
             "read, grep",
+            "--session-id",
+            "-x",
         ])
         .unwrap();
         assert_eq!(a.cli.append_system_prompt, ["- be brief", "b"]);
         assert_eq!(a.tool_names().unwrap(), ["read", "grep"]);
+        assert_eq!(a.cli.session_id.as_deref(), Some("-x"));
     }
 }

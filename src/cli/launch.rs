@@ -8,10 +8,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::cli::args::{Args, OutputMode};
+use crate::cli::args::{AppMode, Args, TuiMode};
 use crate::cli::files::{build_initial_message, process_file_args};
 use crate::cli::startup::{
-    confirm_continue_here, read_piped_stdin, resolve_session_source, session_config,
+    check_flags, confirm_continue_here, read_piped_stdin, resolve_session_source, session_config,
 };
 use crate::core::agent_session::AgentSession;
 use crate::core::factory::{
@@ -26,7 +26,7 @@ use crate::modes::print::{PrintOutput, PrintPrompt, run_print};
 
 /// The mode the command line chose, with everything decided before it runs.
 pub enum Launch {
-    /// `-p`, `--mode text|json`, or a piped stdin.
+    /// `-p`, `--mode json`, or a stdin or stdout that is not a terminal.
     Print(PrintLaunch),
     /// `--mode rpc`.
     Rpc(RpcLaunch),
@@ -54,6 +54,10 @@ pub struct InteractiveLaunch {
     open: StartupOpen,
     prompts: Vec<PrintPrompt>,
     verbose: bool,
+    /// `--use-theme`: the theme for this run, not saved.
+    theme: Option<String>,
+    /// Notes for the UI to show at startup (`--tui-mode fullscreen`).
+    notes: Vec<String>,
 }
 
 /// `--list-models [search]` as pi: after the extensions loaded, so the providers they
@@ -89,15 +93,16 @@ pub fn prepare(
     cwd: PathBuf,
     paths: AgentPaths,
 ) -> Result<Option<Launch>, StartupError> {
-    if args.mode == Some(OutputMode::Rpc) {
+    check_flags(&args)?;
+    let app_mode = args.app_mode_here();
+    if app_mode == AppMode::Rpc {
         return prepare_rpc(&args, cwd, paths);
     }
     let stdin = read_piped_stdin();
-    let print_mode = match args.mode {
-        Some(OutputMode::Json) => Some(PrintOutput::Json),
-        Some(OutputMode::Text) => Some(PrintOutput::Text),
-        None if args.cli.print || stdin.is_some() => Some(PrintOutput::Text),
-        Some(OutputMode::Rpc) | None => None,
+    let print_mode = match app_mode {
+        AppMode::Json => Some(PrintOutput::Json),
+        AppMode::Print => Some(PrintOutput::Text),
+        AppMode::Interactive | AppMode::Rpc => None,
     };
     timing::mark("arguments");
     let hosting = match print_mode {
@@ -117,8 +122,8 @@ pub fn prepare(
     let source = if tui_resume {
         SessionSource::Create
     } else {
-        let found = resolve_session_source(&args, factory.session_dir(), factory.paths(), None)?;
-        match found {
+        let place = (factory.session_dir(), factory.cwd());
+        match resolve_session_source(&args, place, factory.paths(), None)? {
             Some(source) => source,
             None => return Ok(None),
         }
@@ -140,11 +145,17 @@ pub fn prepare(
                 Some(_) => return Ok(None),
             }
         };
+        let mut notes = Vec::new();
+        if args.tui_mode == Some(TuiMode::Fullscreen) {
+            notes.push(FULLSCREEN_LATER.to_string());
+        }
         return Ok(Some(Launch::Interactive(InteractiveLaunch {
             factory,
             open,
             prompts,
             verbose: args.cli.verbose,
+            theme: args.cli.use_theme.clone(),
+            notes,
         })));
     };
     Ok(Some(Launch::Print(PrintLaunch {
@@ -155,6 +166,10 @@ pub fn prepare(
     })))
 }
 
+/// What the UI says for `--tui-mode fullscreen`.
+pub const FULLSCREEN_LATER: &str =
+    "Fullscreen TUI mode comes with a later version of pi-rs; this session uses the regular mode";
+
 /// `--mode rpc`: the session from the flags; positional messages are ignored, as in pi.
 fn prepare_rpc(
     args: &Args,
@@ -164,7 +179,8 @@ fn prepare_rpc(
     // Dialogs go to the client as `extension_ui_request`s.
     let hosting = hosting(HostMode::Rpc, true);
     let factory = SessionFactory::new(session_config(args), cwd, paths, hosting);
-    let found = resolve_session_source(args, factory.session_dir(), factory.paths(), None)?;
+    let place = (factory.session_dir(), factory.cwd());
+    let found = resolve_session_source(args, place, factory.paths(), None)?;
     Ok(found.map(|source| {
         Launch::Rpc(RpcLaunch {
             factory: Arc::new(factory),
@@ -253,8 +269,9 @@ impl InteractiveLaunch {
                 .into_iter()
                 .map(|p| (p.text, p.images))
                 .collect(),
-            warnings: Vec::new(),
+            warnings: self.notes,
             verbose: self.verbose,
+            theme: self.theme,
             factory: Some(self.factory),
             open: Some(self.open),
         };

@@ -1,6 +1,8 @@
-//! `pi install / remove (uninstall) / update / list / config`: pi 0.73's package
-//! commands, recognised when they are the first argument, with pi's options, messages
-//! and exit codes. The work is `core::packages::PackageManager`'s.
+//! `pi install / remove (uninstall) / update / list / config`: pi's package commands,
+//! recognised when they are the first argument, with pi's options, messages and exit
+//! codes (`update` with pi 1.6's targets: pi itself by default, `--extensions`,
+//! `--models`, `--all`; see `cli::update`). The work is
+//! `core::packages::PackageManager`'s.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -20,9 +22,15 @@ struct Parsed {
     invalid_argument: Option<String>,
     missing_value: Option<String>,
     conflict: Option<&'static str>,
-    /// `update`: packages (`None` source: all of them) and/or pi itself.
+    /// `update`: packages (`None` source: all of them) and/or pi itself, or the model
+    /// catalogs.
     update_packages: bool,
     update_self: bool,
+    update_models: bool,
+    /// A bare `pi update`: pi says the packages were skipped.
+    extensions_skipped_note: bool,
+    /// `update --force`.
+    force: bool,
     /// `-a` / `--approve` (`true`), `-na` / `--no-approve` (`false`).
     trust: Option<bool>,
 }
@@ -32,7 +40,7 @@ fn usage(command: &str) -> &'static str {
         "install" => "pi install <source> [-l] [--approve|--no-approve]",
         "remove" => "pi remove <source> [-l] [--approve|--no-approve]",
         "update" => {
-            "pi update [source|self|pi] [--self] [--extensions] [--extension <source>] [--force]"
+            "pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]"
         }
         _ => "pi list [--approve|--no-approve]",
     }
@@ -50,7 +58,8 @@ fn parse(args: &[String]) -> Option<Parsed> {
         command,
         ..Parsed::default()
     };
-    let (mut self_flag, mut extensions_flag) = (false, false);
+    let (mut self_flag, mut extensions_flag, mut models_flag, mut all_flag) =
+        (false, false, false, false);
     let mut extension_source: Option<String> = None;
     let rest = &args[1..];
     let mut i = 0;
@@ -73,9 +82,9 @@ fn parse(args: &[String]) -> Option<Parsed> {
             }
             "--self" => self_flag |= allowed(command == "update", &mut p),
             "--extensions" => extensions_flag |= allowed(command == "update", &mut p),
-            "--force" => {
-                allowed(command == "update", &mut p);
-            }
+            "--models" => models_flag |= allowed(command == "update", &mut p),
+            "--all" => all_flag |= allowed(command == "update", &mut p),
+            "--force" => p.force |= allowed(command == "update", &mut p),
             "--extension" => {
                 if allowed(command == "update", &mut p) {
                     match rest.get(i + 1) {
@@ -105,36 +114,76 @@ fn parse(args: &[String]) -> Option<Parsed> {
         i += 1;
     }
     if command == "update" {
-        if let Some(source) = extension_source {
-            if self_flag || extensions_flag {
-                p.conflict
-                    .get_or_insert("--extension cannot be combined with --self or --extensions");
-            }
-            if p.source.is_some() {
-                p.conflict
-                    .get_or_insert("--extension cannot be combined with a positional source");
-            }
-            p.source = Some(source);
-            p.update_packages = true;
-        } else if let Some(source) = p.source.clone() {
-            if source == "self" || source == "pi" {
-                p.source = None;
-                p.update_self = true;
-                p.update_packages = extensions_flag;
-            } else {
-                if extensions_flag || self_flag {
-                    p.conflict.get_or_insert(
-                        "positional update targets cannot be combined with --self or --extensions",
-                    );
-                }
-                p.update_packages = true;
-            }
-        } else {
-            p.update_self = self_flag || !extensions_flag;
-            p.update_packages = extensions_flag || !self_flag;
-        }
+        update_targets(
+            &mut p,
+            (self_flag, extensions_flag, models_flag, all_flag),
+            extension_source,
+        );
     }
     Some(p)
+}
+
+/// pi 1.6's choice of what `pi update` updates, and its conflicts.
+fn update_targets(
+    p: &mut Parsed,
+    (self_flag, extensions_flag, models_flag, all_flag): (bool, bool, bool, bool),
+    extension_source: Option<String>,
+) {
+    let positional = p.source.clone();
+    if all_flag && (self_flag || extensions_flag || models_flag || extension_source.is_some()) {
+        p.conflict.get_or_insert(
+            "--all cannot be combined with --self, --extensions, --models, or --extension",
+        );
+    }
+    if all_flag && positional.is_some() {
+        p.conflict
+            .get_or_insert("--all cannot be combined with a positional source");
+    }
+    if models_flag {
+        if self_flag || extensions_flag || all_flag || extension_source.is_some() {
+            p.conflict.get_or_insert(
+                "--models cannot be combined with --self, --extensions, --all, or --extension",
+            );
+        }
+        if positional.is_some() {
+            p.conflict
+                .get_or_insert("--models cannot be combined with a positional source");
+        }
+        p.update_models = true;
+    } else if let Some(source) = extension_source {
+        if self_flag || extensions_flag || all_flag {
+            p.conflict.get_or_insert(
+                "--extension cannot be combined with --self, --extensions, or --all",
+            );
+        }
+        if positional.is_some() {
+            p.conflict
+                .get_or_insert("--extension cannot be combined with a positional source");
+        }
+        p.source = Some(source);
+        p.update_packages = true;
+    } else if let Some(source) = positional {
+        if source == "self" || source == "pi" {
+            p.source = None;
+            p.update_self = true;
+            p.update_packages = extensions_flag;
+        } else {
+            if extensions_flag || self_flag || all_flag {
+                p.conflict.get_or_insert(
+                    "positional update targets cannot be combined with --self, --extensions, or --all",
+                );
+            }
+            p.update_packages = true;
+        }
+    } else if all_flag || (self_flag && extensions_flag) {
+        p.update_self = true;
+        p.update_packages = true;
+    } else if extensions_flag {
+        p.update_packages = true;
+    } else {
+        p.update_self = true;
+        p.extensions_skipped_note = !self_flag;
+    }
 }
 
 fn help_text(command: &str) -> String {
@@ -175,16 +224,22 @@ Examples:
         }
         "update" => {
             "
-Update pi and installed packages.
+Update pi, installed packages, or model catalogs.
 
 Options:
-  --self                  Update pi only
+  --self                  Update pi only (default when no target is given)
   --extensions            Update installed packages only
+  --models                Refresh model catalogs only
+  --all                   Update pi and installed packages
   --extension <source>    Update one package only
+  -a, --approve           Trust project-local files for this command
+  -na, --no-approve       Ignore project-local files for this command
   --force                 Reinstall pi even if the current version is latest
 
 Short forms:
-  pi update                Update pi and all extensions
+  pi update                Update pi only
+  pi update --all          Update pi and all extensions
+  pi update --models       Refresh model catalogs only
   pi update <source>       Update one package
   pi update pi             Update pi only (self works as alias to pi)
 "
@@ -200,6 +255,24 @@ Options:
         }
     };
     format!("{usage_line}{body}")
+}
+
+fn config_help() -> String {
+    format!(
+        "{}
+  pi config [-l] [--approve|--no-approve]
+
+Open the resource configuration TUI to enable or disable package resources.
+Without -l, starts in global settings (~/.pi/agent/settings.json).
+The Built-in group switches pi 1.6's built-in extensions (pi-rs has them in a later version).
+
+Options:
+  -l, --local       Edit project overrides (.pi/settings.json)
+  -a, --approve     Trust project-local files for this command with -l
+  -na, --no-approve Ignore project-local files for this command with -l
+",
+        style("Usage:", "1")
+    )
 }
 
 fn red(text: &str) -> String {
@@ -316,29 +389,22 @@ fn execute(manager: &PackageManager, p: &Parsed) -> Result<u8, String> {
             println!("{}", green(&format!("Removed {source}")));
         }
         "list" => list(manager)?,
-        _ => {
-            if p.update_packages {
-                manager
-                    .update(p.source.as_deref())
-                    .map_err(|e| e.to_string())?;
-                match &p.source {
-                    Some(s) => println!("{}", green(&format!("Updated {s}"))),
-                    None => println!("{}", green("Updated packages")),
-                }
-            }
-            if p.update_self {
-                eprintln!("error: pi cannot self-update this installation.");
-                eprintln!(
-                    "pi-rs is a single binary: update it the way you installed it (a new release binary or `cargo install`)."
-                );
-                // Only `pi update --self` fails on this; plain `pi update` did its part.
-                if !p.update_packages {
-                    return Ok(1);
-                }
-            }
-        }
+        _ => return crate::cli::update::run(manager, &p.update_request()),
     }
     Ok(0)
+}
+
+impl Parsed {
+    fn update_request(&self) -> crate::cli::update::UpdateRequest {
+        crate::cli::update::UpdateRequest {
+            source: self.source.clone(),
+            packages: self.update_packages,
+            pi_itself: self.update_self,
+            models: self.update_models,
+            extensions_skipped_note: self.extensions_skipped_note,
+            force: self.force,
+        }
+    }
 }
 
 fn list(manager: &PackageManager) -> Result<(), String> {
@@ -383,6 +449,10 @@ pub fn run_config_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Opti
     if args.first().map(String::as_str) != Some("config") {
         return None;
     }
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{}", config_help());
+        return Some(0);
+    }
     let mut trust = None;
     let mut local = false;
     for arg in &args[1..] {
@@ -398,6 +468,13 @@ pub fn run_config_command(args: &[String], cwd: &Path, agent_dir: &Path) -> Opti
         eprintln!(
             "{}",
             red("Project is not trusted. Use --approve to modify local resource config.")
+        );
+        return Some(1);
+    }
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        eprintln!(
+            "{}",
+            red("Error: pi config needs an interactive terminal (stdin and stdout)")
         );
         return Some(1);
     }
@@ -496,9 +573,21 @@ mod tests {
     }
 
     #[test]
-    fn update_targets() {
-        let all = parsed(&["update"]);
-        assert!(all.update_packages && all.update_self);
+    fn update_targets_of_pi_1_6() {
+        let bare = parsed(&["update"]);
+        assert!(!bare.update_packages && bare.update_self && bare.extensions_skipped_note);
+        let all = parsed(&["update", "--all"]);
+        assert!(all.update_packages && all.update_self && !all.extensions_skipped_note);
+        let models = parsed(&["update", "--models"]);
+        assert!(models.update_models && !models.update_self && !models.update_packages);
+        assert_eq!(
+            parsed(&["update", "--models", "--all"]).conflict,
+            Some("--all cannot be combined with --self, --extensions, --models, or --extension")
+        );
+        assert_eq!(
+            parsed(&["update", "x", "--models"]).conflict,
+            Some("--models cannot be combined with a positional source")
+        );
         let ext = parsed(&["update", "--extensions"]);
         assert!(ext.update_packages && !ext.update_self);
         let me = parsed(&["update", "pi"]);

@@ -5,6 +5,7 @@
 
 pub mod agent_session;
 pub mod auth_guidance;
+pub mod builtin_extensions;
 pub mod checkpoints;
 pub mod command_list;
 pub mod events;
@@ -20,4 +21,5 @@ pub mod settings;
 pub mod skills;
 pub mod system_prompt;
 pub mod timing;
+pub mod tool_selection;
 pub mod trust;

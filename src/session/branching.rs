@@ -62,8 +62,9 @@ fn new_header(
     ids: &mut IdSource,
     cwd: &Path,
     parent_session: Option<String>,
+    id: Option<SessionId>,
 ) -> (SessionHeader, String) {
-    let id = ids.session_id();
+    let id = id.unwrap_or_else(|| ids.session_id());
     let timestamp = now_iso();
     let header = SessionHeader::new(
         id.to_string(),
@@ -121,7 +122,7 @@ impl SessionManager {
         let parent_session = self
             .session_file()
             .map(|p| p.to_string_lossy().into_owned());
-        let (header, header_line) = new_header(&mut self.ids, &self.cwd, parent_session);
+        let (header, header_line) = new_header(&mut self.ids, &self.cwd, parent_session, None);
 
         let mut text = Vec::new();
         push_line(&mut text, header_line.as_bytes());
@@ -203,6 +204,17 @@ impl SessionManager {
         target_cwd: impl Into<PathBuf>,
         session_dir: impl Into<PathBuf>,
     ) -> Result<Self> {
+        Self::fork_from_with_id(source, target_cwd, session_dir, None)
+    }
+
+    /// [`SessionManager::fork_from`] with the new session's id given (`--fork` with
+    /// `--session-id`) instead of a fresh one.
+    pub fn fork_from_with_id(
+        source: impl AsRef<Path>,
+        target_cwd: impl Into<PathBuf>,
+        session_dir: impl Into<PathBuf>,
+        id: Option<SessionId>,
+    ) -> Result<Self> {
         let source = source.as_ref();
         let target_cwd = target_cwd.into();
         let session_dir = session_dir.into();
@@ -219,6 +231,7 @@ impl SessionManager {
             &mut ids,
             &target_cwd,
             Some(source.to_string_lossy().into_owned()),
+            id,
         );
         let mut text = Vec::with_capacity(loaded.store.base_len() + header_line.len() + 1);
         push_line(&mut text, header_line.as_bytes());

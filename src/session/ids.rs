@@ -38,6 +38,21 @@ impl From<&str> for SessionId {
     }
 }
 
+/// pi's message for a `--session-id` it refuses.
+pub const INVALID_SESSION_ID: &str = "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character";
+
+/// Whether `id` may name a session (`--session-id`): ASCII letters, digits, `.`, `_`
+/// and `-`, starting and ending with a letter or digit.
+pub fn is_valid_session_id(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    let edge_ok = |b: Option<&u8>| b.is_some_and(u8::is_ascii_alphanumeric);
+    edge_ok(bytes.first())
+        && edge_ok(bytes.last())
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
 /// Where new ids come from.
 #[derive(Debug, Clone)]
 pub(crate) enum IdSource {
@@ -196,5 +211,20 @@ mod tests {
         let id = IdSource::Random.session_id();
         let parsed = uuid::Uuid::parse_str(id.as_str()).unwrap();
         assert_eq!(parsed.get_version_num(), 7);
+    }
+}
+
+#[cfg(test)]
+mod session_id_tests {
+    use super::is_valid_session_id;
+
+    #[test]
+    fn session_ids_follow_pi_rules() {
+        for ok in ["a", "my.sess-1", "A_b.C", "7"] {
+            assert!(is_valid_session_id(ok), "{ok}");
+        }
+        for bad in ["", "-a", "a-", ".a", "a b", "a/b", "ü", "a_"] {
+            assert!(!is_valid_session_id(bad), "{bad}");
+        }
     }
 }

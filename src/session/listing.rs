@@ -53,6 +53,16 @@ pub fn list(session_dir: &Path) -> Result<Vec<SessionInfo>> {
     Ok(sorted(infos(&files)))
 }
 
+/// The session file in `session_dir` whose header has exactly `id` (pi's `findById`,
+/// reading only the headers). With `cwd`, only a session of that working directory
+/// counts (a shared session directory holds several projects' sessions).
+pub fn find_by_id(session_dir: &Path, id: &str, cwd: Option<&Path>) -> Option<std::path::PathBuf> {
+    jsonl_files(session_dir).ok()?.into_iter().find(|path| {
+        crate::session::load::first_line_header(path)
+            .is_some_and(|h| h.id == id && cwd.is_none_or(|cwd| Path::new(&h.cwd) == cwd))
+    })
+}
+
 /// Sessions of every project under `sessions_root` (each project is a subdirectory),
 /// most recently modified first.
 pub fn list_all(sessions_root: &Path) -> Result<Vec<SessionInfo>> {

@@ -103,10 +103,31 @@ impl SessionManager {
         Ok(manager)
     }
 
+    /// [`SessionManager::create`] with the session's id given (`--session-id`): the
+    /// file is `<timestamp>_<id>.jsonl`.
+    pub fn create_with_id(
+        cwd: impl Into<PathBuf>,
+        session_dir: impl Into<PathBuf>,
+        id: SessionId,
+    ) -> Result<Self> {
+        let session_dir = session_dir.into();
+        create_dir(&session_dir)?;
+        let mut manager = Self::blank(cwd.into(), Some(session_dir), true);
+        manager.new_session(Some(id), None);
+        Ok(manager)
+    }
+
     /// A session that is never written to disk.
     pub fn in_memory(cwd: impl Into<PathBuf>) -> Self {
         let mut manager = Self::blank(cwd.into(), None, false);
         manager.new_session(None, None);
+        manager
+    }
+
+    /// [`SessionManager::in_memory`] with the session's id given.
+    pub fn in_memory_with_id(cwd: impl Into<PathBuf>, id: SessionId) -> Self {
+        let mut manager = Self::blank(cwd.into(), None, false);
+        manager.new_session(Some(id), None);
         manager
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::reference_pi;
+use crate::support::reference_16;
 use crate::support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -62,13 +62,22 @@ fn toggle_two(program: &str, root: &Path) -> String {
         100,
         40,
     );
-    let first = t.wait_for("Type to filter resources", WAIT);
-    t.wait_for("local-skill", WAIT);
-    let first = if first.contains("local-skill") {
+    // pi 1.6 heads its screen "Global Resources", pi-rs "Resource Configuration".
+    let first = t.wait_for("esc close", WAIT);
+    t.wait_for("llama.cpp", WAIT);
+    let first = if first.contains("llama.cpp") {
         first
     } else {
         t.screen()
     };
+    // pi-rs lists the project's skill further down (pi 1.6 lists it in the project
+    // scope, behind Tab, which pi-rs does not have yet).
+    if !program.contains("reference") {
+        t.type_text("local");
+        t.wait_for("local-skill", WAIT);
+        t.keys(&["BSpace", "BSpace", "BSpace", "BSpace", "BSpace"]);
+        t.wait_for("review.md", WAIT);
+    }
     t.type_text("ocean");
     t.wait_until("the filter", WAIT, |s| !s.contains("review.md"));
     t.keys(&["Space"]);
@@ -103,8 +112,10 @@ fn config_screen_switches_resources_and_writes_pis_entries() {
         .iter()
         .position(|r| r.trim() == "../../pkgs/demo (user)")
         .unwrap_or_else(|| panic!("no package group:\n{first}"));
+    // pi 1.6's order: packages, then the user's groups (its folders, pi's built-in
+    // extensions), then the project's.
     assert_eq!(
-        rows[start..start + 13],
+        rows[start..start + 14],
         [
             "  ../../pkgs/demo (user)",
             "    Skills",
@@ -116,9 +127,10 @@ fn config_screen_switches_resources_and_writes_pis_entries() {
             "  User (~/.pi/agent/)",
             "    Prompts",
             "      [x] hello.md",
-            "  Project (.pi/)",
-            "    Skills",
-            "      [x] local-skill",
+            "  Built-in",
+            "    Extensions",
+            "      [x] codemode",
+            "      [x] llama.cpp",
         ]
     );
     let written: Value = serde_json::from_str(&settings(dir.path())).unwrap();
@@ -130,14 +142,14 @@ fn config_screen_switches_resources_and_writes_pis_entries() {
         })
     );
 
-    // The same keys in reference pi on an identical home write the same file.
-    if let Err(why) = reference_pi::available() {
+    // The same keys in reference pi 1.6 on an identical home write the same file.
+    if let Err(why) = reference_16::available() {
         eprintln!("reference pi comparison skipped: {why}");
         return;
     }
     let reference = tempfile::tempdir().unwrap();
     make_home(reference.path());
-    toggle_two(reference_pi::script().to_str().unwrap(), reference.path());
+    toggle_two(&reference_16::shell_command(), reference.path());
     assert_eq!(settings(dir.path()), settings(reference.path()));
 }
 
@@ -198,4 +210,54 @@ async fn package_theme_is_selectable_by_the_theme_setting() {
         "borders not in the package theme's colour: {:?}",
         &borders[..3.min(borders.len())]
     );
+}
+
+/// Switches pi 1.6's built-in `mcp` extension off, then on again, in `program config`.
+fn toggle_builtin(program: &str, root: &Path) {
+    for shown in ["[ ] mcp", "[x] mcp"] {
+        let t = Tmux::start(
+            &format!("{program} config"),
+            &root.join("proj"),
+            &[
+                ("HOME", root.join("home").to_str().unwrap()),
+                ("PI_CODING_AGENT_DIR", ""),
+            ],
+            100,
+            40,
+        );
+        t.wait_for("Built-in", WAIT);
+        t.type_text("mcp");
+        t.wait_until("the filter", WAIT, |s| !s.contains("codemode"));
+        t.keys(&["Space"]);
+        t.wait_for(shown, WAIT);
+        t.keys(&["Escape"]);
+        t.wait_until("the exit", WAIT, |_| t.exited());
+    }
+}
+
+/// The Built-in group lists pi 1.6's built-in extensions; switching one writes
+/// `-builtin:<name>` / `+builtin:<name>` to the user's `extensions`, byte for byte as
+/// reference pi 1.6 writes them.
+#[test]
+fn builtin_extensions_are_switched_as_pi_1_6_writes_them() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("home/.pi/agent/settings.json"), "{}");
+    std::fs::create_dir_all(dir.path().join("proj")).unwrap();
+    toggle_builtin(env!("CARGO_BIN_EXE_pi"), dir.path());
+    let written: Value = serde_json::from_str(&settings(dir.path())).unwrap();
+    assert_eq!(written, json!({"extensions": ["+builtin:mcp"]}));
+
+    if let Err(why) = reference_16::available() {
+        eprintln!("reference pi comparison skipped: {why}");
+        return;
+    }
+    let reference = tempfile::tempdir().unwrap();
+    write(&reference.path().join("home/.pi/agent/settings.json"), "{}");
+    std::fs::create_dir_all(reference.path().join("proj")).unwrap();
+    toggle_builtin(&reference_16::shell_command(), reference.path());
+    assert_eq!(settings(dir.path()), settings(reference.path()));
 }

@@ -163,7 +163,10 @@ async fn warnings_come_in_pis_order_and_a_bad_model_is_an_error() {
     p.write(".pi/settings.json", "{ not json");
     let config = SessionConfig {
         warnings: vec!["Invalid thinking level \"max\" ignored.".into()],
-        tools: ToolSelection::Only(vec!["read".into(), "nope".into()]),
+        tools: ToolSelection {
+            tools: Some(vec!["read".into(), "nope".into()]),
+            ..ToolSelection::default()
+        },
         ..config()
     };
     let factory = new_factory(&p, config.clone());

@@ -11,6 +11,7 @@ pub mod http_stub;
 pub mod mock_llm;
 pub mod pi16_schema;
 pub mod pi_project;
+pub mod reference_16;
 pub mod reference_pi;
 pub mod rpc_client;
 pub mod session;

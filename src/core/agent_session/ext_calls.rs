@@ -162,9 +162,30 @@ impl AgentSession {
         infos.into_iter().map(|(_, info)| info).collect()
     }
 
+    /// Limits which tools extensions may activate (`setActiveTools`, tools registered
+    /// later) to what `--tools` and `--exclude-tools` allow, as pi 1.6 does.
+    pub fn set_tool_filter(&self, filter: crate::core::tool_selection::ToolFilter) {
+        self.state().tool_filter = filter;
+    }
+
     /// pi's `setActiveTools(names)`: the named tools of the registry (built-in or from
-    /// extensions), in that order; unknown names are ignored. The system prompt follows.
+    /// extensions); unknown names, and names `--tools` / `--exclude-tools` leave out, are
+    /// ignored. As in pi 1.6, the named tools that are active keep their place and the
+    /// others follow in the order given. The system prompt follows.
     pub fn set_active_tools(&self, names: &[String]) {
+        let active: Vec<String> = self.tools().iter().map(|t| t.name().to_string()).collect();
+        let ordered: Vec<String> = active
+            .into_iter()
+            .filter(|n| names.contains(n))
+            .chain(names.iter().cloned())
+            .collect();
+        self.set_tools_in_order(&ordered);
+    }
+
+    /// The named tools (built-in or from extensions) become the active ones, in this
+    /// order (repeated and unknown names, and names the tool flags leave out, are
+    /// skipped). The system prompt follows.
+    pub fn set_tools_in_order(&self, names: &[String]) {
         let ext_tools = self
             .extension_host()
             .map(|h| h.agent_tools())
@@ -173,7 +194,7 @@ impl AgentSession {
         let mut st = self.state();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         for name in names {
-            if tools.iter().any(|t| t.name() == name) {
+            if tools.iter().any(|t| t.name() == name) || !st.tool_filter.allows(name) {
                 continue;
             }
             let existing = st.tools.iter().find(|t| t.name() == name).cloned();
@@ -200,6 +221,9 @@ impl AgentSession {
         let tool = host.register_tool(path, spec)?;
         let cwd = self.inner.cwd.clone();
         let mut st = self.state();
+        if !st.tool_filter.allows(tool.name()) {
+            return Ok(());
+        }
         st.tools.retain(|t| t.name() != tool.name());
         st.tools.push(tool);
         st.rebuild_system_prompt(&cwd);

@@ -148,6 +148,8 @@ pub(crate) struct State {
     pub skills: Vec<crate::core::skills::Skill>,
     /// Extension messages sent with `deliverAs: "nextTurn"`, waiting for the next prompt.
     pub pending_next_turn: Vec<crate::messages::CustomMessage>,
+    /// Which tools `--tools` / `--exclude-tools` let extensions activate.
+    pub tool_filter: crate::core::tool_selection::ToolFilter,
 }
 
 pub(crate) struct Inner {
@@ -240,6 +242,7 @@ impl AgentSession {
             prompt_templates: Vec::new(),
             skills: Vec::new(),
             pending_next_turn: Vec::new(),
+            tool_filter: Default::default(),
         };
         state.rebuild_system_prompt(&options.cwd);
         AgentSession {

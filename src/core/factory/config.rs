@@ -3,6 +3,7 @@
 //! The defaults are pi's behaviour when no flag is given.
 
 use crate::ai::model::ThinkingLevel;
+pub use crate::core::tool_selection::{NoTools, ToolSelection};
 use crate::extensions::HostMode;
 
 /// The command line's share of building a session.
@@ -18,7 +19,8 @@ pub struct SessionConfig {
     pub thinking: Option<ThinkingLevel>,
     /// `--api-key`: a key for the chosen model's provider, used and never saved.
     pub api_key: Option<String>,
-    /// Which tools are active (`--tools`, `--no-tools`, `--no-builtin-tools`).
+    /// Which tools are active (`--tools`, `--exclude-tools`, `--no-tools`,
+    /// `--no-builtin-tools`, with the `defaultTools` setting).
     pub tools: ToolSelection,
     /// `--system-prompt`: replaces the default prompt (text, or a file to read).
     pub system_prompt: Option<String>,
@@ -45,23 +47,16 @@ pub struct SessionConfig {
     /// `--offline`: configured pi packages that are missing are not installed (they are
     /// left out with a warning).
     pub offline: bool,
+    /// `--session-id`: the id of a new session (or of the fork, with `--fork`).
+    pub session_id: Option<String>,
+    /// `-n` / `--name`: the display name recorded in the session at startup.
+    pub session_name: Option<String>,
+    /// `-e builtin:<name>` of pi 1.6's built-in extensions (pi-rs has them in a later
+    /// version; they count for which tools pi would have).
+    pub builtin_extensions: Vec<String>,
     /// `--approve` (`true`) / `--no-approve` (`false`): the project trust decision for
     /// this run, before extensions, trust.json and `defaultProjectTrust` are asked.
     pub project_trust: Option<bool>,
-}
-
-/// Which tools a session starts with, as pi's tool flags decide.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum ToolSelection {
-    /// The default built-in tools and every extension tool.
-    #[default]
-    Default,
-    /// `--no-builtin-tools`: the extension tools only.
-    ExtensionsOnly,
-    /// `--no-tools`: none at all.
-    Disabled,
-    /// `--tools a,b`: only the tools named, built-in or from extensions.
-    Only(Vec<String>),
 }
 
 /// Where one kind of resource (prompt templates, skills, extensions) comes from.

@@ -29,15 +29,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use self::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};
+pub use self::config::{
+    ExtensionHosting, NoTools, ResourceSelection, SessionConfig, ToolSelection,
+};
 pub use self::error::StartupError;
 pub use self::source::{SessionSource, missing_session_cwd, open_session_source, session_dir_for};
 pub use self::trust_gate::TrustPrompter;
 
 use self::model::{ModelContext, choose_model};
 use self::resources::{
-    LoadedExtensions, Place, SessionInfo, SessionPackages, TemplatesAndSkills, builtin_tools,
-    check_extension_flags, extension_tools, find_extensions, prompt_resources, start_extensions,
+    LoadedExtensions, Place, SessionInfo, SessionPackages, TemplatesAndSkills,
+    check_extension_flags, extension_tools, find_extensions, plan_tools, prompt_resources,
+    start_extensions,
 };
 use self::trust_gate::TrustGate;
 use crate::ai::auth::ApiKey;
@@ -178,12 +181,24 @@ impl SessionFactory {
         &self.session_dir
     }
 
-    /// Opens (or creates) the session file `source` names, on a blocking thread. See
-    /// [`open_session_source`] for the sessions it refuses.
+    /// Opens (or creates) the session file `source` names, on a blocking thread, and
+    /// records `--name` in it. See [`open_session_source`] for the sessions it refuses.
     pub async fn open(&self, source: SessionSource) -> Result<SessionManager, StartupError> {
         let cwd = self.cwd.clone();
         let dir = self.session_dir.clone();
-        blocking(move || open_session_source(&source, &cwd, &dir)).await?
+        let id = self.config.session_id.clone();
+        let name = self.config.session_name.clone();
+        blocking(move || {
+            let mut manager = open_session_source(&source, &cwd, &dir, id.as_deref())?;
+            // pi writes the name as the session's next entry, before the model is chosen.
+            if let Some(name) = name {
+                manager
+                    .append_session_info(&name)
+                    .map_err(|e| StartupError(e.to_string()))?;
+            }
+            Ok(manager)
+        })
+        .await?
     }
 
     /// Builds the session on `manager`. With [`ResourceLoading::Full`] the project trust
@@ -344,11 +359,13 @@ impl SessionFactory {
         }
 
         let this = self.clone();
-        let (session, warnings, extensions) =
+        let (session, warnings, extensions, active_tools) =
             blocking(move || this.assemble(prepared, extension_warnings, extensions)).await?;
         if let Some(loaded) = extensions {
-            let tools = extension_tools(&self.config.tools, &loaded.host);
+            let tools = extension_tools(&active_tools, &loaded.host);
             session.attach_extensions(loaded.host, loaded.channels, tools);
+            // The declaration order pi gives them (extension tools may come first).
+            session.set_tools_in_order(&active_tools);
         }
         if full {
             session.set_reload_handler(self.reload_handler());
@@ -576,17 +593,23 @@ impl SessionFactory {
 
     /// Makes the session from what [`SessionFactory::prepare`] read and the started
     /// extensions (handed back, to be attached). Blocking: builds the conversation's
-    /// context. The warnings come out in pi's order.
+    /// context. The warnings come out in pi's order. Also returns the active tools in
+    /// the order they are declared.
     fn assemble(
         &self,
         prepared: Prepared,
         extension_warnings: Vec<String>,
         extensions: Option<LoadedExtensions>,
-    ) -> (AgentSession, Vec<String>, Option<LoadedExtensions>) {
+    ) -> (
+        AgentSession,
+        Vec<String>,
+        Option<LoadedExtensions>,
+        Vec<String>,
+    ) {
         let mut warnings = prepared.warnings;
         warnings.extend(extension_warnings);
         let host = extensions.as_ref().map(|e| &e.host);
-        let tool_names = builtin_tools(&self.config.tools, host, &mut warnings);
+        let plan = plan_tools(&self.config, &self.settings, host, &mut warnings);
         warnings.extend(prepared.prompt_warnings);
 
         let session = AgentSession::new(AgentSessionOptions {
@@ -598,17 +621,18 @@ impl SessionFactory {
             model: prepared.model,
             thinking: prepared.thinking,
             scoped_models: prepared.scoped,
-            tool_names,
+            tool_names: plan.builtin,
             extra_tools: Vec::new(),
             resources: prepared.prompt,
             hooks: None,
         });
+        session.set_tool_filter(plan.filter);
         if let Some(loaded) = prepared.templates_and_skills {
             warnings.extend(loaded.warnings());
             session.set_prompt_templates(loaded.templates.templates);
             session.set_skills(loaded.skills.skills);
         }
-        (session, warnings, extensions)
+        (session, warnings, extensions, plan.active)
     }
 }
 

@@ -1,9 +1,10 @@
-//! `/reload` as pi 0.73 does it, for a running session: the extensions get
+//! `/reload` as pi does it, for a running session: the extensions get
 //! `session_shutdown` (reason `reload`) and stop; settings, models.json / auth.json,
 //! context files, `SYSTEM.md` / `APPEND_SYSTEM.md`, prompt templates, skills and
 //! extensions are read again with the same configuration as at startup; the new
 //! extensions start and get `session_start` (reason `reload`). The conversation, the
-//! model and the thinking level stay as they are.
+//! model and the thinking level stay as they are; the active tools too, plus the ones
+//! newly added to `defaultTools` and the reloaded extensions' tools (pi 1.6).
 //!
 //! Keybindings, the theme and editor settings belong to the front end, which reloads them
 //! itself after this returns.
@@ -12,8 +13,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::resources::{
-    Place, SessionInfo, SessionPackages, TemplatesAndSkills, builtin_tools, extension_tools,
-    find_extensions, prompt_resources, start_extensions,
+    Place, SessionInfo, SessionPackages, TemplatesAndSkills, extension_tools, find_extensions,
+    plan_reload_tools, prompt_resources, start_extensions,
 };
 use super::{SessionFactory, StartupError, blocking};
 use crate::core::agent_session::{AgentSession, ReloadHandler, ReloadedResources};
@@ -51,6 +52,13 @@ impl SessionFactory {
         self: &Arc<Self>,
         session: &AgentSession,
     ) -> Result<Vec<String>, StartupError> {
+        // What `/reload` keeps: the tools active now, and the settings they came from.
+        let active_before: Vec<String> = session
+            .tools()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        let settings_before = session.settings();
         session.detach_extensions_for_reload().await;
 
         // The session's own directory: a session opened from another project runs there
@@ -114,16 +122,22 @@ impl SessionFactory {
             None
         });
         let host = extensions.as_ref().map(|e| &e.host);
-        let tool_names = builtin_tools(&self.config.tools, host, &mut warnings);
+        let plan = plan_reload_tools(
+            &self.config,
+            (&settings_before, &settings),
+            &active_before,
+            host,
+        );
         warnings.extend(prompt_warnings);
         warnings.extend(loaded.warnings());
 
+        session.set_tool_filter(plan.filter.clone());
         // Installing reads models.json and auth.json again.
         let reloading = session.clone();
         let models_error = blocking(move || {
             reloading.reload_resources(ReloadedResources {
                 settings,
-                tool_names,
+                tool_names: plan.builtin,
                 prompt,
                 prompt_templates: loaded.templates.templates,
                 skills: loaded.skills.skills,
@@ -136,8 +150,9 @@ impl SessionFactory {
         }
         if let Some(loaded) = extensions {
             warnings.extend(session.apply_extension_providers(&loaded.host));
-            let tools = extension_tools(&self.config.tools, &loaded.host);
+            let tools = extension_tools(&plan.active, &loaded.host);
             session.attach_extensions(loaded.host, loaded.channels, tools);
+            session.set_tools_in_order(&plan.active);
         }
         session.start_extensions(SessionStartReason::Reload).await;
         Ok(warnings)

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::StartupError;
-use super::config::{ExtensionHosting, ResourceSelection, SessionConfig, ToolSelection};
+use super::config::{ExtensionHosting, ResourceSelection, SessionConfig};
 use crate::core::agent_session::PromptResources;
 use crate::core::extension_discovery::{DiscoveredExtensions, discover_extensions};
 use crate::core::packages::{PackageManager, ResolvedPackages, ResourceKind, is_package_source};
@@ -22,9 +22,10 @@ use crate::core::resources::{
 };
 use crate::core::settings::Settings;
 use crate::core::skills::{LoadedSkills, load_skills};
+use crate::core::{builtin_extensions, tool_selection};
 use crate::extensions::protocol::FlagType;
 use crate::extensions::{ExtensionHost, HostChannels, LoadOptions};
-use crate::tools::{Tool, builtin_tool_names, default_tool_names};
+use crate::tools::{Tool, builtin_tool_names};
 
 /// Where resources are looked for: the project, the agent directory, the settings and
 /// the pi packages they (and `-e`) name.
@@ -274,54 +275,133 @@ pub(super) fn check_extension_flags(
     }
 }
 
-/// The built-in tools the selection asks for; names that are neither built-in nor tools
-/// of `extensions` are reported in `warnings`.
-pub(super) fn builtin_tools(
-    tools: &ToolSelection,
-    extensions: Option<&ExtensionHost>,
-    warnings: &mut Vec<String>,
-) -> Vec<String> {
-    let list = match tools {
-        ToolSelection::Default => {
-            return default_tool_names().iter().map(|s| s.to_string()).collect();
-        }
-        ToolSelection::ExtensionsOnly | ToolSelection::Disabled => return Vec::new(),
-        ToolSelection::Only(list) => list,
-    };
-    let extension_tool_names: Vec<String> = extensions
-        .map(|host| {
-            host.agent_tools()
-                .iter()
-                .map(|t| t.name().to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut tool_names = Vec::new();
-    for name in list {
-        if builtin_tool_names().contains(&name.as_str()) {
-            tool_names.push(name.clone());
-        } else if !extension_tool_names.contains(name) {
-            warnings.push(format!(
-                "Unknown tool \"{name}\" ignored. Built-in tools: {}",
-                builtin_tool_names().join(", ")
-            ));
-        }
-    }
-    tool_names
+/// The tools a session runs with, as the flags and the `defaultTools` setting select
+/// them (`core::tool_selection`): the built-in tools to create and every active tool in
+/// the order they are declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ToolPlan {
+    pub builtin: Vec<String>,
+    pub active: Vec<String>,
+    /// What extensions may activate later.
+    pub filter: tool_selection::ToolFilter,
 }
 
-/// The extension tools the selection keeps: all of them by default and with
-/// `--no-builtin-tools`, none with `--no-tools`, and with `--tools a,b` only those named.
-pub(super) fn extension_tools(tools: &ToolSelection, host: &ExtensionHost) -> Vec<Arc<dyn Tool>> {
-    let all = host.agent_tools();
-    match tools {
-        ToolSelection::Only(names) => all
-            .into_iter()
-            .filter(|t| names.iter().any(|n| n == t.name()))
-            .collect(),
-        ToolSelection::Disabled => Vec::new(),
-        ToolSelection::Default | ToolSelection::ExtensionsOnly => all,
+impl ToolPlan {
+    fn of(
+        active: Vec<String>,
+        extension: &[String],
+        filter: tool_selection::ToolFilter,
+    ) -> ToolPlan {
+        // An extension tool replaces the built-in tool of its name.
+        let builtin = active
+            .iter()
+            .filter(|n| builtin_tool_names().contains(&n.as_str()) && !extension.contains(n))
+            .cloned()
+            .collect();
+        ToolPlan {
+            builtin,
+            active,
+            filter,
+        }
     }
+}
+
+fn extension_tool_names(host: Option<&ExtensionHost>) -> Vec<String> {
+    host.map(|h| {
+        h.agent_tools()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// The resolved `defaultTools` of `settings` (the user's file, then the project's);
+/// malformed values were named when the settings were read.
+pub(super) fn settings_default_tools(settings: &Settings) -> Option<Vec<String>> {
+    settings
+        .default_tools()
+        .map(|entries| tool_selection::resolve_default_tools(&entries))
+}
+
+/// Whether pi 1.6 would load its built-in extension `name` here (for the tools pi-rs
+/// has in a later version).
+fn builtin_extension_on(config: &SessionConfig, settings: &Settings, name: &str) -> bool {
+    config.builtin_extensions.iter().any(|n| n == name)
+        || (config.extensions.discover
+            && builtin_extensions::enabled_by_settings(
+                &settings.global_strings("extensions"),
+                &settings.project_strings("extensions"),
+                name,
+            ))
+}
+
+/// The tools a new session starts with. Names that are no tool, and tools pi 1.6 has
+/// that pi-rs does not have yet, are named in `warnings`.
+pub(super) fn plan_tools(
+    config: &SessionConfig,
+    settings: &Settings,
+    host: Option<&ExtensionHost>,
+    warnings: &mut Vec<String>,
+) -> ToolPlan {
+    let extension = extension_tool_names(host);
+    let defaults = settings_default_tools(settings);
+    let selection = &config.tools;
+    let builtin = builtin_tool_names();
+    let asked = selection.tools.clone().unwrap_or_default();
+    for name in tool_selection::unknown_names(&asked, builtin, &extension) {
+        warnings.push(format!(
+            "Unknown tool \"{name}\" ignored. Built-in tools: {}",
+            builtin.join(", ")
+        ));
+    }
+    let configured = defaults.clone().unwrap_or_default();
+    for name in tool_selection::unknown_names(&configured, builtin, &extension) {
+        warnings.push(format!(
+            "Unknown tool \"{name}\" in the defaultTools setting ignored. Built-in tools: {}",
+            builtin.join(", ")
+        ));
+    }
+    let later = tool_selection::later_tools(
+        selection,
+        defaults.as_deref(),
+        builtin,
+        &extension,
+        |name| builtin_extension_on(config, settings, name),
+    );
+    let entries: Vec<String> = asked.into_iter().chain(configured).collect();
+    warnings.extend(tool_selection::later_note(&later, &entries));
+    let active = tool_selection::startup_tools(selection, defaults.as_deref(), builtin, &extension);
+    ToolPlan::of(active, &extension, selection.filter(defaults.as_deref()))
+}
+
+/// The tools after `/reload`: the `active` ones, the ones newly added to `defaultTools`
+/// (`old` settings → `new`), and the reloaded extensions' tools.
+pub(super) fn plan_reload_tools(
+    config: &SessionConfig,
+    (old, new): (&Settings, &Settings),
+    active: &[String],
+    host: Option<&ExtensionHost>,
+) -> ToolPlan {
+    let extension = extension_tool_names(host);
+    let before = settings_default_tools(old);
+    let after = settings_default_tools(new);
+    let active = tool_selection::reload_tools(
+        &config.tools,
+        (before.as_deref(), after.as_deref()),
+        active,
+        builtin_tool_names(),
+        &extension,
+    );
+    ToolPlan::of(active, &extension, config.tools.filter(after.as_deref()))
+}
+
+/// The extension tools among the active ones.
+pub(super) fn extension_tools(active: &[String], host: &ExtensionHost) -> Vec<Arc<dyn Tool>> {
+    host.agent_tools()
+        .into_iter()
+        .filter(|t| active.iter().any(|n| n == t.name()))
+        .collect()
 }
 
 /// The system prompt's parts besides tools and skills: the context files (AGENTS.md /
@@ -367,6 +447,7 @@ pub(super) fn prompt_resources(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::tool_selection::ToolSelection;
 
     #[test]
     fn flags_nobody_registered_are_reported_together() {
@@ -385,19 +466,29 @@ mod tests {
     }
 
     #[test]
-    fn tool_flags_split_built_in_and_extension_tools_as_pi() {
+    fn tool_plans_name_unknown_and_later_tools() {
+        let config = SessionConfig {
+            tools: ToolSelection {
+                tools: Some(vec![
+                    "read".into(),
+                    "grep".into(),
+                    "nope".into(),
+                    "codemode".into(),
+                ]),
+                ..ToolSelection::default()
+            },
+            ..SessionConfig::default()
+        };
+        let settings = Settings::in_memory(serde_json::json!({}));
         let mut warnings = Vec::new();
-        let only = ToolSelection::Only(vec!["read".into(), "grep".into(), "nope".into()]);
-        assert_eq!(builtin_tools(&only, None, &mut warnings), ["read", "grep"]);
-        assert_eq!(warnings.len(), 1);
+        let plan = plan_tools(&config, &settings, None, &mut warnings);
+        assert_eq!(plan.active, ["read", "grep"]);
+        assert_eq!(plan.builtin, ["read", "grep"]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].starts_with("Unknown tool \"nope\" ignored"));
-        for off in [ToolSelection::Disabled, ToolSelection::ExtensionsOnly] {
-            assert!(builtin_tools(&off, None, &mut warnings).is_empty());
-        }
-        assert_eq!(
-            builtin_tools(&ToolSelection::Default, None, &mut warnings),
-            default_tool_names()
+        assert!(
+            warnings[1].contains("The tool codemode of pi 1.6"),
+            "{warnings:?}"
         );
-        assert_eq!(warnings.len(), 1);
     }
 }

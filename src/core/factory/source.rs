@@ -9,6 +9,7 @@ use crate::core::paths::{AgentPaths, expand_tilde};
 use crate::core::settings::Settings;
 use crate::session::SessionManager;
 use crate::session::error::SessionError;
+use crate::session::ids::SessionId;
 use crate::session::paths::default_session_dir;
 use crate::session::refusal::{MissingCwd, read_only_refusal};
 
@@ -54,6 +55,7 @@ pub fn session_dir_for(
 }
 
 /// Opens (or creates) the session `source` names. Blocking: reads the whole file.
+/// `session_id` (`--session-id`) is the id of a new, in-memory or forked session.
 ///
 /// An existing session is refused (nothing in its file changed) when its header names a
 /// working directory that no longer exists (pi's message and how to go on; the
@@ -63,24 +65,34 @@ pub fn open_session_source(
     source: &SessionSource,
     cwd: &Path,
     session_dir: &Path,
+    session_id: Option<&str>,
 ) -> Result<SessionManager, StartupError> {
     let failed = |e: SessionError| StartupError(e.to_string());
-    let manager = match source {
-        SessionSource::InMemory => return Ok(SessionManager::in_memory(cwd)),
-        SessionSource::Create => SessionManager::create(cwd, session_dir).map_err(failed)?,
-        SessionSource::Open(path) => {
+    let id = session_id.map(SessionId::from);
+    let manager = match (source, id) {
+        (SessionSource::InMemory, Some(id)) => {
+            return Ok(SessionManager::in_memory_with_id(cwd, id));
+        }
+        (SessionSource::InMemory, None) => return Ok(SessionManager::in_memory(cwd)),
+        (SessionSource::Create, Some(id)) => {
+            SessionManager::create_with_id(cwd, session_dir, id).map_err(failed)?
+        }
+        (SessionSource::Create, None) => {
+            SessionManager::create(cwd, session_dir).map_err(failed)?
+        }
+        (SessionSource::Open(path), _) => {
             if let Some(issue) = missing_session_cwd(source, cwd) {
                 return Err(StartupError(format!("{issue}\n{}", issue.hint())));
             }
             SessionManager::open(path, Some(session_dir)).map_err(failed)?
         }
-        SessionSource::OpenHere(path) => {
+        (SessionSource::OpenHere(path), _) => {
             SessionManager::open_with_cwd(path, Some(session_dir), Some(cwd)).map_err(failed)?
         }
-        SessionSource::Fork(path) => {
-            SessionManager::fork_from(path, cwd, session_dir).map_err(failed)?
+        (SessionSource::Fork(path), id) => {
+            SessionManager::fork_from_with_id(path, cwd, session_dir, id).map_err(failed)?
         }
-        SessionSource::ContinueRecent => {
+        (SessionSource::ContinueRecent, _) => {
             SessionManager::continue_recent(cwd, session_dir).map_err(failed)?
         }
     };

@@ -1,6 +1,7 @@
-//! `pi config` (pi 0.73's config selector): every extension, skill, prompt template and
-//! theme of the settings' folders and entries and of the configured packages, enabled or
-//! not ([`list_resources`]), and the settings edit for switching one ([`apply_toggle`]).
+//! `pi config` (pi's config selector): every extension, skill, prompt template and theme
+//! of the settings' folders and entries and of the configured packages, and pi 1.6's
+//! built-in extensions, enabled or not ([`list_resources`]), and the settings edit for
+//! switching one ([`apply_toggle`]).
 //!
 //! Switching one resource on or off adds a `+path` / `-path` entry for it, replacing any earlier entry naming the
 //! same path (`!`, `+`, `-` or plain).
@@ -9,13 +10,16 @@
 //!   `themes` of the same settings file) gets the entry in that list, relative to the
 //!   settings' base (`<cwd>/.pi` or the agent directory);
 //! - a package resource gets it in the filter of its `packages` entry (a plain string
-//!   entry becomes the object form), relative to the package's root.
+//!   entry becomes the object form), relative to the package's root;
+//! - a built-in extension (the "Built-in" group) gets `+builtin:<name>` /
+//!   `-builtin:<name>` in the user's `extensions` list, as pi 1.6 writes it.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::{PackageError, PackageManager, PackageScope, ResourceKind};
+use crate::core::builtin_extensions;
 use crate::core::resource_paths::{FoundResource, ResourceOptions, ResourceScope, canonical};
 use crate::core::settings::Settings;
 
@@ -28,6 +32,9 @@ pub enum Origin {
     SettingsEntry,
     /// An automatically scanned folder (pi's source `auto`).
     Folder,
+    /// One of pi 1.6's built-in extensions (`builtin:<name>`; pi-rs has them in a
+    /// later version, but switching them is kept in the settings as pi writes it).
+    Builtin,
 }
 
 /// One resource `pi config` lists.
@@ -51,12 +58,21 @@ impl ConfigResource {
             (Origin::Folder, true) => "Project (.pi/)".to_string(),
             (Origin::SettingsEntry, false) => "User settings".to_string(),
             (Origin::SettingsEntry, true) => "Project settings".to_string(),
+            (Origin::Builtin, false) => "Built-in".to_string(),
+            (Origin::Builtin, true) => "Built-in (project override)".to_string(),
         }
     }
 
     /// How the list names it: a skill by its folder, an extension outside an
     /// `extensions/` folder as `folder/file`, anything else by its file name.
     pub fn display_name(&self) -> String {
+        if self.origin == Origin::Builtin {
+            let path = self.path.to_string_lossy();
+            return path
+                .strip_prefix(builtin_extensions::PREFIX)
+                .unwrap_or(&path)
+                .to_string();
+        }
         let file = file_name(&self.path);
         let parent = self.path.parent().map(file_name).unwrap_or_default();
         match self.kind {
@@ -73,6 +89,7 @@ impl ConfigResource {
             Origin::Package { source, .. } => source.clone(),
             Origin::SettingsEntry => "local".to_string(),
             Origin::Folder => "auto".to_string(),
+            Origin::Builtin => "builtin".to_string(),
         };
         (
             u8::from(!matches!(self.origin, Origin::Package { .. })),
@@ -97,6 +114,7 @@ fn rank(r: &ConfigResource) -> u8 {
         (Origin::SettingsEntry, false) => 2,
         (Origin::Folder, false) => 3,
         (Origin::Package { .. }, _) => 4,
+        (Origin::Builtin, _) => 5,
     }
 }
 
@@ -160,6 +178,9 @@ pub fn list_resources(
                 },
             });
         }
+        if kind == ResourceKind::Extensions {
+            of_kind.extend(builtin_resources(settings));
+        }
         of_kind.sort_by_key(rank);
         let mut seen = std::collections::HashSet::new();
         out.extend(
@@ -169,6 +190,22 @@ pub fn list_resources(
         );
     }
     Ok((out, packages.warnings))
+}
+
+/// pi 1.6's built-in extensions, switched on or off by the `extensions` settings.
+fn builtin_resources(settings: &Settings) -> Vec<ConfigResource> {
+    let user = settings.global_strings("extensions");
+    let project = settings.project_strings("extensions");
+    builtin_extensions::BUILTIN_EXTENSIONS
+        .iter()
+        .map(|name| ConfigResource {
+            kind: ResourceKind::Extensions,
+            path: PathBuf::from(format!("{}{name}", builtin_extensions::PREFIX)),
+            enabled: builtin_extensions::enabled_by_settings(&user, &project, name),
+            project: false,
+            origin: Origin::Builtin,
+        })
+        .collect()
 }
 
 /// Writes the settings edit that switches `resource` on (`enabled`) or off.
@@ -192,6 +229,13 @@ pub fn apply_toggle(
                 Some(list) => manager.set_setting(scope, "packages", Value::Array(list)),
                 None => Ok(()),
             }
+        }
+        // As pi writes it: `+builtin:<name>` / `-builtin:<name>` in `extensions`.
+        Origin::Builtin => {
+            let pattern = resource.path.to_string_lossy().into_owned();
+            let current = manager.setting(scope, "extensions")?;
+            let list = toggle_entries(current.as_ref(), &pattern, enabled);
+            manager.set_setting(scope, "extensions", Value::Array(list))
         }
         Origin::SettingsEntry | Origin::Folder => {
             let base = if resource.project {

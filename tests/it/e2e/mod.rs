@@ -5,6 +5,9 @@
 //! - `tui`: prompts and streaming, tool diffs, abort, resize, `--resume`, `/compact`,
 //!   extension dialogs.
 //! - `abort`: Escape during a retry wait and an overflow compaction.
+//! - `cli_terminal`: print mode when stdout or stdin is not a terminal, command words
+//!   that never reach the model, `--tui-mode`, `--use-theme`, `/reload` and
+//!   `defaultTools`.
 //! - `checkpoints`: `/tree` offers to restore the files a `write` and a `bash` call
 //!   changed; restoring and `/undo-restore`.
 //! - `footer`: the git branch follows a `git switch` made elsewhere.
@@ -28,6 +31,7 @@
 mod abort;
 mod beside_pi;
 mod checkpoints;
+mod cli_terminal;
 mod env;
 mod footer;
 mod images;

@@ -995,6 +995,8 @@ impl App {
         {
             Ok(theme) => {
                 self.theme = theme;
+                // The choice is saved; `--use-theme` no longer applies.
+                self.theme_override = None;
                 self.full_redraw = true;
             }
             Err(e) => self.notice(e.to_string()),

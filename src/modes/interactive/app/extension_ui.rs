@@ -776,7 +776,10 @@ impl App {
         self.extension_themes_seen = revision;
         let mode = self.theme.mode();
         self.themes = super::reload::theme_catalog(&self.session, mode);
-        let setting = self.session.settings().theme().map(str::to_string);
+        let setting = self
+            .theme_override
+            .clone()
+            .or_else(|| self.session.settings().theme().map(str::to_string));
         let wanted = setting.as_deref().map(|s| {
             crate::modes::interactive::theme::resolve_theme_setting(Some(s), |k| {
                 std::env::var(k).ok()

@@ -58,6 +58,8 @@ pub struct InteractiveOptions {
     pub initial_prompts: Vec<(String, Vec<crate::ai::message::ImageContent>)>,
     pub warnings: Vec<String>,
     pub verbose: bool,
+    /// `--use-theme`: the theme setting for this run, not saved.
+    pub theme: Option<String>,
     /// Builds the sessions the UI opens at startup and runs `/reload`. Without it the UI
     /// stays on the session it was given, and `/reload` only reads models.json and
     /// auth.json again.
@@ -471,7 +473,10 @@ fn new_app(
     let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding, images) = {
         let s = session.settings();
         (
-            s.theme().map(str::to_string),
+            options
+                .theme
+                .clone()
+                .or_else(|| s.theme().map(str::to_string)),
             s.hide_thinking_block(),
             s.quiet_startup(),
             s.show_hardware_cursor(),
@@ -517,6 +522,7 @@ fn new_app(
     let mut app = App {
         session,
         theme,
+        theme_override: options.theme.clone(),
         themes,
         keys,
         home,

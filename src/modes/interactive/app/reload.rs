@@ -118,7 +118,9 @@ impl App {
         let (theme_name, hide_thinking, show_cursor, max_visible, padding) = {
             let s = self.session.settings();
             (
-                s.theme().map(str::to_string),
+                self.theme_override
+                    .clone()
+                    .or_else(|| s.theme().map(str::to_string)),
                 s.hide_thinking_block(),
                 s.show_hardware_cursor(),
                 s.autocomplete_max_visible() as usize,

@@ -117,6 +117,8 @@ pub struct Streaming {
 pub struct App {
     pub session: AgentSession,
     pub theme: Theme,
+    /// `--use-theme`: the theme setting for this run (not saved), until one is chosen.
+    pub theme_override: Option<String>,
     /// The custom themes `/settings` offers and the `theme` setting can name.
     pub themes: crate::modes::interactive::theme::ThemeCatalog,
     pub keys: Arc<Keybindings>,
