@@ -17,6 +17,7 @@
 
 mod check;
 pub mod keys;
+mod problem;
 
 use std::path::{Path, PathBuf};
 
@@ -26,53 +27,8 @@ use crate::ai::model::ThinkingLevel;
 use crate::core::trust::decision::{DefaultProjectTrust, ProjectTrust};
 
 pub use check::Layer;
-
-/// Something wrong with a settings file, shown as a warning; the rest of the file
-/// applies.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SettingsProblem {
-    /// The file could not be read or is not a JSON object: none of it applies.
-    #[error(
-        "could not read settings file {}: {message} (fix or delete the file; it will not be overwritten)",
-        path.display()
-    )]
-    Unreadable { path: PathBuf, message: String },
-    /// One value has the wrong shape: it is left out and its default applies.
-    #[error(
-        "{}: {key}: expected {expected}, got {got}; this value is ignored",
-        path.display()
-    )]
-    BadValue {
-        path: PathBuf,
-        key: String,
-        expected: String,
-        got: String,
-    },
-    /// A key pi reads only from the user's settings, found in a project's.
-    #[error(
-        "{}: {key} is read only from the user settings (~/.pi/agent/settings.json); ignored here",
-        path.display()
-    )]
-    GlobalOnly { path: PathBuf, key: String },
-}
-
-impl SettingsProblem {
-    /// The settings file concerned.
-    pub fn path(&self) -> &Path {
-        match self {
-            SettingsProblem::Unreadable { path, .. }
-            | SettingsProblem::BadValue { path, .. }
-            | SettingsProblem::GlobalOnly { path, .. } => path,
-        }
-    }
-
-    fn unreadable(path: &Path, message: impl Into<String>) -> SettingsProblem {
-        SettingsProblem::Unreadable {
-            path: path.to_path_buf(),
-            message: message.into(),
-        }
-    }
-}
+use check::strings_of;
+pub use problem::SettingsProblem;
 
 /// Retry policy for failed model requests (`retry.*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -643,17 +599,6 @@ fn timeout_setting(value: Option<&Value>) -> Option<u64> {
             .map(|f| f as u64),
         _ => None,
     }
-}
-
-fn strings_of(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn set_path(map: &mut Map<String, Value>, path: &[&str], value: Value) {

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::SettingsProblem;
 use super::keys::{KEYS, Shape};
+use super::problem::SettingsProblem;
 
 /// Which settings file a map came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,7 +279,7 @@ pub fn unsupported(map: &Map<String, Value>) -> Vec<String> {
             named.push(info.path.to_string());
         }
     }
-    for entry in super::strings_of(map.get("extensions")) {
+    for entry in strings_of(map.get("extensions")) {
         let name = entry
             .strip_prefix("+builtin:")
             .or_else(|| entry.strip_prefix("builtin:"));
@@ -300,4 +300,16 @@ fn lookup<'a>(map: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
         current = current.as_object()?.get(part)?;
     }
     Some(current)
+}
+
+/// The strings of a JSON array (other values and a missing key give nothing).
+pub(super) fn strings_of(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
