@@ -16,7 +16,7 @@ use serde_json::json;
 /// The rows pi's `Markdown` (no padding) renders for each text at `width`, without colours
 /// and trailing spaces.
 fn pi_rows(texts: &[&str], width: usize) -> Vec<Vec<String>> {
-    let modules = reference_pi::node_modules().join("@mariozechner");
+    let modules = reference_pi::node_modules().join("@earendil-works");
     let tui = modules.join("pi-tui/dist/index.js");
     let theme = modules.join("pi-coding-agent/dist/modes/interactive/theme/theme.js");
     let script = format!(
