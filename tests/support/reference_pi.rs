@@ -35,6 +35,11 @@ pub fn available() -> Result<(), String> {
     CHECKED.get_or_init(|| check(None)).clone()
 }
 
+/// The reference pi of the default version (not yet started).
+pub fn script_command() -> Command {
+    Command::new(script())
+}
+
 /// The reference pi 0.73.1 (not yet started), for a comparison pinned to it.
 pub fn command_073() -> Command {
     let mut pi = Command::new(script());
