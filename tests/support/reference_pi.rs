@@ -40,10 +40,12 @@ pub fn script_command() -> Command {
     Command::new(script())
 }
 
-/// The reference pi 0.73.1 (not yet started), for a comparison pinned to it.
+/// The reference pi 0.73.1 (not yet started), for a comparison pinned to it. The version
+/// is set by `env` on the command line, so a caller's `env_clear()` keeps it.
 pub fn command_073() -> Command {
-    let mut pi = Command::new(script());
-    pi.env("PI_REFERENCE_VERSION", OLD_VERSION);
+    let mut pi = Command::new("/usr/bin/env");
+    pi.arg(format!("PI_REFERENCE_VERSION={OLD_VERSION}"))
+        .arg(script());
     pi
 }
 
