@@ -78,7 +78,7 @@ const realModules = {
 };
 // Names pi 1.6 added to these packages (the modules serve extensions of both versions;
 // this check runs against 0.73.1's packages).
-const pi16Names = new Set(["uuidv7", "CONFIG_DIR_NAME", "formatReadLineRange"]);
+const pi16Names = new Set(["uuidv7", "CONFIG_DIR_NAME", "formatReadLineRange", "renderFakeCursor"]);
 for (const [specifier, realModule] of Object.entries(realModules)) {
   same(
     `${specifier} exports nothing pi's lacks`,
