@@ -432,7 +432,8 @@ fn extension_flag_installs_git_packages_for_one_run_and_update_pulls() {
     assert_eq!(conversation(&first), "user: Please review a carefully.");
     // Nothing was written to the settings; the checkout is in the temp folder.
     assert!(!w.p.agent_dir().join("settings.json").exists());
-    let tmp = w.root().join("tmp/pi-extensions");
+    // pi 1.6's folder for them, in the agent folder (not $TMPDIR).
+    let tmp = w.p.agent_dir().join("tmp/extensions");
     assert!(tmp.read_dir().unwrap().next().is_some());
 
     // The same for an npm package (`npm install <spec> --prefix <temp>`).

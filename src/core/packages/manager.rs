@@ -7,8 +7,8 @@
 //!
 //! | source | user (global) | project (`-l`) | temporary (`-e`) |
 //! |---|---|---|---|
-//! | npm | `<agent_dir>/npm/node_modules/<name>` (before pi 0.74: `npm install -g`, still found there when not in the agent folder) | `<cwd>/.pi/npm/node_modules/<name>` | `<tmp>/pi-extensions/npm/<hash>/node_modules/<name>` |
-//! | git | `<agent_dir>/git/<host>/<path>` | `<cwd>/.pi/git/<host>/<path>` | `<tmp>/pi-extensions/git-<host>/<hash>/<path>` |
+//! | npm | `<agent_dir>/npm/node_modules/<name>` (before pi 0.74: `npm install -g`, still found there when not in the agent folder) | `<cwd>/.pi/npm/node_modules/<name>` | `<agent_dir>/tmp/extensions/npm/<hash>/node_modules/<name>` |
+//! | git | `<agent_dir>/git/<host>/<path>` | `<cwd>/.pi/git/<host>/<path>` | `<agent_dir>/tmp/extensions/git-<host>/<hash>/<path>` |
 //! | path | used where it is | same | same |
 
 use std::cell::RefCell;
@@ -306,18 +306,41 @@ impl PackageManager {
         Ok(root)
     }
 
-    fn temporary_dir(prefix: &str, suffix: &str) -> PathBuf {
-        let digest = Sha256::digest(format!("{prefix}-{suffix}").as_bytes());
+    /// Where pi 1.6 keeps `-e` packages: `<agent_dir>/tmp/extensions/<prefix>/<hash>/<suffix>`,
+    /// the hash being the first 8 hex digits of sha256 of `<prefix>-<suffix>[@<ref>]` (so
+    /// each pinned git ref has its own checkout, and pi and pi-rs share the folders).
+    fn temporary_dir(
+        agent_dir: &Path,
+        prefix: &str,
+        suffix: &str,
+        git_ref: Option<&str>,
+    ) -> PathBuf {
+        let key = match git_ref {
+            Some(r) => format!("{prefix}-{suffix}@{r}"),
+            None => format!("{prefix}-{suffix}"),
+        };
+        let digest = Sha256::digest(key.as_bytes());
         let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-        let dir = std::env::temp_dir()
-            .join("pi-extensions")
-            .join(prefix)
-            .join(hash);
+        let dir = Self::temporary_root(agent_dir).join(prefix).join(hash);
         if suffix.is_empty() {
             dir
         } else {
             dir.join(suffix)
         }
+    }
+
+    /// `<agent_dir>/tmp/extensions`, created private to the user (as pi 1.6 does).
+    fn temporary_root(agent_dir: &Path) -> PathBuf {
+        let root = agent_dir.join("tmp").join("extensions");
+        if !root.exists() {
+            let _ = std::fs::create_dir_all(&root);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700));
+            }
+        }
+        root
     }
 
     fn project_dir(&self) -> PathBuf {
@@ -326,7 +349,7 @@ impl PackageManager {
 
     fn npm_install_root(&self, scope: PackageScope) -> Result<PathBuf, PackageError> {
         Ok(match scope {
-            PackageScope::Temporary => Self::temporary_dir("npm", ""),
+            PackageScope::Temporary => Self::temporary_dir(&self.agent_dir, "npm", "", None),
             PackageScope::Project => self.project_dir().join("npm"),
             PackageScope::User => self.agent_dir.join("npm"),
         })
@@ -338,7 +361,7 @@ impl PackageManager {
         scope: PackageScope,
     ) -> Result<PathBuf, PackageError> {
         Ok(match scope {
-            PackageScope::Temporary => Self::temporary_dir("npm", "")
+            PackageScope::Temporary => Self::temporary_dir(&self.agent_dir, "npm", "", None)
                 .join("node_modules")
                 .join(&npm.name),
             PackageScope::Project => self.project_dir().join("npm/node_modules").join(&npm.name),
@@ -418,7 +441,12 @@ impl PackageManager {
 
     fn git_install_path(&self, git: &GitSource, scope: PackageScope) -> PathBuf {
         match scope {
-            PackageScope::Temporary => Self::temporary_dir(&format!("git-{}", git.host), &git.path),
+            PackageScope::Temporary => Self::temporary_dir(
+                &self.agent_dir,
+                &format!("git-{}", git.host),
+                &git.path,
+                git.git_ref.as_deref(),
+            ),
             PackageScope::Project => self
                 .project_dir()
                 .join("git")
@@ -1080,13 +1108,21 @@ mod tests {
     fn temporary_folders_use_pis_hashes() {
         // The hashes Node computes for pi's folders (sha256 of "npm-" and
         // "git-example.org-u/r", first 8 hex digits), so pi and pi-rs share the cache.
-        let npm = PackageManager::temporary_dir("npm", "");
-        assert!(npm.ends_with("pi-extensions/npm/f35b2129"), "{npm:?}");
-        let git = PackageManager::temporary_dir("git-example.org", "u/r");
-        assert!(
-            git.ends_with("pi-extensions/git-example.org/79996e12/u/r"),
-            "{git:?}"
+        let agent = tempfile::tempdir().unwrap();
+        let npm = PackageManager::temporary_dir(agent.path(), "npm", "", None);
+        assert_eq!(npm, agent.path().join("tmp/extensions/npm/f35b2129"));
+        let git = PackageManager::temporary_dir(agent.path(), "git-example.org", "u/r", None);
+        assert_eq!(
+            git,
+            agent
+                .path()
+                .join("tmp/extensions/git-example.org/79996e12/u/r")
         );
+        // A pinned ref has its own checkout.
+        let pinned =
+            PackageManager::temporary_dir(agent.path(), "git-example.org", "u/r", Some("v1"));
+        assert_ne!(pinned, git);
+        assert!(pinned.ends_with("u/r"));
     }
 
     #[test]
