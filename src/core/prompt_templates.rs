@@ -7,8 +7,9 @@
 //! named in the settings is. The name is the file name without `.md`; the description is
 //! the frontmatter `description` or the first non-empty line (cut at 60 characters).
 //!
-//! Arguments are split like a shell does with quotes (no escapes) and substituted in
-//! pi's order: `$1`… first, then `${@:N}` / `${@:N:L}`, then `$ARGUMENTS` and `$@`.
+//! Arguments are split as pi 1.6 splits them (shell-like quotes that open only at the
+//! start of an argument) and substituted in one pass: `$1`…, `$@`/`$ARGUMENTS`,
+//! `${N:-default}`, `${@:-default}`, `${@:N}` and `${@:N:L}` (see [`substitute_args`]).
 //!
 //! Not here: deciding when to expand (the session does it after extension commands and the
 //! `input` event) or autocompletion.
@@ -176,26 +177,58 @@ pub fn load_prompt_templates(options: &ResourceOptions) -> LoadedPromptTemplates
     loaded
 }
 
-/// Splits an argument string like a shell: spaces and tabs separate, single or double
-/// quotes group (and are removed), there are no escapes.
+/// Splits an argument string as pi 1.6 does: whitespace separates; a single or double
+/// quote at the start of an argument groups up to the same quote (removed; `\"` inside
+/// `"…"`, `\'` inside `'…'` keep the quote as text, other backslashes stay); a quote
+/// inside a word is text; a quote never closed is text and the rest is split normally.
+/// An empty quoted argument (`""`) is kept.
 pub fn parse_command_args(input: &str) -> Vec<String> {
+    let chars: Vec<char> = input.chars().collect();
     let mut args = Vec::new();
     let mut current = String::new();
-    let mut quote: Option<char> = None;
-    for c in input.chars() {
+    let mut has_token = false;
+    let mut quote: Option<(char, usize)> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
         match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => current.push(c),
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == ' ' || c == '\t' => {
-                if !current.is_empty() {
-                    args.push(std::mem::take(&mut current));
+            Some((q, _)) => {
+                if c == '\\' && chars.get(i + 1) == Some(&q) {
+                    current.push(q);
+                    i += 1;
+                } else if c == q {
+                    quote = None;
+                } else {
+                    current.push(c);
                 }
             }
-            None => current.push(c),
+            None if (c == '"' || c == '\'') && !has_token => {
+                quote = Some((c, i));
+                has_token = true;
+            }
+            None if c.is_whitespace() => {
+                if has_token {
+                    args.push(std::mem::take(&mut current));
+                    has_token = false;
+                }
+            }
+            None => {
+                current.push(c);
+                has_token = true;
+            }
         }
+        if let Some((q, start)) = quote
+            && i + 1 >= chars.len()
+        {
+            // Never closed: the quote is text and what followed it is read again unquoted
+            // (the argument was empty when the quote opened it).
+            quote = None;
+            current = q.to_string();
+            i = start;
+        }
+        i += 1;
     }
-    if !current.is_empty() {
+    if has_token {
         args.push(current);
     }
     args
@@ -207,57 +240,78 @@ fn leading_digits(s: &str) -> Option<(&str, &str)> {
     (n > 0).then(|| s.split_at(n))
 }
 
-/// Replaces every `$<digits>` (one pass; inserted values are not rescanned).
-fn replace_positional(content: &str, args: &[String]) -> String {
+/// A number of a placeholder (too large for `usize`: as large as can be).
+fn number(digits: &str) -> usize {
+    digits.parse::<usize>().unwrap_or(usize::MAX)
+}
+
+/// The argument at 1-based `position` (`$0` and out of range: none).
+fn positional<'a>(args: &'a [String], digits: &str) -> Option<&'a str> {
+    number(digits)
+        .checked_sub(1)
+        .and_then(|i| args.get(i))
+        .map(String::as_str)
+}
+
+/// One placeholder at the start of `s` (which starts with `$`): its replacement and the
+/// rest of `s`, or `None` when `s` starts with no placeholder.
+fn placeholder<'a>(s: &'a str, args: &[String], all: &str) -> Option<(String, &'a str)> {
+    if let Some(inner) = s.strip_prefix("${") {
+        // `${N:-default}`, `${@:-default}`, `${ARGUMENTS:-default}`.
+        let target = leading_digits(inner)
+            .map(|(d, tail)| (Some(d), tail))
+            .or_else(|| inner.strip_prefix('@').map(|tail| (None, tail)))
+            .or_else(|| inner.strip_prefix("ARGUMENTS").map(|tail| (None, tail)));
+        if let Some((digits, tail)) = target
+            && let Some(body) = tail.strip_prefix(":-")
+            && let Some(close) = body.find('}')
+        {
+            let value = match digits {
+                Some(d) => positional(args, d).unwrap_or(""),
+                None => all,
+            };
+            let default = &body[..close];
+            let chosen = if value.is_empty() { default } else { value };
+            return Some((chosen.to_string(), &body[close + 1..]));
+        }
+        // `${@:N}` and `${@:N:L}`; `${@:0}` means `${@:1}`, as in bash.
+        let (start, tail) = leading_digits(inner.strip_prefix("@:")?)?;
+        let (length, tail) = match tail.strip_prefix(':') {
+            Some(after) => {
+                let (l, t) = leading_digits(after)?;
+                (Some(number(l)), t)
+            }
+            None => (None, tail),
+        };
+        let tail = tail.strip_prefix('}')?;
+        let from = number(start).saturating_sub(1).min(args.len());
+        let to = length.map_or(args.len(), |l| from.saturating_add(l).min(args.len()));
+        return Some((args[from..to].join(" "), tail));
+    }
+    let after = s.strip_prefix('$')?;
+    if let Some(tail) = after.strip_prefix("ARGUMENTS") {
+        return Some((all.to_string(), tail));
+    }
+    if let Some(tail) = after.strip_prefix('@') {
+        return Some((all.to_string(), tail));
+    }
+    let (digits, tail) = leading_digits(after)?;
+    Some((positional(args, digits).unwrap_or("").to_string(), tail))
+}
+
+/// Replaces the placeholders of `content` with `args` in one left-to-right pass, as pi
+/// 1.6 does: `$1`…, `$@` and `$ARGUMENTS`, `${N:-default}`, `${@:-default}` and
+/// `${ARGUMENTS:-default}` (the default when the value is missing or empty), `${@:N}` and
+/// `${@:N:L}`. Inserted values and defaults are not scanned again.
+pub fn substitute_args(content: &str, args: &[String]) -> String {
+    let all = args.join(" ");
     let mut out = String::with_capacity(content.len());
     let mut rest = content;
     while let Some(i) = rest.find('$') {
         out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        match leading_digits(after) {
-            Some((digits, tail)) => {
-                let index = digits.parse::<usize>().ok().and_then(|n| n.checked_sub(1));
-                if let Some(value) = index.and_then(|i| args.get(i)) {
-                    out.push_str(value);
-                }
-                rest = tail;
-            }
-            None => {
-                out.push('$');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// `${@:N}` or `${@:N:L}` at the start of `s`: (start, length, rest).
-fn slice_placeholder(s: &str) -> Option<(&str, Option<&str>, &str)> {
-    let inner = s.strip_prefix("${@:")?;
-    let (start, tail) = leading_digits(inner)?;
-    if let Some(tail) = tail.strip_prefix('}') {
-        return Some((start, None, tail));
-    }
-    let (len, tail) = leading_digits(tail.strip_prefix(':')?)?;
-    Some((start, Some(len), tail.strip_prefix('}')?))
-}
-
-/// Replaces every `${@:N}` / `${@:N:L}` with the selected arguments joined by spaces.
-fn replace_slices(content: &str, args: &[String]) -> String {
-    let number = |s: &str| s.parse::<usize>().unwrap_or(usize::MAX);
-    let mut out = String::with_capacity(content.len());
-    let mut rest = content;
-    while let Some(i) = rest.find("${@:") {
-        out.push_str(&rest[..i]);
-        match slice_placeholder(&rest[i..]) {
-            Some((start, len, tail)) => {
-                // `${@:0}` means the same as `${@:1}`, as in bash.
-                let from = number(start).saturating_sub(1).min(args.len());
-                let to = len.map_or(args.len(), |l| {
-                    from.saturating_add(number(l)).min(args.len())
-                });
-                out.push_str(&args[from..to].join(" "));
+        match placeholder(&rest[i..], args, &all) {
+            Some((value, tail)) => {
+                out.push_str(&value);
                 rest = tail;
             }
             None => {
@@ -270,24 +324,19 @@ fn replace_slices(content: &str, args: &[String]) -> String {
     out
 }
 
-/// Replaces the placeholders of `content` with `args`, in pi's order (each pass works on
-/// the previous pass's output, as in pi).
-pub fn substitute_args(content: &str, args: &[String]) -> String {
-    let result = replace_positional(content, args);
-    let result = replace_slices(&result, args);
-    let all = args.join(" ");
-    result.replace("$ARGUMENTS", &all).replace("$@", &all)
-}
-
 /// The expansion of `/name args` if `name` is a template (`None` otherwise: the text is
-/// sent as it is).
+/// sent as it is). The name ends at the first whitespace, as in pi.
 pub fn expand_prompt_template(text: &str, templates: &[PromptTemplate]) -> Option<String> {
     let rest = text.strip_prefix('/')?;
-    let (name, args) = rest.split_once(' ').unwrap_or((rest, ""));
+    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let (name, args) = rest.split_at(end);
+    if name.is_empty() {
+        return None;
+    }
     let template = templates.iter().find(|t| t.name == name)?;
     Some(substitute_args(
         &template.content,
-        &parse_command_args(args),
+        &parse_command_args(args.trim_start()),
     ))
 }
 
@@ -324,16 +373,15 @@ mod tests {
     }
 
     #[test]
-    fn substitution_passes_run_in_pis_order() {
-        // A positional value is substituted before `$@`, so a `$@` inside it is expanded
-        // by the later pass, exactly as pi does.
-        assert_eq!(substitute_args("$1", &args(&["$@", "x"])), "$@ x");
+    fn substitution_is_one_pass_as_in_pi_1_6() {
+        // A value inserted for `$1` is not scanned again.
+        assert_eq!(substitute_args("$1", &args(&["$@", "x"])), "$@");
         assert_eq!(substitute_args("[$1]", &args(&["$2", "b"])), "[$2]");
     }
 
     #[test]
-    fn edge_cases_match_pi_0_73_1() {
-        // Outputs recorded from pi 0.73.1's parseCommandArgs + substituteArgs.
+    fn edge_cases_match_pi_1_6() {
+        // Outputs recorded from pi 1.6.0's parseCommandArgs + substituteArgs.
         let cases = [
             ("$1 $2 $@", r#"a "b c" d"#, "a b c a b c d"),
             (
@@ -341,11 +389,30 @@ mod tests {
                 "w x y z",
                 "x y z | x | w x y z | ",
             ),
-            ("$1", r#""$@" x"#, "$@ x"),
+            ("$1", r#""$@" x"#, "$@"),
             ("[$1][$10][$0]", "a b", "[a][][]"),
             ("$ARGUMENTS$@", r#"'it"s' fine"#, r#"it"s fineit"s fine"#),
             ("${@:1:0}|${@:2:", "a b c", "|${@:2:"),
             ("$$1 $", "q", "$q $"),
+            ("Focus on ${1:-correctness}.", "", "Focus on correctness."),
+            ("Focus on ${1:-correctness}.", "speed", "Focus on speed."),
+            (
+                "${2:-none}|${@:-all}|${ARGUMENTS:-args}",
+                "",
+                "none|all|args",
+            ),
+            (
+                "${2:-none}|${@:-all}|${ARGUMENTS:-args}",
+                "a b",
+                "b|a b|a b",
+            ),
+            ("${1:-$2} ${1:-x", "a", "a ${1:-x"),
+            ("${1:-}|${0:-zero}|${1}", r#""""#, "|zero|${1}"),
+            ("$1|$2", "doesn't stop", "doesn't|stop"),
+            ("$1|$2", r#""the \"fast\" path" x"#, r#"the "fast" path|x"#),
+            ("$1|$2|$3", r#""open quote rest"#, r#""open|quote|rest"#),
+            ("$1|$2", r#"a"b c"d"#, r#"a"b|c"d"#),
+            ("[$1][$2]", r#"'' """#, "[][]"),
         ];
         for (template, input, expected) in cases {
             let args = parse_command_args(input);
@@ -363,7 +430,8 @@ mod tests {
             parse_command_args(r#"  one "two words" 'three "x"'	four"#),
             ["one", "two words", "three \"x\"", "four"]
         );
-        assert_eq!(parse_command_args(r#"a"b c"d"#), ["ab cd"]);
+        assert_eq!(parse_command_args(r#"a"b c"d"#), ["a\"b", "c\"d"]);
+        assert_eq!(parse_command_args(r#"'' "" x"#), ["", "", "x"]);
         assert!(parse_command_args("   ").is_empty());
     }
 

@@ -15,8 +15,15 @@ pub struct ContextFile {
     pub content: String,
 }
 
-/// Names tried in each directory, first match wins (one file per directory).
-const CONTEXT_FILE_NAMES: [&str; 4] = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
+/// Names tried in each directory, first match wins (one file per directory): pi 1.6 puts
+/// `AGENTS.override.md` first, so it replaces the `AGENTS.md` or `CLAUDE.md` beside it.
+const CONTEXT_FILE_NAMES: [&str; 5] = [
+    "AGENTS.override.md",
+    "AGENTS.md",
+    "AGENTS.MD",
+    "CLAUDE.md",
+    "CLAUDE.MD",
+];
 
 fn context_file_in(dir: &Path, warnings: &mut Vec<String>) -> Option<ContextFile> {
     for name in CONTEXT_FILE_NAMES {

@@ -16,6 +16,8 @@ use std::time::Duration;
 use crate::support::codex_ws::{CodexWs, Quirks};
 use crate::support::mock_llm::{MockLlm, Reply, Script, ScriptToolCall, ScriptUsage};
 use crate::support::reference_pi;
+
+// The reference comparisons of this file are pinned to pi 0.73.1: pi 1.6's Codex requests (headers, body) are issue 27 (item 3).
 use serde_json::{Value, json};
 
 /// A ChatGPT access token as the OAuth flow stores it: a JWT with the account claim.
@@ -99,7 +101,7 @@ fn command(
     let mut cmd = if reference {
         // Node 20 has a WebSocket global only behind this flag (pi otherwise goes
         // straight to SSE).
-        let mut cmd = Command::new(reference_pi::script());
+        let mut cmd = reference_pi::command_073();
         cmd.env("NODE_OPTIONS", "--experimental-websocket");
         cmd
     } else {
@@ -377,7 +379,7 @@ fn a_socket_closed_after_the_first_event_ends_the_answer_without_sse() {
 /// (session ids replaced, the prose of the system prompt and tools aside).
 #[test]
 fn the_upgrade_and_every_message_equal_pis() {
-    if let Err(why) = reference_pi::available() {
+    if let Err(why) = reference_pi::available_073() {
         eprintln!("skipped: {why}");
         return;
     }

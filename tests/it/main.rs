@@ -51,6 +51,7 @@ mod oauth_login;
 mod oauth_refresh;
 mod overlay_layout;
 mod packages;
+mod pi16_resources;
 mod pi_request_parity;
 mod pkg_config;
 mod process_groups;

@@ -16,7 +16,7 @@ use serde_json::json;
 /// The rows pi's `Markdown` (no padding) renders for each text at `width`, without colours
 /// and trailing spaces.
 fn pi_rows(texts: &[&str], width: usize) -> Vec<Vec<String>> {
-    let modules = reference_pi::node_modules().join("@mariozechner");
+    let modules = reference_pi::node_modules_of(reference_pi::OLD_VERSION).join("@mariozechner");
     let tui = modules.join("pi-tui/dist/index.js");
     let theme = modules.join("pi-coding-agent/dist/modes/interactive/theme/theme.js");
     let script = format!(
@@ -53,7 +53,9 @@ fn our_rows(text: &str, width: usize) -> Vec<String> {
 
 #[test]
 fn list_item_continuations_start_at_the_margin_as_in_pi() {
-    if let Err(why) = reference_pi::available() {
+    // Pinned to pi 0.73.1: pi-tui 1.6's Markdown (it indents a lazy list-item
+    // continuation under the item) is issue 28.
+    if let Err(why) = reference_pi::available_073() {
         eprintln!("skipped: {why}");
         return;
     }

@@ -432,7 +432,8 @@ fn extension_flag_installs_git_packages_for_one_run_and_update_pulls() {
     assert_eq!(conversation(&first), "user: Please review a carefully.");
     // Nothing was written to the settings; the checkout is in the temp folder.
     assert!(!w.p.agent_dir().join("settings.json").exists());
-    let tmp = w.root().join("tmp/pi-extensions");
+    // pi 1.6's folder for them, in the agent folder (not $TMPDIR).
+    let tmp = w.p.agent_dir().join("tmp/extensions");
     assert!(tmp.read_dir().unwrap().next().is_some());
 
     // The same for an npm package (`npm install <spec> --prefix <temp>`).
@@ -471,4 +472,66 @@ fn extension_flag_installs_git_packages_for_one_run_and_update_pulls() {
     assert!(w.text(&out).ends_with(
         "Error: No matching package found for git.example.test/user/gitpkg. Did you mean git:git.example.test/user/gitpkg?\n"
     ));
+}
+
+/// `pi install npm:…` (user scope) puts the package where pi 1.6 does,
+/// `~/.pi/agent/npm/node_modules/<name>` (not npm's global folder), its resources reach
+/// the model, pi 1.6's `list` finds it at the same place, and `remove` takes it away.
+#[test]
+fn user_npm_packages_live_in_the_agent_folder_as_in_pi_1_6() {
+    if !have_tools() {
+        eprintln!("skipping: git and npm are needed");
+        return;
+    }
+    let w = World::new(json!({"default": {"text": "ok"}}));
+    let tarball = npm_tarball(&w);
+    let source = format!("npm:npmpkg@file:{}", tarball.display());
+    succeeded(&w.pi(&["install", &source]));
+    let installed = w.p.agent_dir().join("npm/node_modules/npmpkg");
+    assert!(installed.join("bin/pkgtool").is_file());
+    assert!(!w.prefix().join("lib/node_modules/npmpkg").exists());
+    assert_eq!(
+        std::fs::read_to_string(w.p.agent_dir().join("npm/.gitignore")).unwrap(),
+        "*\n!.gitignore\n"
+    );
+    assert_eq!(
+        w.settings(w.p.agent_dir().join("npm/package.json"))["name"],
+        "pi-extensions"
+    );
+    let list = w.pi(&["list"]);
+    assert_eq!(
+        w.p.anonymize(&succeeded(&list)),
+        "User packages:\n  npm:npmpkg@file:<tmp>/npmpkg-1.0.0.tgz\n    <tmp>/home/.pi/agent/npm/node_modules/npmpkg\n"
+    );
+    match reference_pi::available() {
+        Err(why) => eprintln!("skipping the reference comparison: {why}"),
+        Ok(()) => {
+            let theirs = w
+                .command(&reference_pi::script())
+                .arg("list")
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&theirs.stdout),
+                String::from_utf8_lossy(&list.stdout),
+                "reference pi: {}",
+                String::from_utf8_lossy(&theirs.stderr)
+            );
+        }
+    }
+
+    // The package in the agent folder gives its prompt template.
+    let out = w.prompt(&["-p", "/pkgreview main.rs"]);
+    assert_eq!(succeeded(&out), "ok\n");
+    assert_eq!(
+        conversation(&w.p.requests()[0]),
+        "user: Please review main.rs carefully."
+    );
+
+    succeeded(&w.pi(&["remove", "npm:npmpkg"]));
+    assert!(!installed.exists());
+    assert_eq!(
+        w.settings(w.p.agent_dir().join("settings.json")),
+        json!({"packages": []})
+    );
 }

@@ -13,12 +13,14 @@ use crate::support::reference_pi;
 use crate::support::rpc_client::{RpcClient, RpcProject};
 use serde_json::{Value, json};
 
-/// The reference pi's `examples/extensions/` folder (installed on first use), or why it
-/// is not there.
+/// The reference pi 0.73.1's `examples/extensions/` folder (installed on first use), or
+/// why it is not there. Pinned to 0.73.1: these tests drive the extension API of 0.73
+/// example by example; pi 1.6's API (its own examples' new calls) is issue 28, and
+/// `extensions_pi16_examples.rs` checks that pi 1.6's examples start.
 pub(crate) fn examples_dir() -> Result<PathBuf, String> {
-    reference_pi::available()?;
-    let dir =
-        reference_pi::node_modules().join("@mariozechner/pi-coding-agent/examples/extensions");
+    reference_pi::available_073()?;
+    let dir = reference_pi::node_modules_of(reference_pi::OLD_VERSION)
+        .join("@mariozechner/pi-coding-agent/examples/extensions");
     if dir.is_dir() {
         Ok(dir)
     } else {

@@ -12,6 +12,9 @@ use std::time::Duration;
 
 use crate::support::mock_llm::{MockLlm, RecordedRequest, Script};
 use crate::support::reference_pi;
+
+// The reference comparisons of this file are pinned to pi 0.73.1: pi 1.6's request bodies and headers (its `user-agent`, no `strict:false`, the output
+// budget) are issue 27 (item 3: requests as pi 1.6 sends them).
 use serde_json::{Value, json};
 
 /// The two-step script: think and read a file, then answer. Token requests (Vertex
@@ -66,7 +69,7 @@ fn run(side: Side, project: &Path, setup: &Setup<'_>) -> Run {
     }
     let (provider, model) = (setup.provider, setup.model);
     let mut cmd = match side {
-        Side::Reference => Command::new(reference_pi::script()),
+        Side::Reference => reference_pi::command_073(),
         Side::Ours => Command::new(env!("CARGO_BIN_EXE_pi")),
     };
     cmd.current_dir(project)
@@ -205,7 +208,7 @@ fn assert_same_requests(setup: &Setup<'_>, headers: &[&str]) -> Vec<RecordedRequ
 
 macro_rules! require_reference_pi {
     () => {
-        if let Err(why) = reference_pi::available() {
+        if let Err(why) = reference_pi::available_073() {
             eprintln!("skipped: {why}");
             return;
         }

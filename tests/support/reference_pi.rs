@@ -1,6 +1,8 @@
-//! Runs the reference pi (TypeScript, 0.73.1, installed from npm on first use by
-//! `tests/support/reference-pi.sh`) for interop checks. Tests call [`available`] first and
-//! skip, printing why, where node/npm are missing or pi cannot be installed.
+//! Runs the reference pi (TypeScript, installed from npm on first use by
+//! `tests/support/reference-pi.sh`) for interop checks: pi 1.6.0 ([`VERSION`]) unless a
+//! test pins one comparison to 0.73.1 ([`OLD_VERSION`], [`command_073`]) because the
+//! difference belongs to a later issue. Tests call [`available`] (or [`available_073`])
+//! first and skip, printing why, where node/npm are missing or pi cannot be installed.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -9,6 +11,12 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+/// The version the reference pi runs by default (that of `reference-pi.sh`).
+pub const VERSION: &str = "1.6.0";
+/// The last release under `@mariozechner` (the old corpus, and comparisons a later issue
+/// brings to 1.6).
+pub const OLD_VERSION: &str = "0.73.1";
 
 pub fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/reference-pi.sh")
@@ -24,16 +32,39 @@ fn on_path(program: &str) -> bool {
 /// parallel never start two installs into the same folder.
 pub fn available() -> Result<(), String> {
     static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
-    CHECKED.get_or_init(check).clone()
+    CHECKED.get_or_init(|| check(None)).clone()
 }
 
-fn check() -> Result<(), String> {
+/// The reference pi of the default version (not yet started).
+pub fn script_command() -> Command {
+    Command::new(script())
+}
+
+/// The reference pi 0.73.1 (not yet started), for a comparison pinned to it. The version
+/// is set by `env` on the command line, so a caller's `env_clear()` keeps it.
+pub fn command_073() -> Command {
+    let mut pi = Command::new("/usr/bin/env");
+    pi.arg(format!("PI_REFERENCE_VERSION={OLD_VERSION}"))
+        .arg(script());
+    pi
+}
+
+/// [`available`] for the reference pi 0.73.1.
+pub fn available_073() -> Result<(), String> {
+    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
+    CHECKED.get_or_init(|| check(Some(OLD_VERSION))).clone()
+}
+
+fn check(version: Option<&str>) -> Result<(), String> {
     if !on_path("node") || !on_path("npm") {
         return Err("node/npm not on PATH, cannot run the reference pi".into());
     }
-    let mut version = Command::new(script());
-    version.arg("--version");
-    run(version, "", Duration::from_secs(300))
+    let mut pi = Command::new(script());
+    if let Some(v) = version {
+        pi.env("PI_REFERENCE_VERSION", v);
+    }
+    pi.arg("--version");
+    run(pi, "", Duration::from_secs(300))
         .map(|_| ())
         .map_err(|why| format!("the reference pi could not be installed or started: {why}"))
 }
@@ -118,8 +149,15 @@ pub fn messages_of(home: &Path, project: &Path, session: &Path) -> Value {
 }
 
 /// The `node_modules` folder of the reference install (where `reference-pi.sh` puts it):
-/// pi-coding-agent, pi-ai, pi-tui and typebox as pi 0.73.1 ships them.
+/// pi-coding-agent, pi-ai, pi-tui and typebox as the default version ships them
+/// (`@earendil-works/*` for 1.6).
 pub fn node_modules() -> PathBuf {
+    let version = std::env::var("PI_REFERENCE_VERSION").unwrap_or_else(|_| VERSION.into());
+    node_modules_of(&version)
+}
+
+/// The `node_modules` folder of the reference pi `version`.
+pub fn node_modules_of(version: &str) -> PathBuf {
     let base = match std::env::var_os("PI_REFERENCE_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => {
@@ -134,6 +172,5 @@ pub fn node_modules() -> PathBuf {
             PathBuf::from(home).join(".cache/pi-reference")
         }
     };
-    let version = std::env::var("PI_REFERENCE_VERSION").unwrap_or_else(|_| "0.73.1".into());
     base.join(version).join("node_modules")
 }

@@ -3,12 +3,12 @@
 //! configured packages to resource files (installing missing ones first, as pi does at
 //! startup).
 //!
-//! Where packages live (pi 0.73's layout, so pi and pi-rs share them):
+//! Where packages live (pi 1.6's layout, so pi and pi-rs share them):
 //!
 //! | source | user (global) | project (`-l`) | temporary (`-e`) |
 //! |---|---|---|---|
-//! | npm | `npm install -g` (under `npm root -g`) | `<cwd>/.pi/npm/node_modules/<name>` | `<tmp>/pi-extensions/npm/<hash>/node_modules/<name>` |
-//! | git | `<agent_dir>/git/<host>/<path>` | `<cwd>/.pi/git/<host>/<path>` | `<tmp>/pi-extensions/git-<host>/<hash>/<path>` |
+//! | npm | `<agent_dir>/npm/node_modules/<name>` (before pi 0.74: `npm install -g`, still found there when not in the agent folder) | `<cwd>/.pi/npm/node_modules/<name>` | `<agent_dir>/tmp/extensions/npm/<hash>/node_modules/<name>` |
+//! | git | `<agent_dir>/git/<host>/<path>` | `<cwd>/.pi/git/<host>/<path>` | `<agent_dir>/tmp/extensions/git-<host>/<hash>/<path>` |
 //! | path | used where it is | same | same |
 
 use std::cell::RefCell;
@@ -306,18 +306,41 @@ impl PackageManager {
         Ok(root)
     }
 
-    fn temporary_dir(prefix: &str, suffix: &str) -> PathBuf {
-        let digest = Sha256::digest(format!("{prefix}-{suffix}").as_bytes());
+    /// Where pi 1.6 keeps `-e` packages: `<agent_dir>/tmp/extensions/<prefix>/<hash>/<suffix>`,
+    /// the hash being the first 8 hex digits of sha256 of `<prefix>-<suffix>[@<ref>]` (so
+    /// each pinned git ref has its own checkout, and pi and pi-rs share the folders).
+    fn temporary_dir(
+        agent_dir: &Path,
+        prefix: &str,
+        suffix: &str,
+        git_ref: Option<&str>,
+    ) -> PathBuf {
+        let key = match git_ref {
+            Some(r) => format!("{prefix}-{suffix}@{r}"),
+            None => format!("{prefix}-{suffix}"),
+        };
+        let digest = Sha256::digest(key.as_bytes());
         let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-        let dir = std::env::temp_dir()
-            .join("pi-extensions")
-            .join(prefix)
-            .join(hash);
+        let dir = Self::temporary_root(agent_dir).join(prefix).join(hash);
         if suffix.is_empty() {
             dir
         } else {
             dir.join(suffix)
         }
+    }
+
+    /// `<agent_dir>/tmp/extensions`, created private to the user (as pi 1.6 does).
+    fn temporary_root(agent_dir: &Path) -> PathBuf {
+        let root = agent_dir.join("tmp").join("extensions");
+        if !root.exists() {
+            let _ = std::fs::create_dir_all(&root);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700));
+            }
+        }
+        root
     }
 
     fn project_dir(&self) -> PathBuf {
@@ -326,13 +349,9 @@ impl PackageManager {
 
     fn npm_install_root(&self, scope: PackageScope) -> Result<PathBuf, PackageError> {
         Ok(match scope {
-            PackageScope::Temporary => Self::temporary_dir("npm", ""),
+            PackageScope::Temporary => Self::temporary_dir(&self.agent_dir, "npm", "", None),
             PackageScope::Project => self.project_dir().join("npm"),
-            PackageScope::User => self
-                .global_npm_root()?
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default(),
+            PackageScope::User => self.agent_dir.join("npm"),
         })
     }
 
@@ -342,17 +361,92 @@ impl PackageManager {
         scope: PackageScope,
     ) -> Result<PathBuf, PackageError> {
         Ok(match scope {
-            PackageScope::Temporary => Self::temporary_dir("npm", "")
+            PackageScope::Temporary => Self::temporary_dir(&self.agent_dir, "npm", "", None)
                 .join("node_modules")
                 .join(&npm.name),
             PackageScope::Project => self.project_dir().join("npm/node_modules").join(&npm.name),
-            PackageScope::User => self.global_npm_root()?.join(&npm.name),
+            PackageScope::User => {
+                let managed = self.agent_dir.join("npm/node_modules").join(&npm.name);
+                if managed.exists() {
+                    return Ok(managed);
+                }
+                // Installed by pi before 0.74 (or pi-rs before it followed 1.6) with
+                // `npm install -g`: used where it is until it is installed again.
+                match self.global_npm_root() {
+                    Ok(root) if root.join(&npm.name).exists() => root.join(&npm.name),
+                    _ => managed,
+                }
+            }
         })
+    }
+
+    /// The package manager `npmCommand` runs (`npm`, `pnpm`, `bun`, …): the program's
+    /// name, or the one it wraps (`["mise", "exec", "--", "pnpm"]`).
+    fn package_manager_name(&self) -> String {
+        let name = |s: &str| {
+            let base = Path::new(s)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            base.trim_end_matches(".exe")
+                .trim_end_matches(".cmd")
+                .to_string()
+        };
+        let Ok((program, args)) = self.npm() else {
+            return "npm".into();
+        };
+        if let Some(i) = args.iter().rposition(|a| a == "--") {
+            return args.get(i + 1).map_or_else(|| name(&program), |a| name(a));
+        }
+        let direct = name(&program);
+        if ["npm", "pnpm", "bun"].contains(&direct.as_str()) {
+            return direct;
+        }
+        args.iter()
+            .map(|a| name(a))
+            .find(|a| ["npm", "pnpm", "bun"].contains(&a.as_str()))
+            .unwrap_or(direct)
+    }
+
+    /// Installs `spec` into the managed folder `root` as pi 1.6 does: peers are not
+    /// installed (pi provides its own packages to extensions), no audit or funding notes.
+    fn npm_install_into(&self, spec: &str, root: &Path) -> Result<(), PackageError> {
+        Self::ensure_npm_project(root)?;
+        // npm writes broken lock file paths when --prefix goes through a symlink.
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let root = root.to_string_lossy().into_owned();
+        let args: Vec<&str> = match self.package_manager_name().as_str() {
+            "bun" => vec!["install", spec, "--cwd", &root, "--omit=peer"],
+            "pnpm" => vec![
+                "install",
+                spec,
+                "--prefix",
+                &root,
+                "--config.auto-install-peers=false",
+                "--config.strict-peer-dependencies=false",
+                "--config.strict-dep-builds=false",
+            ],
+            _ => vec![
+                "install",
+                spec,
+                "--prefix",
+                &root,
+                "--legacy-peer-deps",
+                "--no-audit",
+                "--no-fund",
+            ],
+        };
+        self.run_npm(&args, None)
     }
 
     fn git_install_path(&self, git: &GitSource, scope: PackageScope) -> PathBuf {
         match scope {
-            PackageScope::Temporary => Self::temporary_dir(&format!("git-{}", git.host), &git.path),
+            PackageScope::Temporary => Self::temporary_dir(
+                &self.agent_dir,
+                &format!("git-{}", git.host),
+                &git.path,
+                git.git_ref.as_deref(),
+            ),
             PackageScope::Project => self
                 .project_dir()
                 .join("git")
@@ -406,19 +500,30 @@ impl PackageManager {
     }
 
     fn install_npm(&self, npm: &NpmSource, scope: PackageScope) -> Result<(), PackageError> {
-        if scope == PackageScope::User {
-            return self.run_npm(&["install", "-g", &npm.spec], None);
-        }
         let root = self.npm_install_root(scope)?;
-        Self::ensure_npm_project(&root)?;
-        let root_text = root.to_string_lossy().into_owned();
-        self.run_npm(&["install", &npm.spec, "--prefix", &root_text], None)
+        self.npm_install_into(&npm.spec, &root)
     }
 
+    /// How the dependencies of a git package are installed (pi 1.6: production ones
+    /// only, no peers).
     fn git_dependency_args(&self) -> Vec<&'static str> {
-        match &self.npm_command {
-            Some(c) if !c.is_empty() => vec!["install"],
-            _ => vec!["install", "--omit=dev"],
+        match self.package_manager_name().as_str() {
+            "bun" => vec!["install", "--omit=dev", "--omit=peer"],
+            "pnpm" => vec![
+                "install",
+                "--prod",
+                "--config.auto-install-peers=false",
+                "--config.strict-peer-dependencies=false",
+                "--config.strict-dep-builds=false",
+            ],
+            "npm" => vec![
+                "install",
+                "--omit=dev",
+                "--legacy-peer-deps",
+                "--no-audit",
+                "--no-fund",
+            ],
+            _ => vec!["install"],
         }
     }
 
@@ -514,13 +619,29 @@ impl PackageManager {
         self.say(&format!("Removing {source}..."));
         match PackageSource::parse(source) {
             PackageSource::Npm(npm) => {
-                if scope == PackageScope::User {
-                    self.run_npm(&["uninstall", "-g", &npm.name], None)?;
-                } else {
-                    let root = self.npm_install_root(scope)?;
-                    if root.exists() {
-                        let root_text = root.to_string_lossy().into_owned();
-                        self.run_npm(&["uninstall", &npm.name, "--prefix", &root_text], None)?;
+                let root = self.npm_install_root(scope)?;
+                if root.exists() {
+                    let root = std::fs::canonicalize(&root).unwrap_or(root);
+                    let root_text = root.to_string_lossy().into_owned();
+                    match self.package_manager_name().as_str() {
+                        "bun" => {
+                            self.run_npm(&["uninstall", &npm.name, "--cwd", &root_text], None)?
+                        }
+                        "pnpm" => {
+                            self.run_npm(&["uninstall", &npm.name, "--prefix", &root_text], None)?
+                        }
+                        _ => self.run_npm(
+                            &[
+                                "uninstall",
+                                &npm.name,
+                                "--prefix",
+                                &root_text,
+                                "--legacy-peer-deps",
+                                "--no-audit",
+                                "--no-fund",
+                            ],
+                            None,
+                        )?,
                     }
                 }
             }
@@ -739,13 +860,8 @@ impl PackageManager {
         }
         self.say(&format!("Updating {source}..."));
         let spec = format!("{}@latest", npm.name);
-        if scope == PackageScope::User {
-            return self.run_npm(&["install", "-g", &spec], None);
-        }
         let root = self.npm_install_root(scope)?;
-        Self::ensure_npm_project(&root)?;
-        let root_text = root.to_string_lossy().into_owned();
-        self.run_npm(&["install", &spec, "--prefix", &root_text], None)
+        self.npm_install_into(&spec, &root)
     }
 
     /// Fetches the checkout's upstream branch (or origin's HEAD) and resets to it.
@@ -992,13 +1108,21 @@ mod tests {
     fn temporary_folders_use_pis_hashes() {
         // The hashes Node computes for pi's folders (sha256 of "npm-" and
         // "git-example.org-u/r", first 8 hex digits), so pi and pi-rs share the cache.
-        let npm = PackageManager::temporary_dir("npm", "");
-        assert!(npm.ends_with("pi-extensions/npm/f35b2129"), "{npm:?}");
-        let git = PackageManager::temporary_dir("git-example.org", "u/r");
-        assert!(
-            git.ends_with("pi-extensions/git-example.org/79996e12/u/r"),
-            "{git:?}"
+        let agent = tempfile::tempdir().unwrap();
+        let npm = PackageManager::temporary_dir(agent.path(), "npm", "", None);
+        assert_eq!(npm, agent.path().join("tmp/extensions/npm/f35b2129"));
+        let git = PackageManager::temporary_dir(agent.path(), "git-example.org", "u/r", None);
+        assert_eq!(
+            git,
+            agent
+                .path()
+                .join("tmp/extensions/git-example.org/79996e12/u/r")
         );
+        // A pinned ref has its own checkout.
+        let pinned =
+            PackageManager::temporary_dir(agent.path(), "git-example.org", "u/r", Some("v1"));
+        assert_ne!(pinned, git);
+        assert!(pinned.ends_with("u/r"));
     }
 
     #[test]

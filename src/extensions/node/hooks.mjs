@@ -3,9 +3,10 @@
 //
 // - pi's own packages always resolve to the modules pi-rs ships (modules/*.mjs next to
 //   this file), whatever the extension's node_modules holds — pi aliases them the same
-//   way: @mariozechner/pi-coding-agent, @mariozechner/pi-ai (also /oauth),
-//   @mariozechner/pi-tui, @mariozechner/pi-agent-core (pi-agent-core.mjs when present,
-//   else pi-ai.mjs), typebox and @sinclair/typebox with any subpath (typebox.mjs).
+//   way: pi-coding-agent, pi-ai (also /oauth, /models, /compat, ...), pi-tui,
+//   pi-agent-core (pi-agent-core.mjs when present, else pi-ai.mjs), under both package
+//   scopes pi has used (@earendil-works since pi 0.74, @mariozechner before), and
+//   typebox and @sinclair/typebox with any subpath (typebox.mjs).
 // - A relative import of `x.js` that does not exist but `x.ts` does resolves to `x.ts`
 //   (TypeScript's convention); an extensionless relative import tries `.ts`, `.js`,
 //   `/index.ts`, `/index.js`.
@@ -27,14 +28,19 @@ export function initialize(data) {
 
 const moduleFile = (name) => new URL(`modules/${name}`, here);
 
+// The package name of a pi package under either scope ("pi-ai" for "@earendil-works/pi-ai/oauth"),
+// or null.
+function piPackage(specifier) {
+	const match = /^@(?:earendil-works|mariozechner)\/(pi-[a-z-]+)(?:\/|$)/.exec(specifier);
+	return match ? match[1] : null;
+}
+
 function aliasFor(specifier) {
-	if (specifier === "@mariozechner/pi-coding-agent" || specifier.startsWith("@mariozechner/pi-coding-agent/"))
-		return moduleFile("pi-coding-agent.mjs");
-	if (specifier === "@mariozechner/pi-ai" || specifier.startsWith("@mariozechner/pi-ai/"))
-		return moduleFile("pi-ai.mjs");
-	if (specifier === "@mariozechner/pi-tui" || specifier.startsWith("@mariozechner/pi-tui/"))
-		return moduleFile("pi-tui.mjs");
-	if (specifier === "@mariozechner/pi-agent-core" || specifier.startsWith("@mariozechner/pi-agent-core/")) {
+	const pkg = piPackage(specifier);
+	if (pkg === "pi-coding-agent") return moduleFile("pi-coding-agent.mjs");
+	if (pkg === "pi-ai") return moduleFile("pi-ai.mjs");
+	if (pkg === "pi-tui") return moduleFile("pi-tui.mjs");
+	if (pkg === "pi-agent-core") {
 		const own = moduleFile("pi-agent-core.mjs");
 		return existsSync(own) ? own : moduleFile("pi-ai.mjs");
 	}

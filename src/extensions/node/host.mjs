@@ -1234,6 +1234,11 @@ function readEntries() {
 	return { header, entries, branch, leafId: branch[branch.length - 1]?.id ?? null };
 }
 
+// The host's mode ("interactive", "print", "json", "rpc") as pi 1.6 names it in `ctx.mode`.
+function publicMode(mode) {
+	return mode === "interactive" ? "tui" : (mode ?? "print");
+}
+
 function makeContext(extra) {
 	const ctx = {
 		ui: makeUi(),
@@ -1242,6 +1247,10 @@ function makeContext(extra) {
 		},
 		get cwd() {
 			return hello?.cwd;
+		},
+		// pi 1.6's name for how pi runs: "tui", "rpc", "json" or "print".
+		get mode() {
+			return publicMode(hello?.mode);
 		},
 		sessionManager,
 		modelRegistry,

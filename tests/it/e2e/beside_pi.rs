@@ -55,7 +55,26 @@ pub fn start_reference_with(
     width: u16,
     height: u16,
 ) -> Option<Tmux> {
-    if let Err(why) = reference_pi::available() {
+    // Pinned to pi 0.73.1: the screens of pi 1.6 (its startup notes and header, pi-tui
+    // 1.6's drawing, extension UI) are issue 28's; these tests compare screens row by row.
+    start_reference_version(env, reference_pi::OLD_VERSION, extra, vars, width, height)
+}
+
+/// The reference pi `version` in tmux (see [`start_reference`]).
+pub fn start_reference_version(
+    env: &Env,
+    version: &str,
+    extra: &str,
+    vars: &[(&str, &str)],
+    width: u16,
+    height: u16,
+) -> Option<Tmux> {
+    let available = if version == reference_pi::OLD_VERSION {
+        reference_pi::available_073()
+    } else {
+        reference_pi::available()
+    };
+    if let Err(why) = available {
         eprintln!("reference pi comparison skipped: {why}");
         return None;
     }
@@ -67,7 +86,7 @@ pub fn start_reference_with(
     all.extend_from_slice(vars);
     Some(Tmux::start(
         &format!(
-            "{} --offline --provider mock --model mock-model {extra}",
+            "env PI_REFERENCE_VERSION={version} {} --offline --provider mock --model mock-model {extra}",
             reference_pi::script().display()
         ),
         &env.cwd(),

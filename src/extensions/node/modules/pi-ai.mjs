@@ -312,3 +312,32 @@ export function modelsAreEqual(a, b) {
   if (!a || !b) return false;
   return a.id === b.id && a.provider === b.provider;
 }
+
+// A time-ordered UUID (version 7, RFC 9562): 48 bits of milliseconds since the epoch
+// (`timestampMs`, default now), then random bits with the version and variant set. Ids
+// made in the same millisecond keep their order through a counter in the random part.
+let lastUuidMs = -1;
+let uuidCounter = 0;
+export function uuidv7(timestampMs) {
+  const ms = timestampMs ?? Math.max(Date.now(), lastUuidMs);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 0xffffffffffff) {
+    throw new RangeError("UUIDv7 timestamp must be an integer between 0 and 281474976710655");
+  }
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  if (timestampMs === undefined) {
+    uuidCounter = ms === lastUuidMs ? (uuidCounter + 1) & 0xfff : bytes[6] & 0x07;
+    lastUuidMs = ms;
+    bytes[6] = uuidCounter >> 8;
+    bytes[7] = uuidCounter & 0xff;
+  }
+  let rest = ms;
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = rest % 256;
+    rest = Math.floor(rest / 256);
+  }
+  bytes[6] = 0x70 | (bytes[6] & 0x0f);
+  bytes[8] = 0x80 | (bytes[8] & 0x3f);
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -13,7 +13,8 @@
 //   theme adapters getMarkdownTheme / getSelectListTheme / getSettingsListTheme over the
 //   current theme (`__piHost.theme()`), highlightCode,
 //   getLanguageFromPath;
-// - config: VERSION, getAgentDir; parseFrontmatter / stripFrontmatter.
+// - config: VERSION, getAgentDir, CONFIG_DIR_NAME; parseFrontmatter / stripFrontmatter;
+//   formatReadLineRange (pi 1.6).
 //
 // Not provided (see docs/extensions.md): pi's own classes for running an agent in-process
 // (AgentSession, SessionManager, SettingsManager, ModelRegistry, createAgentSession, main, the
@@ -32,7 +33,8 @@ import { CancellableLoader, Container, getKeybindings, Loader, Spacer, Text } fr
 /** The pi version pi-rs reports to extensions ("0.0.0" when it does not say, as pi does). */
 export const VERSION = globalThis.__piHost?.version ?? "0.0.0";
 
-const CONFIG_DIR_NAME = ".pi";
+// The name of pi's configuration folders (`~/.pi`, `<project>/.pi`).
+export const CONFIG_DIR_NAME = ".pi";
 
 function expandTilde(path) {
   if (path === "~") return homedir();
@@ -967,4 +969,21 @@ export function createCodingTools(cwd, options) {
 
 export function createReadOnlyTools(cwd, options) {
   return ["read", "grep", "find", "ls"].map((name) => builtInTool(name, cwd, options?.[name]));
+}
+
+// A read call's line range as pi 1.6 shows it after the path: `:5`, `:5-14`, or nothing
+// when neither is given or one is not a number (numeric strings count).
+export function formatReadLineRange(offset, limit) {
+  const number = (v) => {
+    const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+    return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+  };
+  if (offset == null && limit == null) return "";
+  const start = offset == null ? 1 : number(offset);
+  if (start === undefined) return "";
+  if (limit == null) return `:${start}`;
+  const count = number(limit);
+  if (count === undefined) return "";
+  const end = start + count - 1;
+  return end ? `:${start}-${end}` : `:${start}`;
 }

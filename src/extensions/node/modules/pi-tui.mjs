@@ -66,3 +66,9 @@ export {
   setCapabilities,
   setCellDimensions,
 } from "./tui-image.mjs";
+
+// pi 1.6: `text` drawn as a cursor by the component itself (reverse video). pi-tui 1.6
+// drops such a cursor where the terminal's own cursor is shown; pi-rs always draws it.
+export function renderFakeCursor(text) {
+  return `\x1b[7m${text}\x1b[27m`;
+}
