@@ -185,7 +185,7 @@ impl MockLlm {
     }
 
     /// Starts on `port` (0 = any), appending every request to `log` as JSONL
-    /// (`{"n", "t", "body"}`, the corpus `requests.jsonl` format) when given.
+    /// (`{"n", "t", "body"}`, the corpus `requests.jsonl` format, plus `path` and `headers`) when given.
     pub fn start_on(port: u16, script: Script, log: Option<PathBuf>) -> std::io::Result<MockLlm> {
         let std_listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
         std_listener.set_nonblocking(true)?;
@@ -358,6 +358,12 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         return write_plain(&mut socket, 404, &[], "no WebSocket endpoint").await;
     }
+    // The standalone example's log also carries the path and headers (lower-cased names),
+    // for side-by-side comparisons of what two clients sent.
+    let logged_headers: serde_json::Map<String, Value> = headers
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
     let n = {
         let mut reqs = state
             .requests
@@ -377,7 +383,7 @@ async fn handle(mut socket: TcpStream, state: Arc<State>) -> std::io::Result<()>
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
-        let line = json!({"n": n, "t": t, "body": body});
+        let line = json!({"n": n, "t": t, "path": path, "headers": logged_headers, "body": body});
         if let Ok(mut f) = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
