@@ -100,16 +100,19 @@ pub enum ThinkingLevel {
     Medium,
     High,
     Xhigh,
+    /// pi 1.6's deepest level, above `xhigh`; only models that map it support it.
+    Max,
 }
 
 impl ThinkingLevel {
-    pub const ALL: [ThinkingLevel; 6] = [
+    pub const ALL: [ThinkingLevel; 7] = [
         ThinkingLevel::Off,
         ThinkingLevel::Minimal,
         ThinkingLevel::Low,
         ThinkingLevel::Medium,
         ThinkingLevel::High,
         ThinkingLevel::Xhigh,
+        ThinkingLevel::Max,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -120,6 +123,7 @@ impl ThinkingLevel {
             ThinkingLevel::Medium => "medium",
             ThinkingLevel::High => "high",
             ThinkingLevel::Xhigh => "xhigh",
+            ThinkingLevel::Max => "max",
         }
     }
 
@@ -236,7 +240,7 @@ impl Model {
     /// The thinking levels this model can be set to, in cycling order (pi's
     /// `getSupportedThinkingLevels`): a `null` entry of `thinkingLevelMap` removes a level
     /// (gpt-5 models cannot turn reasoning off), `xhigh` needs an entry or a known xhigh
-    /// model.
+    /// model, `max` needs an entry.
     pub fn available_thinking_levels(&self) -> Vec<ThinkingLevel> {
         if !self.reasoning {
             return vec![ThinkingLevel::Off];
@@ -252,6 +256,7 @@ impl Model {
                     (_, Some(None)) => false,
                     (ThinkingLevel::Xhigh, Some(Some(_))) => true,
                     (ThinkingLevel::Xhigh, None) => self.supports_xhigh(),
+                    (ThinkingLevel::Max, None) => false,
                     _ => true,
                 }
             })

@@ -250,7 +250,7 @@ impl Checker {
                     if crate::ai::model::ThinkingLevel::parse(k).is_none() {
                         self.problem(
                             &format!("{path}.thinkingLevelMap.{k}"),
-                            "unknown thinking level (use off, minimal, low, medium, high or xhigh)",
+                            "unknown thinking level (use off, minimal, low, medium, high, xhigh or max)",
                         );
                         continue;
                     }

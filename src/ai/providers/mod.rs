@@ -84,7 +84,7 @@ impl ThinkingBudgets {
             ThinkingLevel::Minimal => Some(self.minimal),
             ThinkingLevel::Low => Some(self.low),
             ThinkingLevel::Medium => Some(self.medium),
-            ThinkingLevel::High | ThinkingLevel::Xhigh => Some(self.high),
+            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => Some(self.high),
         }
     }
 }
@@ -289,6 +289,32 @@ mod tests {
             clamp_thinking_level(&always_on, ThinkingLevel::Off),
             ThinkingLevel::Minimal
         );
+    }
+
+    #[test]
+    fn max_needs_a_map_entry_and_clamps_down_to_the_deepest_supported_level() {
+        let plain = reasoning_model("m", None);
+        assert!(!supported_thinking_levels(&plain).contains(&ThinkingLevel::Max));
+        assert_eq!(
+            clamp_thinking_level(&plain, ThinkingLevel::Max),
+            ThinkingLevel::High
+        );
+        let xhigh_only = reasoning_model("m", Some(&[("xhigh", Some("xhigh"))]));
+        assert_eq!(
+            clamp_thinking_level(&xhigh_only, ThinkingLevel::Max),
+            ThinkingLevel::Xhigh
+        );
+        let with_max = reasoning_model("m", Some(&[("max", Some("max"))]));
+        assert_eq!(
+            supported_thinking_levels(&with_max).last(),
+            Some(&ThinkingLevel::Max)
+        );
+        assert_eq!(
+            clamp_thinking_level(&with_max, ThinkingLevel::Xhigh),
+            ThinkingLevel::Max,
+            "an unsupported level goes up first, as pi 1.6"
+        );
+        assert_eq!(ThinkingLevel::parse("max"), Some(ThinkingLevel::Max));
     }
 
     #[test]
