@@ -17,6 +17,7 @@ mod tools_common;
 
 mod agent_loop_properties;
 mod agent_session;
+mod auth_cli;
 mod checkpoints;
 mod checkpoints_diff;
 mod cli_flags;
