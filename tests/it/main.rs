@@ -46,6 +46,7 @@ mod js_parity;
 mod load_faults;
 mod markdown_parity;
 mod model_catalog;
+mod models_16;
 mod no_model;
 mod node_modules_shims;
 mod oauth_login;
