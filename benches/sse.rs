@@ -24,6 +24,7 @@ fn model() -> Model {
         max_tokens: 16_384,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

@@ -77,19 +77,13 @@ fn main() -> ExitCode {
 /// is one of them: runs it and returns its exit code.
 fn subcommand(raw: &[String]) -> Option<u8> {
     match raw.first().map(String::as_str)? {
-        "auth" => Some(auth_command(&raw[1..])),
+        "auth" => Some(pi::cli::auth::run_auth_command(
+            &raw[1..],
+            &AgentPaths::from_env().agent_dir,
+        )),
         "mcp" => Some(pi::cli::mcp::run_mcp_command(&raw[1..])),
         _ => package_command(raw),
     }
-}
-
-/// `pi auth …` (`args` without the `auth`). The dispatch point for pi's credential
-/// commands (login, logout, check, print-api-key, print-bearer-token); until they are
-/// here the command says so and exits with code 1 rather than starting a session.
-fn auth_command(args: &[String]) -> u8 {
-    let _ = args;
-    eprintln!("pi auth: this build of pi-rs has no credential commands; use /login in the TUI");
-    1
 }
 
 /// `pi install / remove / uninstall / update / list / config …`, when `raw` is one.

@@ -1,10 +1,10 @@
 //! API keys: where they come from and how they are kept out of sight.
 //!
-//! A provider's key is resolved in pi's order: a runtime override (`--api-key`), then
-//! `<agent_dir>/auth.json`, then the provider's environment variable, then the
-//! `apiKey` of models.json (that last step lives in `ai::models`, which owns the file).
-//! Configured values may be `!command` (run through the shell once and cached), the name
-//! of an environment variable, or the key itself.
+//! A provider's key is resolved in pi 1.6's order: a runtime override (`--api-key`),
+//! then `<agent_dir>/auth.json`, then the `apiKey` of models.json (that step lives in
+//! `ai::models`, which owns the file), then the provider's environment variable.
+//! Configured values may be `!command` (run through the shell once and cached) or a
+//! template where `$NAME` / `${NAME}` name environment variables and the rest is literal.
 //!
 //! [`AuthStorage`] reads and writes auth.json the way pi does: created with mode 0600,
 //! replaced atomically, and entries it does not understand (OAuth credentials written by
@@ -15,7 +15,7 @@
 //! still counts as configured, and [`AuthStorage::oauth_refresh_due`] tells the async
 //! request path to refresh it first (see `ai::oauth`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -129,10 +129,137 @@ fn command_cache() -> &'static Mutex<HashMap<String, Option<String>>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// Resolves a configured value: `!command` runs the command (cached for the process),
-/// a name of a set environment variable gives its value, anything else is literal.
-/// `None` when a command fails or prints nothing.
+/// One piece of a configured value: literal text or an environment variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ValuePart {
+    Literal(String),
+    Env(String),
+}
+
+fn push_literal(parts: &mut Vec<ValuePart>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if let Some(ValuePart::Literal(last)) = parts.last_mut() {
+        last.push_str(text);
+    } else {
+        parts.push(ValuePart::Literal(text.to_string()));
+    }
+}
+
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// pi 1.6's template form of a value that is not a `!command`: `$NAME` and `${NAME}`
+/// name environment variables, `$$` and `$!` are a literal `$` and `!`, everything else
+/// (a bare word too) is literal text.
+fn parse_value_template(value: &str) -> Vec<ValuePart> {
+    let mut parts = Vec::new();
+    let mut rest = value;
+    while let Some(dollar) = rest.find('$') {
+        push_literal(&mut parts, &rest[..dollar]);
+        let after = &rest[dollar + 1..];
+        match after.chars().next() {
+            Some(c @ ('$' | '!')) => {
+                push_literal(&mut parts, &c.to_string());
+                rest = &after[1..];
+            }
+            Some('{') => match after.find('}') {
+                Some(end) => {
+                    let name = &after[1..end];
+                    if is_env_name(name) {
+                        parts.push(ValuePart::Env(name.to_string()));
+                    } else {
+                        push_literal(&mut parts, &rest[dollar..dollar + 1 + end + 1]);
+                    }
+                    rest = &after[end + 1..];
+                }
+                None => {
+                    push_literal(&mut parts, "$");
+                    rest = after;
+                }
+            },
+            _ => {
+                let len = after
+                    .char_indices()
+                    .take_while(|(i, c)| {
+                        c.is_ascii_alphanumeric() && (*i > 0 || !c.is_ascii_digit()) || *c == '_'
+                    })
+                    .count();
+                if len == 0 {
+                    push_literal(&mut parts, "$");
+                    rest = after;
+                } else {
+                    parts.push(ValuePart::Env(after[..len].to_string()));
+                    rest = &after[len..];
+                }
+            }
+        }
+    }
+    push_literal(&mut parts, rest);
+    parts
+}
+
+/// An environment variable's value: `env` (an auth.json credential's own `env`) first,
+/// then the process environment. Empty counts as unset.
+fn env_value(name: &str, env: &BTreeMap<String, String>) -> Option<String> {
+    env.get(name)
+        .filter(|v| !v.is_empty())
+        .cloned()
+        .or_else(|| std::env::var(name).ok().filter(|v| !v.is_empty()))
+}
+
+fn resolve_template(value: &str, env: &BTreeMap<String, String>) -> Option<String> {
+    let mut out = String::new();
+    for part in parse_value_template(value) {
+        match part {
+            ValuePart::Literal(text) => out.push_str(&text),
+            ValuePart::Env(name) => out.push_str(&env_value(&name, env)?),
+        }
+    }
+    Some(out)
+}
+
+/// The environment variables a value names (none for a `!command`), in order.
+pub fn config_value_env_vars(value: &str) -> Vec<String> {
+    if value.starts_with('!') {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = Vec::new();
+    for part in parse_value_template(value) {
+        if let ValuePart::Env(name) = part
+            && !names.contains(&name)
+        {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The variables a value names that are not set (pi: such a value is not configured).
+pub fn missing_config_value_env_vars(value: &str, env: &BTreeMap<String, String>) -> Vec<String> {
+    config_value_env_vars(value)
+        .into_iter()
+        .filter(|name| env_value(name, env).is_none())
+        .collect()
+}
+
+/// Resolves a configured value as pi 1.6 does: `!command` runs the command (cached for
+/// the process); otherwise `$NAME` / `${NAME}` are replaced by environment variables
+/// (`$$` and `$!` give `$` and `!`) and the rest is literal, so a bare `MY_KEY` is the
+/// text `MY_KEY`. `None` when a command fails or prints nothing, or a named variable is
+/// unset.
 pub fn resolve_config_value(value: &str) -> Option<String> {
+    resolve_config_value_with(value, &BTreeMap::new())
+}
+
+/// [`resolve_config_value`] with extra variables that win over the process environment.
+pub fn resolve_config_value_with(value: &str, env: &BTreeMap<String, String>) -> Option<String> {
     if let Some(command) = value.strip_prefix('!') {
         if let Ok(cache) = command_cache().lock()
             && let Some(hit) = cache.get(value)
@@ -145,7 +272,7 @@ pub fn resolve_config_value(value: &str) -> Option<String> {
         }
         return result;
     }
-    resolve_config_value_uncached(value)
+    resolve_template(value, env)
 }
 
 /// Like [`resolve_config_value`] but runs `!command`s every time (models.json values
@@ -154,9 +281,27 @@ pub fn resolve_config_value_uncached(value: &str) -> Option<String> {
     if let Some(command) = value.strip_prefix('!') {
         return run_command(command);
     }
-    match std::env::var(value) {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ => Some(value.to_string()),
+    resolve_template(value, &BTreeMap::new())
+}
+
+/// Why a value did not resolve, in pi's words (`what` names the value).
+pub fn config_value_failure(value: &str, what: &str) -> String {
+    if let Some(cmd) = value.strip_prefix('!') {
+        return format!(
+            "Failed to resolve {what} from shell command: {cmd} (it failed or printed nothing; run it in a shell to see why)"
+        );
+    }
+    let missing = missing_config_value_env_vars(value, &BTreeMap::new());
+    match missing.len() {
+        0 => format!("Failed to resolve {what}"),
+        1 => format!(
+            "Failed to resolve {what} from environment variable: {}",
+            missing[0]
+        ),
+        _ => format!(
+            "Failed to resolve {what} from environment variables: {}",
+            missing.join(", ")
+        ),
     }
 }
 
@@ -324,31 +469,51 @@ impl AuthStorage {
             || env_api_key(provider).is_some()
     }
 
-    /// The key to use: `--api-key`, then auth.json, then the environment.
+    /// The key to use: `--api-key`, then auth.json, then the environment (the model
+    /// registry puts models.json between the last two).
     pub fn api_key(&self, provider: &str) -> Option<ApiKey> {
+        self.stored_api_key(provider)
+            .or_else(|| env_api_key(provider).map(|(_, key)| key))
+    }
+
+    /// `--api-key`, else the auth.json credential (an `api_key` entry's `key`, resolved
+    /// with the entry's own `env` first, or a valid OAuth access token).
+    pub fn stored_api_key(&self, provider: &str) -> Option<ApiKey> {
         if let Some(key) = self.runtime.get(provider) {
             return Some(key.clone());
         }
-        if let Some(entry) = self.data.get(provider) {
-            match entry.get("type").and_then(Value::as_str) {
-                Some("api_key") => {
-                    if let Some(value) = entry.get("key").and_then(Value::as_str) {
-                        return resolve_config_value(value).map(ApiKey::new);
-                    }
-                }
-                Some("oauth") => {
-                    // Only a valid access token is usable here; expired ones are
-                    // refreshed on the async request path first.
-                    if !is_expired_oauth(entry, crate::ai::message::now_ms())
-                        && let Some(access) = entry.get("access").and_then(Value::as_str)
-                    {
-                        return Some(ApiKey::new(access));
-                    }
-                }
-                _ => {}
+        let entry = self.data.get(provider)?;
+        match entry.get("type").and_then(Value::as_str) {
+            Some("api_key") => {
+                let value = entry.get("key").and_then(Value::as_str)?;
+                resolve_config_value_with(value, &self.credential_env(provider)).map(ApiKey::new)
             }
+            Some("oauth") => {
+                // Only a valid access token is usable here; expired ones are refreshed on
+                // the async request path first.
+                if is_expired_oauth(entry, crate::ai::message::now_ms()) {
+                    return None;
+                }
+                entry.get("access").and_then(Value::as_str).map(ApiKey::new)
+            }
+            _ => None,
         }
-        env_api_key(provider).map(|(_, key)| key)
+    }
+
+    /// The `env` object of a provider's `api_key` credential (pi 1.6): variables that win
+    /// over the process environment for that provider. Non-string values are skipped.
+    pub fn credential_env(&self, provider: &str) -> BTreeMap<String, String> {
+        self.data
+            .get(provider)
+            .filter(|e| e.get("type").and_then(Value::as_str) == Some("api_key"))
+            .and_then(|e| e.get("env"))
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn persist(&mut self, provider: &str, entry: Option<Value>) -> Result<(), AuthError> {

@@ -100,16 +100,19 @@ pub enum ThinkingLevel {
     Medium,
     High,
     Xhigh,
+    /// pi 1.6's deepest level, above `xhigh`; only models that map it support it.
+    Max,
 }
 
 impl ThinkingLevel {
-    pub const ALL: [ThinkingLevel; 6] = [
+    pub const ALL: [ThinkingLevel; 7] = [
         ThinkingLevel::Off,
         ThinkingLevel::Minimal,
         ThinkingLevel::Low,
         ThinkingLevel::Medium,
         ThinkingLevel::High,
         ThinkingLevel::Xhigh,
+        ThinkingLevel::Max,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -120,6 +123,7 @@ impl ThinkingLevel {
             ThinkingLevel::Medium => "medium",
             ThinkingLevel::High => "high",
             ThinkingLevel::Xhigh => "xhigh",
+            ThinkingLevel::Max => "max",
         }
     }
 
@@ -197,6 +201,54 @@ pub struct Model {
     /// API-specific compatibility flags (models.json `compat`), interpreted by each provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compat: Option<Value>,
+    /// The pi 1.6 fields of models.json beyond the ones above.
+    #[serde(flatten, default)]
+    pub extras: ModelExtras,
+}
+
+/// pi 1.6 model fields: sampling parameters (sent), and metadata kept for the model
+/// (input limits, prompt cache lifetimes, price tiers) that pi-rs parses but does not
+/// act on yet.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelExtras {
+    /// Fields merged into every request body (OpenAI-compatible APIs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling_params: Option<serde_json::Map<String, Value>>,
+    /// `samplingParams` per thinking level (pi's level names), merged over them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling_params_by_thinking_level: Option<BTreeMap<String, serde_json::Map<String, Value>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_limits: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<Value>,
+    /// `cost.tiers`: request-wide price tiers.
+    #[serde(skip)]
+    pub cost_tiers: Option<Vec<Value>>,
+}
+
+impl Model {
+    /// pi 1.6's `resolveSamplingParams`: `samplingParams`, then the entry of the
+    /// (clamped) thinking level, later keys winning. `None` when the model has neither.
+    pub fn sampling_params_for(
+        &self,
+        level: ThinkingLevel,
+    ) -> Option<serde_json::Map<String, Value>> {
+        let level = self.clamp_thinking(level);
+        let by_level = self
+            .extras
+            .sampling_params_by_thinking_level
+            .as_ref()
+            .and_then(|m| m.get(level.as_str()));
+        if self.extras.sampling_params.is_none() && by_level.is_none() {
+            return None;
+        }
+        let mut out = self.extras.sampling_params.clone().unwrap_or_default();
+        for (k, v) in by_level.into_iter().flatten() {
+            out.insert(k.clone(), v.clone());
+        }
+        Some(out)
+    }
 }
 
 fn default_input() -> Vec<InputKind> {
@@ -236,7 +288,7 @@ impl Model {
     /// The thinking levels this model can be set to, in cycling order (pi's
     /// `getSupportedThinkingLevels`): a `null` entry of `thinkingLevelMap` removes a level
     /// (gpt-5 models cannot turn reasoning off), `xhigh` needs an entry or a known xhigh
-    /// model.
+    /// model, `max` needs an entry.
     pub fn available_thinking_levels(&self) -> Vec<ThinkingLevel> {
         if !self.reasoning {
             return vec![ThinkingLevel::Off];
@@ -252,6 +304,7 @@ impl Model {
                     (_, Some(None)) => false,
                     (ThinkingLevel::Xhigh, Some(Some(_))) => true,
                     (ThinkingLevel::Xhigh, None) => self.supports_xhigh(),
+                    (ThinkingLevel::Max, None) => false,
                     _ => true,
                 }
             })

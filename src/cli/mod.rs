@@ -5,6 +5,7 @@
 //! `pi mcp` (`mcp`). The session itself is built by `core::factory`.
 
 pub mod args;
+pub mod auth;
 pub mod files;
 pub mod help;
 pub mod launch;

@@ -275,6 +275,14 @@ impl Settings {
         self.str_at("defaultThinkingLevel")
             .and_then(ThinkingLevel::parse)
     }
+    /// `modelThinkingLevels["provider/id"]`: the startup level of one model.
+    pub fn model_thinking_level(&self, provider: &str, id: &str) -> Option<ThinkingLevel> {
+        self.get("modelThinkingLevels")
+            .and_then(Value::as_object)
+            .and_then(|m| m.get(&format!("{provider}/{id}")))
+            .and_then(Value::as_str)
+            .and_then(ThinkingLevel::parse)
+    }
     pub fn theme(&self) -> Option<&str> {
         self.str_at("theme")
     }

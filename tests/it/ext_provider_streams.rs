@@ -31,7 +31,7 @@ const usage = () => ({{ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalT
     cost: {{ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }} }});
 export default function (pi: any) {{
     pi.registerProvider("js", {{
-        baseUrl: "http://unused.invalid", apiKey: "JS_KEY", api: "js-api",
+        baseUrl: "http://unused.invalid", apiKey: "$JS_KEY", api: "js-api",
         models: [{{ id: "js-model", name: "JS Model", reasoning: true, input: ["text"],
             cost: {{ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }}, contextWindow: 100000, maxTokens: 1000 }}],
         streamSimple(model: any, context: any, options: any) {{
@@ -197,7 +197,7 @@ fn delegating_provider(p: &Project, function: &str, api: &str, base_url: &str) {
             r#"import {{ createAssistantMessageEventStream, {function} }} from "@mariozechner/pi-ai";
 export default function (pi: any) {{
     pi.registerProvider("proxy", {{
-        baseUrl: "http://unused.invalid", apiKey: "JS_KEY", api: "proxy-api",
+        baseUrl: "http://unused.invalid", apiKey: "$JS_KEY", api: "proxy-api",
         models: [{{ id: "mock-model", name: "Proxied", reasoning: false, input: ["text"],
             cost: {{ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }}, contextWindow: 100000, maxTokens: 1000 }}],
         streamSimple(model: any, context: any, options: any) {{
@@ -302,7 +302,7 @@ fn register_provider_after_loading_takes_effect_at_once_and_unregister_removes_i
             r#"export default function (pi: any) {{
     pi.registerCommand("late", {{ handler: async () => {{
         pi.registerProvider("late", {{
-            baseUrl: "{base_url}", apiKey: "LATE_KEY", api: "openai-completions",
+            baseUrl: "{base_url}", apiKey: "$LATE_KEY", api: "openai-completions",
             headers: {{ "x-late": "1" }},
             models: [{{ id: "late-model", name: "Late", reasoning: false, input: ["text"],
                 cost: {{ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }}, contextWindow: 1000, maxTokens: 100,
@@ -461,6 +461,20 @@ fn pis_gitlab_duo_example_answers_through_pi_ai_functions_against_the_loopback_s
         }
     };
     let p = Project::new(json!({"default": {"text": "Duo says hi."}}));
+    // The 0.73 example names its key variable bare (`"GITLAB_TOKEN"`); pi 1.6 reads bare
+    // values literally and its own copy of the example says `"$GITLAB_TOKEN"`. Run the
+    // example with that one line as pi 1.6 ships it.
+    let copy = p.dir.path().join("gitlab-duo");
+    std::fs::create_dir_all(&copy).unwrap();
+    for name in ["index.ts", "package.json"] {
+        let text = std::fs::read_to_string(example.join(name)).unwrap();
+        std::fs::write(
+            copy.join(name),
+            text.replace("apiKey: \"GITLAB_TOKEN\"", "apiKey: \"$GITLAB_TOKEN\""),
+        )
+        .unwrap();
+    }
+    let example = copy;
     let standin = p.write("gitlab-standin.mjs", GITLAB_STANDIN);
     let run = |model: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_pi"))

@@ -17,7 +17,7 @@ fn provider_extension(p: &Project, extra: &str) {
             r#"export default function (pi: any) {{
     pi.registerProvider("ext", {{
         baseUrl: "{base_url}",
-        apiKey: "EXT_KEY",
+        apiKey: "$EXT_KEY",
         api: "openai-completions",
         authHeader: true,
         headers: {{ "x-ext-provider": "from-extension" }},

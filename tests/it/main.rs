@@ -17,6 +17,7 @@ mod tools_common;
 
 mod agent_loop_properties;
 mod agent_session;
+mod auth_cli;
 mod checkpoints;
 mod checkpoints_diff;
 mod cli_flags;
@@ -45,6 +46,7 @@ mod js_parity;
 mod load_faults;
 mod markdown_parity;
 mod model_catalog;
+mod models_16;
 mod no_model;
 mod node_modules_shims;
 mod oauth_login;

@@ -32,6 +32,7 @@ fn model(api: Api) -> Model {
         max_tokens: 16_384,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

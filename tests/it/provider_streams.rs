@@ -42,6 +42,7 @@ fn model(api: Api, server: &MockLlm) -> Model {
         max_tokens: 8_000,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

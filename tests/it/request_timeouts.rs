@@ -303,6 +303,7 @@ fn model(server: &MockLlm) -> Model {
         max_tokens: 4_000,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

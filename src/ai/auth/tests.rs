@@ -121,7 +121,9 @@ fn config_values_resolve_commands_env_names_and_literals() {
         Some("secret".into())
     );
     assert_eq!(resolve_config_value("!exit 3"), None);
-    assert_eq!(resolve_config_value("PATH"), std::env::var("PATH").ok());
+    // pi 1.6: a bare variable name is literal text; `$NAME` and `${NAME}` interpolate.
+    assert_eq!(resolve_config_value("PATH"), Some("PATH".into()));
+    assert_eq!(resolve_config_value("$PATH"), std::env::var("PATH").ok());
     assert_eq!(
         resolve_config_value("sk-literal"),
         Some("sk-literal".into())
@@ -132,6 +134,67 @@ fn config_values_resolve_commands_env_names_and_literals() {
     assert_eq!(resolve_config_value(&cmd), Some("v".into()));
     assert_eq!(resolve_config_value(&cmd), Some("v".into()));
     assert_eq!(std::fs::read_to_string(marker.path()).unwrap(), "x\n");
+}
+
+#[test]
+fn templates_interpolate_variables_and_escape_dollar_and_bang() {
+    let env: BTreeMap<String, String> = [
+        ("PI_T_A".to_string(), "alpha".to_string()),
+        ("PI_T_B".to_string(), "beta".to_string()),
+    ]
+    .into();
+    let r = |v: &str| resolve_config_value_with(v, &env);
+    assert_eq!(r("$PI_T_A"), Some("alpha".into()));
+    assert_eq!(r("${PI_T_A}-x"), Some("alpha-x".into()));
+    assert_eq!(
+        r("Bearer $PI_T_A.$PI_T_B"),
+        Some("Bearer alpha.beta".into())
+    );
+    assert_eq!(r("a$$b"), Some("a$b".into()));
+    assert_eq!(r("$!not-a-command"), Some("!not-a-command".into()));
+    assert_eq!(
+        r("cost: $5"),
+        Some("cost: $5".into()),
+        "$ + digit is literal"
+    );
+    assert_eq!(r("${not valid}"), Some("${not valid}".into()));
+    assert_eq!(
+        r("${PI_T_A"),
+        Some("${PI_T_A".into()),
+        "unclosed brace is literal"
+    );
+    assert_eq!(
+        r("$PI_T_UNSET_XYZ"),
+        None,
+        "an unset variable leaves it unresolved"
+    );
+    assert_eq!(
+        missing_config_value_env_vars("$PI_T_A ${PI_T_UNSET_XYZ} $PI_T_UNSET_XYZ", &env),
+        vec!["PI_T_UNSET_XYZ".to_string()]
+    );
+    assert!(config_value_env_vars("!echo $HOME").is_empty());
+    assert_eq!(
+        config_value_failure("$PI_T_UNSET_XYZ", "API key for provider \"p\""),
+        "Failed to resolve API key for provider \"p\" from environment variable: PI_T_UNSET_XYZ"
+    );
+}
+
+#[test]
+fn an_api_key_credential_resolves_with_its_own_env_first() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("auth.json"),
+        r#"{"cf": {"type": "api_key", "key": "${PI_T_CRED_KEY}", "env": {"PI_T_CRED_KEY": "from-env-object", "ACCOUNT": "acc", "N": 3}}}"#,
+    )
+    .unwrap();
+    let auth = AuthStorage::load(dir.path());
+    assert_eq!(
+        auth.stored_api_key("cf").map(|k| k.expose().to_string()),
+        Some("from-env-object".into())
+    );
+    let env = auth.credential_env("cf");
+    assert_eq!(env.get("ACCOUNT").map(String::as_str), Some("acc"));
+    assert!(!env.contains_key("N"), "non-string values are skipped");
 }
 
 #[test]

@@ -48,6 +48,16 @@ pub struct ModelFields {
     pub max_tokens: Option<u64>,
     pub headers: BTreeMap<String, String>,
     pub compat: Option<Value>,
+    /// pi 1.6: `samplingParams`, merged into OpenAI-compatible request bodies.
+    pub sampling_params: Option<Map<String, Value>>,
+    /// pi 1.6: `samplingParamsByThinkingLevel`, keyed by pi level name.
+    pub sampling_params_by_level: Option<BTreeMap<String, Map<String, Value>>>,
+    /// pi 1.6: `inputLimits` (checked, kept, not acted on yet).
+    pub input_limits: Option<Value>,
+    /// pi 1.6: `promptCache` lifetimes in seconds (checked, kept).
+    pub prompt_cache: Option<Value>,
+    /// pi 1.6: `cost.tiers` (checked, kept).
+    pub cost_tiers: Option<Vec<Value>>,
 }
 
 /// A custom model of a provider.
@@ -114,6 +124,91 @@ pub fn strip_json_comments(input: &str) -> String {
         i += 1;
     }
     out
+}
+
+/// The value shape pi 1.6's schema gives a `compat` flag.
+enum CompatShape {
+    Bool,
+    Number,
+    Object,
+    Array,
+    OneOf(&'static [&'static str]),
+}
+
+/// The shape of a known `compat` flag (every API's flags of pi 1.6; `None` = unknown).
+fn compat_shape(key: &str) -> Option<CompatShape> {
+    const BOOLS: &[&str] = &[
+        "supportsStore",
+        "supportsDeveloperRole",
+        "supportsReasoningEffort",
+        "supportsUsageInStreaming",
+        "supportsFinishReason",
+        "requiresToolResultName",
+        "requiresAssistantAfterToolResult",
+        "requiresNonNullAssistantContent",
+        "requiresToolsWithToolHistory",
+        "requiresThinkingAsText",
+        "requiresReasoningContentOnAssistantMessages",
+        "zaiToolStream",
+        "supportsThinkingTokenBudget",
+        "supportsOpenAIGrammarTools",
+        "supportsMidConvoSystemMessages",
+        "supportsMidConvoToolAdditions",
+        "supportsStrictMode",
+        "sendSessionAffinityHeaders",
+        "supportsLongCacheRetention",
+        "supportsAdditionalTools",
+        "supportsToolSearch",
+        "supportsExplicitPromptCacheMode",
+        "supportsMidConvoEffort",
+        "supportsMaxOutputTokens",
+        "supportsEagerToolInputStreaming",
+        "supportsCacheControlOnTools",
+        "supportsTemperature",
+        "forceAdaptiveThinking",
+        "allowEmptySignature",
+        "supportsStrictTools",
+        "supportsMidConvoToolChanges",
+        "supportsMessageThreads",
+        "sendImageOptInHeader",
+    ];
+    if BOOLS.contains(&key) {
+        return Some(CompatShape::Bool);
+    }
+    Some(match key {
+        "vllmPriority" => CompatShape::Number,
+        "chatTemplateKwargs"
+        | "chatTemplateArgs"
+        | "openRouterRouting"
+        | "vercelGatewayRouting" => CompatShape::Object,
+        "allowedFallbackModels" => CompatShape::Array,
+        "maxTokensField" => CompatShape::OneOf(&["max_completion_tokens", "max_tokens"]),
+        "thinkingFormat" => CompatShape::OneOf(&[
+            "openai",
+            "openrouter",
+            "deepseek",
+            "together",
+            "baseten",
+            "zai",
+            "qwen",
+            "chat-template",
+            "qwen-chat-template",
+            "string-thinking",
+            "ant-ling",
+        ]),
+        "thinkingTokenBudgetField" => CompatShape::OneOf(&[
+            "thinking_token_budget",
+            "thinking_budget",
+            "thinking_budget_tokens",
+        ]),
+        "cacheControlFormat" => CompatShape::OneOf(&["anthropic"]),
+        "sessionAffinityFormat" => {
+            CompatShape::OneOf(&["openai", "openai-nosession", "openrouter"])
+        }
+        "promptCacheKeyMode" => CompatShape::OneOf(&["auto", "enabled", "disabled"]),
+        "imageInput" => CompatShape::OneOf(&["assets", "images", "state-image-urls"]),
+        _ => return None,
+    })
 }
 
 /// Collects problems while walking the document.
@@ -225,20 +320,275 @@ impl Checker {
         out
     }
 
+    /// `compat`, each known flag checked against pi 1.6's schema: a flag of the wrong
+    /// type or an unknown enum value is dropped (with a problem), the rest are kept;
+    /// unknown keys are kept as they are, as pi does.
     fn compat(&mut self, obj: &Map<String, Value>, path: &str) -> Option<Value> {
-        match obj.get("compat")? {
-            v @ Value::Object(_) => Some(v.clone()),
+        let flags = match obj.get("compat")? {
+            Value::Object(m) => m,
             other => {
                 self.problem(
                     &format!("{path}.compat"),
                     format!(
-                        "expected an object of compatibility flags, found {}",
+                        "expected an object of compatibility flags, found {}; ignored",
                         Self::kind(other)
                     ),
+                );
+                return None;
+            }
+        };
+        let mut out = flags.clone();
+        for (key, v) in flags {
+            let at = format!("{path}.compat.{key}");
+            let problem = match compat_shape(key) {
+                None => None,
+                Some(CompatShape::Bool) if !v.is_boolean() => {
+                    Some(format!("expected true or false, found {}", Self::kind(v)))
+                }
+                Some(CompatShape::Number) if !v.is_number() => {
+                    Some(format!("expected a number, found {}", Self::kind(v)))
+                }
+                Some(CompatShape::Object) if !v.is_object() => {
+                    Some(format!("expected an object, found {}", Self::kind(v)))
+                }
+                Some(CompatShape::Array) if !v.is_array() => {
+                    Some(format!("expected an array, found {}", Self::kind(v)))
+                }
+                Some(CompatShape::OneOf(values))
+                    if !v.as_str().is_some_and(|s| values.contains(&s)) =>
+                {
+                    Some(format!("expected one of {}", values.join(", ")))
+                }
+                Some(_) => None,
+            };
+            if let Some(p) = problem {
+                self.problem(&at, format!("{p}; ignored"));
+                out.remove(key);
+            }
+        }
+        Some(Value::Object(out))
+    }
+
+    /// An object of free-form request fields (`samplingParams`).
+    fn object(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        path: &str,
+    ) -> Option<Map<String, Value>> {
+        match obj.get(key)? {
+            Value::Object(m) => Some(m.clone()),
+            other => {
+                self.problem(
+                    &format!("{path}.{key}"),
+                    format!("expected an object, found {}; ignored", Self::kind(other)),
                 );
                 None
             }
         }
+    }
+
+    fn sampling_by_level(
+        &mut self,
+        obj: &Map<String, Value>,
+        path: &str,
+    ) -> Option<BTreeMap<String, Map<String, Value>>> {
+        let key = "samplingParamsByThinkingLevel";
+        let m = self.object(obj, key, path)?;
+        let mut out = BTreeMap::new();
+        for (level, v) in m {
+            let at = format!("{path}.{key}.{level}");
+            if crate::ai::model::ThinkingLevel::parse(&level).is_none() {
+                self.problem(
+                    &at,
+                    "unknown thinking level (use off, minimal, low, medium, high, xhigh or max); ignored",
+                );
+                continue;
+            }
+            match v {
+                Value::Object(params) => {
+                    out.insert(level, params);
+                }
+                other => self.problem(
+                    &at,
+                    format!(
+                        "expected an object of request fields, found {}; ignored",
+                        Self::kind(&other)
+                    ),
+                ),
+            }
+        }
+        Some(out)
+    }
+
+    /// Keeps the integer fields of `obj` listed in `ints` that are within range, dropping
+    /// (with a problem) the ones that are not; other keys are kept as they are.
+    fn checked_ints(
+        &mut self,
+        obj: &Map<String, Value>,
+        ints: &[(&str, u64, u64)],
+        path: &str,
+    ) -> Map<String, Value> {
+        let mut out = obj.clone();
+        for (key, min, max) in ints {
+            let Some(v) = obj.get(*key) else { continue };
+            let ok = v.as_u64().is_some_and(|n| n >= *min && n <= *max);
+            if !ok {
+                let range = if *max == u64::MAX {
+                    format!("an integer of at least {min}")
+                } else {
+                    format!("an integer from {min} to {max}")
+                };
+                self.problem(
+                    &format!("{path}.{key}"),
+                    format!("expected {range}; ignored"),
+                );
+                out.remove(*key);
+            }
+        }
+        out
+    }
+
+    fn input_limits(&mut self, obj: &Map<String, Value>, path: &str) -> Option<Value> {
+        let path = format!("{path}.inputLimits");
+        let limits = match obj.get("inputLimits")? {
+            Value::Object(m) => m,
+            other => {
+                self.problem(
+                    &path,
+                    format!("expected an object, found {}; ignored", Self::kind(other)),
+                );
+                return None;
+            }
+        };
+        let mut out = self.checked_ints(limits, &[("maxRequestBytes", 1, u64::MAX)], &path);
+        if let Some(images) = limits.get("images") {
+            let ipath = format!("{path}.images");
+            match images {
+                Value::Object(im) => {
+                    let mut checked = self.checked_ints(
+                        im,
+                        &[
+                            ("maxPerMessage", 1, u64::MAX),
+                            ("maxPerRequest", 1, u64::MAX),
+                        ],
+                        &ipath,
+                    );
+                    match im.get("resize") {
+                        None => {}
+                        Some(Value::Object(r)) => {
+                            let resize = self.checked_ints(
+                                r,
+                                &[
+                                    ("maxWidth", 1, u64::MAX),
+                                    ("maxHeight", 1, u64::MAX),
+                                    ("maxBytes", 1, u64::MAX),
+                                    ("jpegQuality", 1, 100),
+                                ],
+                                &format!("{ipath}.resize"),
+                            );
+                            checked.insert("resize".into(), Value::Object(resize));
+                        }
+                        Some(other) => {
+                            self.problem(
+                                &format!("{ipath}.resize"),
+                                format!("expected an object, found {}; ignored", Self::kind(other)),
+                            );
+                            checked.remove("resize");
+                        }
+                    }
+                    out.insert("images".into(), Value::Object(checked));
+                }
+                other => {
+                    self.problem(
+                        &ipath,
+                        format!("expected an object, found {}; ignored", Self::kind(other)),
+                    );
+                    out.remove("images");
+                }
+            }
+        }
+        Some(Value::Object(out))
+    }
+
+    fn prompt_cache(&mut self, obj: &Map<String, Value>, path: &str) -> Option<Value> {
+        let path = format!("{path}.promptCache");
+        let m = match obj.get("promptCache")? {
+            Value::Object(m) => m,
+            other => {
+                self.problem(
+                    &path,
+                    format!(
+                        "expected an object {{short, long}}, found {}; ignored",
+                        Self::kind(other)
+                    ),
+                );
+                return None;
+            }
+        };
+        let mut out = m.clone();
+        for key in ["short", "long"] {
+            if let Some(v) = m.get(key)
+                && !v.as_f64().is_some_and(|n| n > 0.0 && n.is_finite())
+            {
+                self.problem(
+                    &format!("{path}.{key}"),
+                    "expected a lifetime in seconds above 0; ignored",
+                );
+                out.remove(key);
+            }
+        }
+        Some(Value::Object(out))
+    }
+
+    fn cost_tiers(&mut self, cost: &Map<String, Value>, path: &str) -> Option<Vec<Value>> {
+        let path = format!("{path}.cost.tiers");
+        let tiers = match cost.get("tiers")? {
+            Value::Array(t) => t,
+            other => {
+                self.problem(
+                    &path,
+                    format!(
+                        "expected an array of tiers, found {}; ignored",
+                        Self::kind(other)
+                    ),
+                );
+                return None;
+            }
+        };
+        let mut out = Vec::new();
+        for (i, tier) in tiers.iter().enumerate() {
+            let at = format!("{path}[{i}]");
+            let Some(t) = tier.as_object() else {
+                self.problem(
+                    &at,
+                    format!("expected an object, found {}; ignored", Self::kind(tier)),
+                );
+                continue;
+            };
+            let missing: Vec<&str> = [
+                "inputTokensAbove",
+                "input",
+                "output",
+                "cacheRead",
+                "cacheWrite",
+            ]
+            .into_iter()
+            .filter(|k| !t.get(*k).is_some_and(Value::is_number))
+            .collect();
+            if missing.is_empty() {
+                out.push(tier.clone());
+            } else {
+                self.problem(
+                    &at,
+                    format!(
+                        "needs numbers for {}; this tier is ignored",
+                        missing.join(", ")
+                    ),
+                );
+            }
+        }
+        Some(out)
     }
 
     fn fields(&mut self, obj: &Map<String, Value>, path: &str, partial_cost: bool) -> ModelFields {
@@ -250,7 +600,7 @@ impl Checker {
                     if crate::ai::model::ThinkingLevel::parse(k).is_none() {
                         self.problem(
                             &format!("{path}.thinkingLevelMap.{k}"),
-                            "unknown thinking level (use off, minimal, low, medium, high or xhigh)",
+                            "unknown thinking level (use off, minimal, low, medium, high, xhigh or max)",
                         );
                         continue;
                     }
@@ -349,7 +699,16 @@ impl Checker {
                 None
             }
         };
+        let cost_tiers = match obj.get("cost") {
+            Some(Value::Object(c)) => self.cost_tiers(c, path),
+            _ => None,
+        };
         ModelFields {
+            sampling_params: self.object(obj, "samplingParams", path),
+            sampling_params_by_level: self.sampling_by_level(obj, path),
+            input_limits: self.input_limits(obj, path),
+            prompt_cache: self.prompt_cache(obj, path),
+            cost_tiers,
             name: self.string(obj, "name", path),
             reasoning: self.boolean(obj, "reasoning", path),
             thinking_level_map,
@@ -364,12 +723,15 @@ impl Checker {
 }
 
 /// Parses models.json text. `builtin_providers` tells which providers may omit
-/// `baseUrl`, `apiKey` and `api`. On failure, the message names `path` and every problem.
+/// `baseUrl`, `apiKey` and `api`. As pi 1.6, one bad value drops only that value (or the
+/// model or tier it makes unusable): the rest of the file is used and the second value
+/// names the file and every problem with its path. `Err` only when the text is not JSON
+/// (then nothing of the file can be used).
 pub fn parse_models_json(
     text: &str,
     path: &Path,
     builtin_providers: &[&str],
-) -> Result<ModelsConfig, String> {
+) -> Result<(ModelsConfig, Option<String>), String> {
     let stripped = strip_json_comments(text);
     let root: Value = serde_json::from_str(&stripped).map_err(|e| {
         format!(
@@ -379,15 +741,17 @@ pub fn parse_models_json(
     })?;
     let (config, problems) = parse_root(&root, builtin_providers);
     if problems.is_empty() {
-        Ok(config)
-    } else {
-        let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-        Err(format!(
-            "Invalid models.json schema:\n{}\n\nFile: {}\nBuilt-in models are still available; fix the file and reopen /model to reload it.",
-            list.join("\n"),
-            path.display()
-        ))
+        return Ok((config, None));
     }
+    let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+    Ok((
+        config,
+        Some(format!(
+            "Ignored in models.json ({}), the rest of the file is used:\n{}\nFix these values and reopen /model to reload the file.",
+            path.display(),
+            list.join("\n"),
+        )),
+    ))
 }
 
 /// A provider registered by an extension (`pi.registerProvider(name, config)`): the

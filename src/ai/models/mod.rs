@@ -21,7 +21,9 @@ use serde_json::Value;
 use self::config::{
     ModelFields, ModelsConfig, ProviderConfig, parse_extension_provider, parse_models_json,
 };
-use super::auth::{ApiKey, AuthStorage, missing_key_message, resolve_config_value_uncached};
+use super::auth::{
+    ApiKey, AuthStorage, config_value_failure, missing_key_message, resolve_config_value_uncached,
+};
 use super::catalog::catalog;
 use super::model::{Api, Model, ModelCost};
 
@@ -57,6 +59,9 @@ struct ProviderRequestConfig {
 pub struct RequestAuth {
     pub api_key: Option<ApiKey>,
     pub headers: BTreeMap<String, String>,
+    /// The `env` of the provider's auth.json credential: variables that win over the
+    /// process environment for this provider (pi 1.6).
+    pub env: BTreeMap<String, String>,
 }
 
 /// Built-in and custom models, and the key store.
@@ -148,26 +153,44 @@ impl ModelRegistry {
             .find(|m| m.provider == provider && m.id == id)
     }
 
+    /// Whether a credential is configured: auth.json, `--api-key`, the environment, or a
+    /// models.json `apiKey` whose `$NAME` variables are all set (pi 1.6's check; no
+    /// command is run).
     pub fn has_configured_auth(&self, model: &Model) -> bool {
         self.auth.has_auth(&model.provider)
             || self
                 .request_configs
                 .get(&model.provider)
-                .is_some_and(|c| c.api_key.is_some())
+                .and_then(|c| c.api_key.as_deref())
+                .is_some_and(|v| {
+                    crate::ai::auth::missing_config_value_env_vars(v, &BTreeMap::new()).is_empty()
+                })
     }
 
-    /// The key and extra headers for a request to `model`: `--api-key`, auth.json, the
-    /// environment, then models.json `apiKey`. Errors name the provider, never the key.
+    /// The key and extra headers for a request to `model`, in pi 1.6's order:
+    /// `--api-key`, auth.json, models.json `apiKey`, then the environment. Errors name the
+    /// provider, never the key.
     pub fn request_auth(&self, model: &Model) -> Result<RequestAuth, String> {
         let config = self.request_configs.get(&model.provider);
-        let api_key = match self.auth.api_key(&model.provider) {
+        let api_key = match self.auth.stored_api_key(&model.provider) {
             Some(k) => Some(k),
             None => match config.and_then(|c| c.api_key.as_deref()) {
-                Some(value) => Some(ApiKey::new(resolve_or_explain(
-                    value,
-                    &format!("API key for provider \"{}\"", model.provider),
-                )?)),
-                None => None,
+                Some(value) => match resolve_config_value_uncached(value) {
+                    Some(v) => Some(ApiKey::new(v)),
+                    // An unset `$NAME` falls through to the provider's own variable.
+                    None if !value.starts_with('!')
+                        && crate::ai::auth::env_api_key(&model.provider).is_some() =>
+                    {
+                        crate::ai::auth::env_api_key(&model.provider).map(|(_, k)| k)
+                    }
+                    None => {
+                        return Err(config_value_failure(
+                            value,
+                            &format!("API key for provider \"{}\"", model.provider),
+                        ));
+                    }
+                },
+                None => crate::ai::auth::env_api_key(&model.provider).map(|(_, k)| k),
             },
         };
         let mut headers = model.headers.clone();
@@ -205,6 +228,7 @@ impl ModelRegistry {
         Ok(RequestAuth {
             api_key: Some(key),
             headers,
+            env: self.auth.credential_env(&model.provider),
         })
     }
 
@@ -215,7 +239,10 @@ impl ModelRegistry {
         let config = match &self.models_json {
             Some(path) => match std::fs::read_to_string(path) {
                 Ok(text) => match parse_models_json(&text, path, &builtin_providers()) {
-                    Ok(c) => c,
+                    Ok((c, problems)) => {
+                        self.error = problems;
+                        c
+                    }
                     Err(e) => {
                         self.error = Some(e);
                         ModelsConfig::default()
@@ -421,12 +448,7 @@ impl ModelRegistry {
 }
 
 fn resolve_or_explain(value: &str, what: &str) -> Result<String, String> {
-    resolve_config_value_uncached(value).ok_or_else(|| match value.strip_prefix('!') {
-        Some(cmd) => format!(
-            "Failed to resolve {what} from shell command: {cmd} (it failed or printed nothing; run it in a shell to see why)"
-        ),
-        None => format!("Failed to resolve {what}"),
-    })
+    resolve_config_value_uncached(value).ok_or_else(|| config_value_failure(value, what))
 }
 
 fn custom_models(provider: &str, p: &ProviderConfig) -> Vec<Model> {
@@ -470,6 +492,13 @@ fn custom_models(provider: &str, p: &ProviderConfig) -> Vec<Model> {
                 max_tokens: f.max_tokens.unwrap_or(16_384),
                 headers: BTreeMap::new(),
                 compat: merge_compat(p.compat.clone(), f.compat.as_ref()),
+                extras: super::model::ModelExtras {
+                    sampling_params: f.sampling_params.clone(),
+                    sampling_params_by_thinking_level: f.sampling_params_by_level.clone(),
+                    input_limits: f.input_limits.clone(),
+                    prompt_cache: f.prompt_cache.clone(),
+                    cost_tiers: f.cost_tiers.clone(),
+                },
             })
         })
         .collect()
@@ -505,6 +534,48 @@ fn apply_override(m: &mut Model, ov: &ModelFields) {
         };
     }
     m.compat = merge_compat(m.compat.take(), ov.compat.as_ref());
+    // pi 1.6: object fields merge field by field with the model's, per level for
+    // `samplingParamsByThinkingLevel`; arrays (`cost.tiers`) replace.
+    let x = &mut m.extras;
+    if let Some(params) = &ov.sampling_params {
+        x.sampling_params
+            .get_or_insert_with(Default::default)
+            .extend(params.clone());
+    }
+    if let Some(by_level) = &ov.sampling_params_by_level {
+        let merged = x
+            .sampling_params_by_thinking_level
+            .get_or_insert_with(Default::default);
+        for (level, params) in by_level {
+            merged
+                .entry(level.clone())
+                .or_default()
+                .extend(params.clone());
+        }
+    }
+    if let Some(v) = &ov.input_limits {
+        x.input_limits = Some(merge_objects(x.input_limits.take(), v));
+    }
+    if let Some(v) = &ov.prompt_cache {
+        x.prompt_cache = Some(merge_objects(x.prompt_cache.take(), v));
+    }
+    if let Some(t) = &ov.cost_tiers {
+        x.cost_tiers = Some(t.clone());
+    }
+}
+
+/// `over` merged into `base` key by key, nested objects too.
+fn merge_objects(base: Option<Value>, over: &Value) -> Value {
+    match (base, over) {
+        (Some(Value::Object(mut b)), Value::Object(o)) => {
+            for (k, v) in o {
+                let merged = merge_objects(b.remove(k), v);
+                b.insert(k.clone(), merged);
+            }
+            Value::Object(b)
+        }
+        _ => over.clone(),
+    }
 }
 
 /// Shallow merge of compat objects; the routing objects merge one level deeper.

@@ -193,18 +193,186 @@ fn broken_models_json_reports_file_path_and_fix_and_keeps_builtins() {
         .unwrap()
         .replace(&dir.path().display().to_string(), "<dir>");
     insta::assert_snapshot!(err, @r#"
-    Invalid models.json schema:
+    Ignored in models.json (<dir>/models.json), the rest of the file is used:
       - providers.local.models[0].input[1]: must be "text" or "image"
       - providers.local.models[0].contextWindow: expected a number, found a string (remove it to use the default, 128000)
       - providers.local.models[1].id: is required (the model id sent to the API)
       - providers.local: "apiKey" is required when defining custom models (any value works for local servers, e.g. "ollama")
       - providers.local.models[id=a]: no "api" specified; set it on the provider or the model (openai-completions, openai-responses, anthropic-messages, google-generative-ai)
       - providers.anthropic: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models"
-
-    File: <dir>/models.json
-    Built-in models are still available; fix the file and reopen /model to reload it.
+    Fix these values and reopen /model to reload the file.
     "#);
+    // Model "a" has no api anywhere, so it cannot be used; the built-ins stay.
     assert_eq!(reg.all().len(), builtin_models().len());
+}
+
+#[test]
+fn one_bad_value_drops_only_that_value() {
+    let (dir, reg) = registry_with(
+        r#"{"providers": {
+            "local": {"baseUrl": "http://x/v1", "api": "openai-completions", "apiKey": "k",
+              "compat": {"vllmPriority": "high", "promptCacheKeyMode": "enabled", "supportsStore": "yes"},
+              "models": [
+                {"id": "a", "reasoning": true, "contextWindow": "big",
+                 "thinkingLevelMap": {"max": "max", "xhigh": "xhigh", "ultra": "u", "low": 3}},
+                {"id": "b", "maxTokens": 999}
+              ]},
+            "other": {"baseUrl": "http://y/v1", "api": "openai-completions", "apiKey": "k", "models": [{"id": "c"}]}
+        }}"#,
+    );
+    let err = reg.error().unwrap_or_default().to_string();
+    assert!(err.contains(&dir.path().display().to_string()), "{err}");
+    for path in [
+        "providers.local.compat.vllmPriority: expected a number, found a string; ignored",
+        "providers.local.compat.supportsStore: expected true or false, found a string; ignored",
+        "providers.local.models[0].contextWindow:",
+        "providers.local.models[0].thinkingLevelMap.ultra: unknown thinking level",
+        "providers.local.models[0].thinkingLevelMap.low: expected a string or null",
+    ] {
+        assert!(err.contains(path), "missing {path:?} in\n{err}");
+    }
+    let a = reg.find("local", "a").expect("model a kept");
+    assert_eq!(
+        a.context_window, 128_000,
+        "the bad value falls back to the default"
+    );
+    let map = a.thinking_level_map.as_ref().unwrap();
+    assert_eq!(map.get("max"), Some(&Some("max".to_string())));
+    assert!(!map.contains_key("ultra") && !map.contains_key("low"));
+    assert_eq!(a.clamp_thinking(ThinkingLevel::Max), ThinkingLevel::Max);
+    let compat = a.compat.as_ref().unwrap();
+    assert_eq!(
+        compat.get("promptCacheKeyMode"),
+        Some(&serde_json::json!("enabled"))
+    );
+    assert!(compat.get("vllmPriority").is_none() && compat.get("supportsStore").is_none());
+    assert_eq!(reg.find("local", "b").map(|m| m.max_tokens), Some(999));
+    assert!(
+        reg.find("other", "c").is_some(),
+        "other providers are untouched"
+    );
+}
+
+#[test]
+fn pi_16_model_fields_are_parsed_checked_and_merged_by_overrides() {
+    let (_dir, reg) = registry_with(
+        r#"{"providers": {
+            "local": {"baseUrl": "http://x/v1", "api": "openai-completions", "apiKey": "k",
+              "models": [{"id": "q", "reasoning": true,
+                "samplingParams": {"temperature": 1.0, "top_p": 0.95},
+                "samplingParamsByThinkingLevel": {"off": {"temperature": 0.7}, "high": {"top_k": 20}, "turbo": {}},
+                "inputLimits": {"maxRequestBytes": 1000, "images": {"maxPerMessage": 0, "resize": {"maxWidth": 1568, "jpegQuality": 101}}},
+                "promptCache": {"short": 300, "long": -1},
+                "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0,
+                         "tiers": [{"inputTokensAbove": 200000, "input": 2, "output": 4, "cacheRead": 0, "cacheWrite": 0}, {"input": 9}]}}]},
+            "anthropic": {"modelOverrides": {"claude-sonnet-4-5": {
+                "samplingParams": {"top_p": 0.5},
+                "promptCache": {"short": 300, "long": 3600}}}}
+        }}"#,
+    );
+    let err = reg.error().unwrap_or_default().to_string();
+    for path in [
+        "providers.local.models[0].samplingParamsByThinkingLevel.turbo: unknown thinking level",
+        "providers.local.models[0].inputLimits.images.maxPerMessage: expected an integer of at least 1; ignored",
+        "providers.local.models[0].inputLimits.images.resize.jpegQuality: expected an integer from 1 to 100; ignored",
+        "providers.local.models[0].promptCache.long: expected a lifetime in seconds above 0; ignored",
+        "providers.local.models[0].cost.tiers[1]: needs numbers for inputTokensAbove, output, cacheRead, cacheWrite; this tier is ignored",
+    ] {
+        assert!(err.contains(path), "missing {path:?} in\n{err}");
+    }
+    let q = reg.find("local", "q").unwrap();
+    let x = &q.extras;
+    assert_eq!(
+        x.input_limits,
+        Some(
+            serde_json::json!({"maxRequestBytes": 1000, "images": {"resize": {"maxWidth": 1568}}})
+        )
+    );
+    assert_eq!(x.prompt_cache, Some(serde_json::json!({"short": 300})));
+    assert_eq!(x.cost_tiers.as_ref().map(Vec::len), Some(1));
+    let params = |level| serde_json::Value::Object(q.sampling_params_for(level).unwrap());
+    assert_eq!(
+        params(ThinkingLevel::Off),
+        serde_json::json!({"temperature": 0.7, "top_p": 0.95})
+    );
+    assert_eq!(
+        params(ThinkingLevel::High),
+        serde_json::json!({"temperature": 1.0, "top_p": 0.95, "top_k": 20})
+    );
+    assert_eq!(
+        params(ThinkingLevel::Max),
+        serde_json::json!({"temperature": 1.0, "top_p": 0.95, "top_k": 20}),
+        "max clamps to high on a model without a max entry"
+    );
+    let sonnet = reg.find("anthropic", "claude-sonnet-4-5").unwrap();
+    assert_eq!(
+        sonnet.extras.sampling_params,
+        serde_json::from_value(serde_json::json!({"top_p": 0.5})).unwrap()
+    );
+    assert_eq!(
+        sonnet.extras.prompt_cache,
+        Some(serde_json::json!({"short": 300, "long": 3600}))
+    );
+}
+
+#[test]
+fn models_json_key_comes_after_auth_json_and_before_the_environment() {
+    // Only this test touches these variables.
+    unsafe {
+        std::env::set_var("PI_RS_T_MJ_KEY", "from-template");
+        std::env::set_var("GROQ_API_KEY", "from-groq-env");
+    }
+    let (dir, reg) = registry_with(
+        r#"{"providers": {
+            "groq": {"apiKey": "models-json-literal"},
+            "tpl": {"baseUrl": "http://x/v1", "api": "openai-completions", "apiKey": "Bearer-${PI_RS_T_MJ_KEY}", "models": [{"id": "m"}]},
+            "bare": {"baseUrl": "http://x/v1", "api": "openai-completions", "apiKey": "PI_RS_T_MJ_KEY", "models": [{"id": "m"}]},
+            "unset": {"baseUrl": "http://x/v1", "api": "openai-completions", "apiKey": "$PI_RS_T_MJ_UNSET", "models": [{"id": "m"}]}
+        }}"#,
+    );
+    let key = |reg: &ModelRegistry, p: &str, id: &str| {
+        let m = reg.find(p, id).unwrap().clone();
+        reg.request_auth(&m).map(|a| {
+            a.api_key
+                .map(|k| k.expose().to_string())
+                .unwrap_or_default()
+        })
+    };
+    let groq_model = builtin_models()
+        .iter()
+        .find(|m| m.provider == "groq")
+        .unwrap()
+        .id
+        .clone();
+    assert_eq!(
+        key(&reg, "groq", &groq_model).unwrap(),
+        "models-json-literal"
+    );
+    assert_eq!(key(&reg, "tpl", "m").unwrap(), "Bearer-from-template");
+    assert_eq!(
+        key(&reg, "bare", "m").unwrap(),
+        "PI_RS_T_MJ_KEY",
+        "a bare name is literal"
+    );
+    let unset = reg.find("unset", "m").unwrap().clone();
+    assert!(
+        !reg.has_configured_auth(&unset),
+        "an unset $NAME is not configured"
+    );
+    assert_eq!(
+        key(&reg, "unset", "m").unwrap_err(),
+        "Failed to resolve API key for provider \"unset\" from environment variable: PI_RS_T_MJ_UNSET"
+    );
+    std::fs::write(
+        dir.path().join("auth.json"),
+        r#"{"groq": {"type": "api_key", "key": "from-auth-json"}}"#,
+    )
+    .unwrap();
+    let reg = ModelRegistry::load(dir.path());
+    assert_eq!(key(&reg, "groq", &groq_model).unwrap(), "from-auth-json");
+    let mut reg = reg;
+    reg.set_runtime_api_key("groq", ApiKey::new("from-flag"));
+    assert_eq!(key(&reg, "groq", &groq_model).unwrap(), "from-flag");
 }
 
 #[test]

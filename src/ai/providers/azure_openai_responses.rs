@@ -40,9 +40,13 @@ pub struct AzureEnv {
 impl AzureEnv {
     /// Reads `AZURE_OPENAI_*` from the process environment (empty values count as unset).
     pub fn from_process() -> Self {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads `AZURE_OPENAI_*` through `lookup` (a credential's `env`, then the process).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         let var = |name: &str| {
-            std::env::var(name)
-                .ok()
+            lookup(name)
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
@@ -62,7 +66,12 @@ pub fn build_request(
     context: &Context,
     options: &StreamOptions,
 ) -> Result<HttpRequest, String> {
-    build_request_with(model, context, options, &AzureEnv::from_process())
+    build_request_with(
+        model,
+        context,
+        options,
+        &AzureEnv::from_lookup(|n| options.env_var(n)),
+    )
 }
 
 /// [`build_request`] with explicit settings (for tests).
@@ -153,10 +162,13 @@ pub fn build_body(
         )),
     );
     p.insert("stream".into(), json!(true));
-    if let Some(session) = &options.session_id {
+    if super::compat_str(model, "promptCacheKeyMode") != Some("disabled")
+        && let Some(session) = &options.session_id
+    {
         p.insert("prompt_cache_key".into(), json!(session));
     }
     insert_generation_options(&mut p, model, context, options, true);
+    super::apply_sampling_params(&mut p, model, options.thinking);
     Value::Object(p)
 }
 
@@ -181,6 +193,7 @@ mod tests {
             max_tokens: 100,
             headers: Default::default(),
             compat: None,
+            extras: Default::default(),
         }
     }
 

@@ -250,7 +250,7 @@ fn set_budget(budgets: &mut ThinkingBudgets, level: ThinkingLevel, budget: u64) 
         ThinkingLevel::Minimal => budgets.minimal = budget,
         ThinkingLevel::Low => budgets.low = budget,
         ThinkingLevel::Medium => budgets.medium = budget,
-        ThinkingLevel::High | ThinkingLevel::Xhigh => budgets.high = budget,
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => budgets.high = budget,
     }
 }
 

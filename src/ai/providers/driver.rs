@@ -115,7 +115,7 @@ async fn build(
 ) -> Result<HttpRequest, Failure> {
     let resolved;
     let model = if cloudflare::is_cloudflare(&model.provider) && model.base_url.contains('{') {
-        let base_url = cloudflare::resolve_base_url(model, |name| std::env::var(name).ok())
+        let base_url = cloudflare::resolve_base_url(model, |name| options.env_var(name))
             .map_err(Failure::Error)?;
         resolved = Model {
             base_url,

@@ -71,7 +71,7 @@ fn thinking_level_name(model: &Model, level: ThinkingLevel) -> &'static str {
         ThinkingLevel::Off | ThinkingLevel::Minimal => "MINIMAL",
         ThinkingLevel::Low => "LOW",
         ThinkingLevel::Medium => "MEDIUM",
-        ThinkingLevel::High | ThinkingLevel::Xhigh => "HIGH",
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => "HIGH",
     }
 }
 
@@ -105,7 +105,7 @@ fn thinking_budget(
         ThinkingLevel::Off | ThinkingLevel::Minimal => t[0],
         ThinkingLevel::Low => t[1],
         ThinkingLevel::Medium => t[2],
-        ThinkingLevel::High | ThinkingLevel::Xhigh => t[3],
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => t[3],
     }
 }
 

@@ -214,6 +214,7 @@ mod tests {
             max_tokens: 1,
             headers: Default::default(),
             compat: None,
+            extras: Default::default(),
         }
     }
 

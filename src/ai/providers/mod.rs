@@ -84,7 +84,7 @@ impl ThinkingBudgets {
             ThinkingLevel::Minimal => Some(self.minimal),
             ThinkingLevel::Low => Some(self.low),
             ThinkingLevel::Medium => Some(self.medium),
-            ThinkingLevel::High | ThinkingLevel::Xhigh => Some(self.high),
+            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => Some(self.high),
         }
     }
 }
@@ -133,6 +133,19 @@ pub struct StreamOptions {
     pub client: Option<reqwest::Client>,
     /// pi's `transport` setting: how Codex responses are streamed (others use SSE).
     pub transport: Transport,
+    /// Variables that win over the process environment for this provider (the `env` of
+    /// an auth.json credential, pi 1.6), for settings such as `CLOUDFLARE_ACCOUNT_ID`.
+    pub env: BTreeMap<String, String>,
+}
+
+impl StreamOptions {
+    /// A provider setting from [`StreamOptions::env`], else the process environment.
+    pub fn env_var(&self, name: &str) -> Option<String> {
+        self.env
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok())
+    }
 }
 
 /// pi's `transport` setting. Only `openai-codex-responses` offers more than SSE; every
@@ -214,6 +227,20 @@ pub(crate) fn compat_bool(model: &Model, key: &str) -> Option<bool> {
     model.compat.as_ref()?.get(key)?.as_bool()
 }
 
+/// pi 1.6's sampling parameters of a model (`samplingParams`, then the entry of the
+/// clamped thinking level) merged over an OpenAI-compatible request body.
+pub(crate) fn apply_sampling_params(
+    body: &mut serde_json::Map<String, serde_json::Value>,
+    model: &Model,
+    thinking: ThinkingLevel,
+) {
+    if let Some(params) = model.sampling_params_for(thinking) {
+        for (k, v) in params {
+            body.insert(k, v);
+        }
+    }
+}
+
 /// A string `compat` field of the model, if set.
 pub(crate) fn compat_str<'a>(model: &'a Model, key: &str) -> Option<&'a str> {
     model.compat.as_ref()?.get(key)?.as_str()
@@ -252,6 +279,7 @@ mod tests {
             max_tokens: 1,
             headers: Default::default(),
             compat: None,
+            extras: Default::default(),
         }
     }
 
@@ -289,6 +317,32 @@ mod tests {
             clamp_thinking_level(&always_on, ThinkingLevel::Off),
             ThinkingLevel::Minimal
         );
+    }
+
+    #[test]
+    fn max_needs_a_map_entry_and_clamps_down_to_the_deepest_supported_level() {
+        let plain = reasoning_model("m", None);
+        assert!(!supported_thinking_levels(&plain).contains(&ThinkingLevel::Max));
+        assert_eq!(
+            clamp_thinking_level(&plain, ThinkingLevel::Max),
+            ThinkingLevel::High
+        );
+        let xhigh_only = reasoning_model("m", Some(&[("xhigh", Some("xhigh"))]));
+        assert_eq!(
+            clamp_thinking_level(&xhigh_only, ThinkingLevel::Max),
+            ThinkingLevel::Xhigh
+        );
+        let with_max = reasoning_model("m", Some(&[("max", Some("max"))]));
+        assert_eq!(
+            supported_thinking_levels(&with_max).last(),
+            Some(&ThinkingLevel::Max)
+        );
+        assert_eq!(
+            clamp_thinking_level(&with_max, ThinkingLevel::Xhigh),
+            ThinkingLevel::Max,
+            "an unsupported level goes up first, as pi 1.6"
+        );
+        assert_eq!(ThinkingLevel::parse("max"), Some(ThinkingLevel::Max));
     }
 
     #[test]

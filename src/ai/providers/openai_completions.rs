@@ -77,9 +77,16 @@ pub fn build_body(
     p.insert("model".into(), json!(model.id));
     p.insert("messages".into(), Value::Null); // placeholder keeps pi's key order
     p.insert("stream".into(), json!(true));
-    if ((model.base_url.contains("api.openai.com") && retention != CacheRetention::None) || long)
-        && let Some(session) = &options.session_id
-    {
+    // pi 1.6's `promptCacheKeyMode`: `enabled` sends the key whenever caching is on,
+    // `disabled` never, `auto` (default) to api.openai.com or with long retention.
+    let key_mode = super::compat_str(model, "promptCacheKeyMode");
+    let send_key = retention != CacheRetention::None
+        && match key_mode {
+            Some("enabled") => true,
+            Some("disabled") => false,
+            _ => model.base_url.contains("api.openai.com") || long,
+        };
+    if send_key && let Some(session) = &options.session_id {
         p.insert("prompt_cache_key".into(), json!(session));
     }
     if long {
@@ -138,6 +145,12 @@ pub fn build_body(
     p.insert("messages".into(), Value::Array(messages));
     if let Some(tools) = tools {
         p.insert("tools".into(), Value::Array(tools));
+    }
+    // pi 1.6's `compat.vllmPriority`: vLLM's scheduler priority, sent as is.
+    if let Some(priority) = model.compat.as_ref().and_then(|c| c.get("vllmPriority"))
+        && priority.is_number()
+    {
+        p.insert("priority".into(), priority.clone());
     }
 
     let level = clamp_thinking_level(model, options.thinking);
@@ -213,6 +226,8 @@ pub fn build_body(
             }
         }
     }
+    // Last, so the model's sampling parameters win over the named fields (pi 1.6).
+    super::apply_sampling_params(&mut p, model, options.thinking);
     Value::Object(p)
 }
 

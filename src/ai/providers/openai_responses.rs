@@ -61,6 +61,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
     );
     p.insert("stream".into(), json!(true));
     if options.cache_retention != CacheRetention::None
+        && super::compat_str(model, "promptCacheKeyMode") != Some("disabled")
         && let Some(session) = &options.session_id
     {
         p.insert("prompt_cache_key".into(), json!(session));
@@ -78,6 +79,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
         options,
         model.provider != "github-copilot",
     );
+    super::apply_sampling_params(&mut p, model, options.thinking);
     Value::Object(p)
 }
 

@@ -18,6 +18,7 @@ fn model(provider: &str, api: Api, id: &str) -> Model {
         max_tokens: 100,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

@@ -83,6 +83,7 @@ impl ProviderClient {
     fn options(&self, thinking: ThinkingLevel, cancel: CancellationToken) -> StreamOptions {
         StreamOptions {
             api_key: self.auth.api_key.clone(),
+            env: self.auth.env.clone(),
             thinking,
             thinking_budgets: self.budgets,
             headers: self.auth.headers.clone(),

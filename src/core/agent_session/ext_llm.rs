@@ -125,6 +125,7 @@ impl AgentSession {
             }
             StreamOptions {
                 api_key: auth.api_key,
+                env: auth.env,
                 headers,
                 thinking_budgets: budgets_from_settings(st.settings.thinking_budgets()),
                 retry: provider_retry_policy(&st.settings.retry()),

@@ -36,10 +36,17 @@ fn same(a: &Model, b: &Model) -> bool {
 }
 
 impl State {
-    /// The level to use after switching models: an explicit one, else the current level
-    /// (or, coming from a non-reasoning model, the saved default, else pi's `medium`).
-    fn level_for_switch(&self, explicit: Option<ThinkingLevel>) -> ThinkingLevel {
+    /// The level to use after switching models: an explicit one, else the target's
+    /// `modelThinkingLevels` entry, else the current level (or, coming from a
+    /// non-reasoning model, the saved default, else pi's `medium`).
+    fn level_for_switch(&self, target: &Model, explicit: Option<ThinkingLevel>) -> ThinkingLevel {
         if let Some(level) = explicit {
+            return level;
+        }
+        if let Some(level) = self
+            .settings
+            .model_thinking_level(&target.provider, &target.id)
+        {
             return level;
         }
         if !self.model.as_ref().is_some_and(|m| m.reasoning) {
@@ -73,7 +80,7 @@ impl State {
         model: Model,
         explicit: Option<ThinkingLevel>,
     ) -> Result<bool, String> {
-        let level = self.level_for_switch(explicit);
+        let level = self.level_for_switch(&model, explicit);
         self.session
             .append_model_change(&model.provider, &model.id)
             .map_err(|e| e.to_string())?;

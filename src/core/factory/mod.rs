@@ -536,6 +536,11 @@ impl SessionFactory {
                     .then(|| ThinkingLevel::parse(&context.thinking_level))
                     .flatten()
             })
+            .or_else(|| {
+                model
+                    .as_ref()
+                    .and_then(|m| settings.model_thinking_level(&m.provider, &m.id))
+            })
             .or(settings.default_thinking_level())
             .unwrap_or(DEFAULT_THINKING_LEVEL);
         let thinking = match &model {

@@ -530,7 +530,12 @@ mod tests {
         insta::assert_snapshot!(invalid(r#"{"id":"a"}"#), @r#"{"id":"a","type":"response","command":"parse","success":false,"error":"Failed to parse command: missing string field \"type\""}"#);
         insta::assert_snapshot!(invalid(r#"{"id":"b","type":"frobnicate"}"#), @r#"{"id":"b","type":"response","command":"frobnicate","success":false,"error":"Unknown command: frobnicate"}"#);
         insta::assert_snapshot!(invalid(r#"{"id":"c","type":"prompt"}"#), @r#"{"id":"c","type":"response","command":"prompt","success":false,"error":"Invalid prompt command: missing field `message`"}"#);
-        insta::assert_snapshot!(invalid(r#"{"type":"set_thinking_level","level":"max"}"#), @r#"{"type":"response","command":"set_thinking_level","success":false,"error":"Invalid set_thinking_level command: unknown thinking level 'max'"}"#);
+        insta::assert_snapshot!(invalid(r#"{"type":"set_thinking_level","level":"ultra"}"#), @r#"{"type":"response","command":"set_thinking_level","success":false,"error":"Invalid set_thinking_level command: unknown thinking level 'ultra'"}"#);
+        // pi 1.6's deepest level is a level.
+        assert!(matches!(
+            parse_line(r#"{"type":"set_thinking_level","level":"max"}"#),
+            Incoming::Command(_)
+        ));
     }
 
     #[test]

@@ -18,6 +18,7 @@ fn model(id: &str, reasoning: bool) -> Model {
         max_tokens: 64_000,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

@@ -19,6 +19,7 @@ fn model(id: &str) -> Model {
         max_tokens: 65_536,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

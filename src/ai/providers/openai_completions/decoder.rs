@@ -544,6 +544,7 @@ mod tests {
             max_tokens: 1,
             headers: Default::default(),
             compat: None,
+            extras: Default::default(),
         };
         let mut out = Output::new(&model);
         let mut d = Decoder::new(&model);

@@ -45,6 +45,7 @@ fn corpus_models(dir: &Path) -> Vec<Model> {
                 max_tokens: m["maxTokens"].as_u64().unwrap_or(16_384),
                 headers: Default::default(),
                 compat: p.get("compat").cloned(),
+                extras: Default::default(),
             });
         }
     }
@@ -153,6 +154,7 @@ fn model(provider: &str, base_url: &str, reasoning: bool, compat: Option<Value>)
         max_tokens: 100,
         headers: Default::default(),
         compat,
+        extras: Default::default(),
     }
 }
 
@@ -423,4 +425,62 @@ fn content_arrays_with_thinking_parts_are_decoded() {
         ["thinking: Let me think.", "text: The answer is 4."]
     );
     assert_eq!(out.message.stop_reason, StopReason::Stop);
+}
+
+#[test]
+fn sampling_params_priority_and_prompt_cache_key_mode_shape_the_body_as_pi_16() {
+    let mut m = model(
+        "local",
+        "http://127.0.0.1:8000/v1",
+        true,
+        Some(json!({"vllmPriority": -5, "promptCacheKeyMode": "enabled"})),
+    );
+    m.thinking_level_map = Some([("max".to_string(), Some("max".to_string()))].into());
+    m.extras.sampling_params =
+        serde_json::from_value(json!({"temperature": 1.0, "top_p": 0.95})).ok();
+    m.extras.sampling_params_by_thinking_level =
+        serde_json::from_value(json!({"max": {"top_k": 40}, "off": {"temperature": 0.7}})).ok();
+    let options = |level| StreamOptions {
+        thinking: level,
+        temperature: Some(0.1),
+        session_id: Some("sess-1".into()),
+        ..StreamOptions::default()
+    };
+    let body = |level| {
+        build_body(
+            &m,
+            &simple_context(),
+            &options(level),
+            &Compat::for_model(&m),
+        )
+    };
+    let max = body(ThinkingLevel::Max);
+    assert_eq!(
+        max["prompt_cache_key"],
+        json!("sess-1"),
+        "enabled sends it to any server"
+    );
+    assert_eq!(max["priority"], json!(-5));
+    assert_eq!(
+        max["temperature"],
+        json!(1.0),
+        "sampling params win over named fields"
+    );
+    assert_eq!(max["top_p"], json!(0.95));
+    assert_eq!(max["top_k"], json!(40));
+    assert_eq!(max["reasoning_effort"], json!("max"));
+    let off = body(ThinkingLevel::Off);
+    assert_eq!(off["temperature"], json!(0.7));
+    assert!(off.get("top_k").is_none());
+
+    m.compat = Some(json!({"promptCacheKeyMode": "disabled"}));
+    m.base_url = "https://api.openai.com/v1".into();
+    let disabled = build_body(
+        &m,
+        &simple_context(),
+        &options(ThinkingLevel::High),
+        &Compat::for_model(&m),
+    );
+    assert!(disabled.get("prompt_cache_key").is_none());
+    assert!(disabled.get("priority").is_none());
 }

@@ -17,6 +17,7 @@ fn model(reasoning: bool) -> Model {
         max_tokens: 128_000,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

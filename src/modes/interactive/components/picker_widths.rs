@@ -69,6 +69,7 @@ fn model(text: &str) -> Model {
         max_tokens: 1000,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

@@ -70,6 +70,7 @@ pub fn border_token(thinking: ThinkingLevel, bash: Option<BashMode>) -> ThemeTok
         ThinkingLevel::Medium => ThemeToken::ThinkingMedium,
         ThinkingLevel::High => ThemeToken::ThinkingHigh,
         ThinkingLevel::Xhigh => ThemeToken::ThinkingXhigh,
+        ThinkingLevel::Max => ThemeToken::ThinkingMax,
     }
 }
 

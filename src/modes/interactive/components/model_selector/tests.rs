@@ -32,6 +32,7 @@ fn model(
         max_tokens: 8192,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

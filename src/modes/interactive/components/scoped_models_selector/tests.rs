@@ -21,6 +21,7 @@ fn model(provider: &str, id: &str, name: &str) -> Model {
         max_tokens: 8192,
         headers: Default::default(),
         compat: None,
+        extras: Default::default(),
     }
 }
 

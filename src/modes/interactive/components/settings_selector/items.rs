@@ -347,5 +347,6 @@ pub fn thinking_level_description(level: ThinkingLevel) -> &'static str {
         ThinkingLevel::Medium => "Moderate reasoning (about 8k tokens)",
         ThinkingLevel::High => "Deep reasoning (about 16k tokens)",
         ThinkingLevel::Xhigh => "As deep as the model goes (about 32k tokens)",
+        ThinkingLevel::Max => "The model's maximum effort (models that map it only)",
     }
 }
