@@ -43,6 +43,7 @@ fn a_prompt_with_a_tool_call_is_answered_first_then_streams_pi_events() {
     message_end assistant "stop"
     turn_end
     agent_end
+    agent_settled
     "#);
     let end = events
         .iter()
@@ -146,6 +147,7 @@ fn abort_right_after_a_prompt_stops_it_and_answers_once_idle() {
     message_end assistant "aborted"
     turn_end
     agent_end
+    agent_settled
     response abort
     "#);
     let state = c.ok(json!({"type": "get_state"}));
@@ -153,7 +155,7 @@ fn abort_right_after_a_prompt_stops_it_and_answers_once_idle() {
     // The next prompt runs normally.
     let events = c.prompt("BRAVO");
     assert_eq!(
-        events.last().unwrap()["messages"][1]["content"][0]["text"],
+        events.iter().rfind(|e| e["type"] == "agent_end").unwrap()["messages"][1]["content"][0]["text"],
         "next answer"
     );
     let (status, _) = c.close();
@@ -316,7 +318,7 @@ fn tree_extensions_label_navigate_with_a_summary_and_show_the_branch() {
     let mut c = p.start();
     c.prompt("first");
     c.prompt("second\nwith a second line");
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     let entries = tree["entries"].as_array().unwrap().clone();
     let first_user = entries[2]["id"].as_str().unwrap().to_string();
     c.ok(json!({"type": "set_label", "entryId": first_user, "label": "start"}));
@@ -346,7 +348,7 @@ fn tree_extensions_label_navigate_with_a_summary_and_show_the_branch() {
     );
 
     c.prompt("alternative");
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     insta::assert_snapshot!(render_tree(&tree), @r#"
     1 <- -: model_change "mock/mock-model"
     2 <- 1: thinking_level_change "off"
@@ -372,7 +374,7 @@ fn tree_extensions_label_navigate_with_a_summary_and_show_the_branch() {
 
     // Clearing a label; unknown entries are errors.
     c.ok(json!({"type": "set_label", "entryId": first_user, "label": null}));
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     assert!(tree["entries"][2].get("label").is_none());
     let bad = c.request(json!({"type": "set_label", "entryId": "nope", "label": "x"}));
     assert_eq!(bad["error"], "Entry nope not found");

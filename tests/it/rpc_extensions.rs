@@ -63,7 +63,7 @@ fn permission_gate_asks_the_client_and_runs_or_blocks_the_command_as_answered() 
     let (_, request) = until_ui_request(&mut c);
     insta::assert_snapshot!(request.to_string(), @r#"{"type":"extension_ui_request","id":"ui-1","method":"select","title":"Dangerous command:\n\n  rm -rf first\n\nRun it?","options":["Block","Allow"]}"#);
     answer(&mut c, &request, json!({"value": "Allow"}));
-    let first = c.read_until(|m| m["type"] == "agent_end");
+    let first = c.read_until(|m| m["type"] == "agent_settled");
     assert!(!p.cwd().join("first").exists(), "the allowed command ran");
     let result = first
         .iter()
@@ -375,6 +375,7 @@ fn abort_cancels_the_dialog_a_run_waits_for_and_the_command_is_blocked() {
     message_end assistant "aborted"
     turn_end
     agent_end
+    agent_settled
     response abort
     "#);
     let blocked = after

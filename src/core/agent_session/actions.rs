@@ -253,7 +253,7 @@ impl AgentSession {
         };
         let session = self.clone();
         self.spawn_background(async move {
-            if let Err(error) = session.prompt_with(&text, options, false, || {}).await {
+            if let Err(error) = session.prompt_with(&text, options, false, |_| {}).await {
                 session.emit(SessionEvent::ExtensionError {
                     extension_path,
                     event: "send_user_message".into(),
