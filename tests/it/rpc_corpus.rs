@@ -111,7 +111,10 @@ fn replay(scenario: &str, prepare: impl Fn(&Path)) -> (String, String, RpcProjec
     let models = read_json(&dir.join("models.json"));
     // The session files must equal pi's entry for entry, so pi-rs's own file checkpoints
     // (custom entries pi ignores; covered by checkpoints::reference_pi_opens_…) are off.
-    let settings = serde_json::json!({"checkpoints": {"enabled": false}});
+    // `defaultThinkingLevel: medium` gives pi 0.73's level on a switch to a reasoning model
+    // (pi 1.6 keeps the current level unless a default is set).
+    let settings =
+        serde_json::json!({"checkpoints": {"enabled": false}, "defaultThinkingLevel": "medium"});
     let project = RpcProject::new(&script, Some(models), Some(settings));
     prepare(&project.cwd());
     let transcript: Vec<Value> = json_lines(&dir.join("rpc-transcript.jsonl"));
@@ -298,5 +301,9 @@ fn pi_session_name_and_model_transcript_replays_identically() {
     // `set_thinking_level` as the default; pi 1.6 keeps them to the session.
     let settings = read_json(&project.agent_dir().join("settings.json"));
     assert_eq!(settings.get("defaultModel"), None, "{settings}");
-    assert_eq!(settings.get("defaultThinkingLevel"), None, "{settings}");
+    assert_eq!(
+        settings.get("defaultThinkingLevel"),
+        Some(&json!("medium")),
+        "{settings}"
+    );
 }

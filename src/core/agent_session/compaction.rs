@@ -33,12 +33,16 @@ pub(super) fn model_key(model: &Option<crate::ai::model::Model>) -> Option<(&str
 }
 
 pub fn compaction_result_json(r: &CompactionResult) -> Value {
-    json!({
+    let mut v = json!({
         "summary": r.summary,
         "firstKeptEntryId": r.first_kept_entry_id,
         "tokensBefore": r.tokens_before,
-        "details": r.details,
-    })
+    });
+    if let Some(after) = r.estimated_tokens_after {
+        v["estimatedTokensAfter"] = Value::from(after);
+    }
+    v["details"] = serde_json::to_value(&r.details).unwrap_or(Value::Null);
+    v
 }
 
 impl AgentSession {
@@ -182,7 +186,7 @@ impl AgentSession {
             }
             _ => CompactDecision::Default,
         };
-        let (result, details, from_hook) = match decision {
+        let (mut result, details, from_hook) = match decision {
             CompactDecision::Cancel => return Err(Failure::Cancelled),
             CompactDecision::Custom(custom) => {
                 let ExtensionCompaction {
@@ -200,6 +204,7 @@ impl AgentSession {
                     first_kept_entry_id,
                     tokens_before,
                     details: typed,
+                    estimated_tokens_after: None,
                 };
                 (result, details, true)
             }
@@ -241,6 +246,13 @@ impl AgentSession {
             }
         };
         self.reload_messages();
+        result.estimated_tokens_after = Some(
+            self.state()
+                .messages
+                .iter()
+                .map(crate::compaction::tokens::estimate_tokens)
+                .sum(),
+        );
         if let (Some(host), Some(entry)) = (self.extension_host(), entry) {
             host.session_compact(&entry, from_hook);
         }

@@ -8,7 +8,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{AgentSession, DEFAULT_THINKING_LEVEL, State};
+use super::{AgentSession, State};
 use crate::ai::http::shared_client;
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::resolve::ScopedModel;
@@ -36,19 +36,23 @@ fn same(a: &Model, b: &Model) -> bool {
 }
 
 impl State {
-    /// The level to use after switching models: an explicit one, else the current level
-    /// (or, coming from a non-reasoning model, the saved default, else pi's `medium`).
-    fn level_for_switch(&self, explicit: Option<ThinkingLevel>) -> ThinkingLevel {
+    /// The level to use after switching to `target`, as pi 1.6 picks it: an explicit one,
+    /// else the target's `modelThinkingLevels` entry, else `defaultThinkingLevel`, else
+    /// the current level (then clamped to the target).
+    fn level_for_switch(&self, target: &Model, explicit: Option<ThinkingLevel>) -> ThinkingLevel {
         if let Some(level) = explicit {
             return level;
         }
-        if !self.model.as_ref().is_some_and(|m| m.reasoning) {
-            return self
-                .settings
-                .default_thinking_level()
-                .unwrap_or(DEFAULT_THINKING_LEVEL);
-        }
-        self.thinking
+        let key = format!("{}/{}", target.provider, target.id);
+        let per_model = self
+            .settings
+            .get("modelThinkingLevels")
+            .and_then(|levels| levels.get(&key))
+            .and_then(serde_json::Value::as_str)
+            .and_then(ThinkingLevel::parse);
+        per_model
+            .or_else(|| self.settings.default_thinking_level())
+            .unwrap_or(self.thinking)
     }
 
     /// Applies a level (clamped), recording it only when it changes.
@@ -73,7 +77,7 @@ impl State {
         model: Model,
         explicit: Option<ThinkingLevel>,
     ) -> Result<bool, String> {
-        let level = self.level_for_switch(explicit);
+        let level = self.level_for_switch(&model, explicit);
         self.session
             .append_model_change(&model.provider, &model.id)
             .map_err(|e| e.to_string())?;
