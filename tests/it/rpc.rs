@@ -736,3 +736,49 @@ fn prompt_images_reach_a_model_that_accepts_images() {
         format!("data:image/png;base64,{png}")
     );
 }
+
+#[test]
+fn a_compaction_whose_summary_request_fails_once_announces_pi_16s_summarization_retry() {
+    let p = RpcProject::new(
+        &json!({"sequence": [
+            {"text": "first answer"},
+            {"error": {"status": 503, "body": {"error": {"message": "overloaded"}}}},
+            {"text": "## Goal\nThe summary."}
+        ]}),
+        None,
+        Some(json!({
+            "compaction": {"keepRecentTokens": 10},
+            "retry": {"provider": {"maxRetries": 2}, "baseDelayMs": 20}
+        })),
+    );
+    let mut c = p.start();
+    c.prompt("hello there, a prompt long enough to be worth compacting");
+    c.send(&json!({"type": "compact", "id": "c"}));
+    let got = c.read_until(|m| m["id"] == "c");
+    let response = got.last().unwrap();
+    assert_eq!(response["success"], true, "{response}");
+    let retry: Vec<Value> = got
+        .iter()
+        .filter(|m| {
+            m["type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("summarization_retry"))
+        })
+        .cloned()
+        .collect();
+    assert_eq!(retry.len(), 3, "{retry:?}");
+    assert_eq!(retry[0]["type"], "summarization_retry_scheduled");
+    assert_eq!(retry[0]["attempt"], 1);
+    assert!(
+        retry[0]["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("overloaded")
+    );
+    assert_eq!(
+        retry[1],
+        json!({"type": "summarization_retry_attempt_start", "source": "compaction", "reason": "manual"})
+    );
+    assert_eq!(retry[2], json!({"type": "summarization_retry_finished"}));
+    assert_eq!(p.server.requests().len(), 3);
+}
