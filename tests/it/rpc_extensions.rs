@@ -168,7 +168,18 @@ fn get_commands_lists_extension_commands_templates_and_skills_with_their_sources
     "#);
     // What it lists works in a prompt: the extension command runs without the model.
     c.send(&json!({"type": "prompt", "message": "/greet RPC", "id": "g"}));
-    c.read_until(|m| m["type"] == "response" && m["id"] == "g");
+    let response = c
+        .read_until(|m| m["type"] == "response" && m["id"] == "g")
+        .pop()
+        .unwrap();
+    // pi 1.6: no run starts for it, so a client must not wait for `agent_settled`.
+    assert_eq!(response["data"], json!({"disposition": "handled"}));
+    // An extension command cannot be queued.
+    let queued = c.request(json!({"type": "steer", "message": "/greet later"}));
+    assert_eq!(
+        queued["error"],
+        "Extension command \"/greet\" cannot be queued. Use prompt() or execute the command when not streaming."
+    );
     let messages = c.ok(json!({"type": "get_messages"}));
     assert_eq!(messages["messages"][0]["content"], "Hello, RPC!");
     assert!(p.server.requests().is_empty());
