@@ -16,6 +16,9 @@ pub enum AgentEvent {
     /// The run is over; `messages` are the messages it added.
     AgentEnd {
         messages: Vec<AgentMessage>,
+        /// Whether the session will retry the failed answer (pi 1.6's `willRetry`). The
+        /// loop always says `false`; the session sets it before passing the event on.
+        will_retry: bool,
     },
     TurnStart,
     TurnEnd {
@@ -51,6 +54,9 @@ pub enum AgentEvent {
         tool_name: String,
         result: ToolOutput,
         is_error: bool,
+        /// How long the tool's `execute` took (monotonic clock); `None` when it did not
+        /// run (unknown tool, invalid arguments, blocked, skipped).
+        duration_ms: Option<u64>,
     },
 }
 

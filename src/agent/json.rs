@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::events::AgentEvent;
 use crate::ai::message::AssistantMessage;
-use crate::ai::stream::PartialMessage;
+use crate::ai::stream::{PartialMessage, StreamEvent};
 use crate::messages::AgentMessage;
 use crate::tools::ToolOutput;
 
@@ -43,9 +43,13 @@ impl AgentEventEncoder {
     pub fn encode(&mut self, event: &AgentEvent) -> Value {
         match event {
             AgentEvent::AgentStart => json!({"type": "agent_start"}),
-            AgentEvent::AgentEnd { messages } => json!({
+            AgentEvent::AgentEnd {
+                messages,
+                will_retry,
+            } => json!({
                 "type": "agent_end",
                 "messages": messages.iter().map(message_json).collect::<Vec<_>>(),
+                "willRetry": will_retry,
             }),
             AgentEvent::TurnStart => json!({"type": "turn_start"}),
             AgentEvent::TurnEnd {
@@ -97,10 +101,81 @@ impl AgentEventEncoder {
                 tool_name,
                 result,
                 is_error,
-            } => json!({
-                "type": "tool_execution_end", "toolCallId": tool_call_id,
-                "toolName": tool_name, "result": tool_output_json(result), "isError": is_error,
-            }),
+                duration_ms,
+            } => {
+                let mut v = json!({
+                    "type": "tool_execution_end", "toolCallId": tool_call_id,
+                    "toolName": tool_name, "result": tool_output_json(result), "isError": is_error,
+                });
+                if let Some(ms) = duration_ms {
+                    v["durationMs"] = Value::from(*ms);
+                }
+                v
+            }
+        }
+    }
+
+    /// The JSON object for one event as pi 1.6 writes it to `--mode json` and RPC
+    /// clients: like [`AgentEventEncoder::encode`], except that `message_update` carries
+    /// only the delta and the answer's latest `usage` — no cumulative `message`, no
+    /// `partial` — so the stream grows linearly with the answer. `toolcall_start` names
+    /// the call (`id`, `toolName`) instead.
+    pub fn encode_wire(&mut self, event: &AgentEvent) -> Value {
+        let AgentEvent::MessageUpdate { event } = event else {
+            return self.encode(event);
+        };
+        self.partial.apply(event);
+        let usage = serde_json::to_value(&self.partial.message.usage).unwrap_or(Value::Null);
+        json!({
+            "type": "message_update",
+            "usage": usage,
+            "assistantMessageEvent": stream_event_delta_json(event, &self.partial.message),
+        })
+    }
+}
+
+/// One provider stream event without its `partial` snapshot (pi 1.6's wire form).
+fn stream_event_delta_json(event: &StreamEvent, partial: &AssistantMessage) -> Value {
+    match event {
+        StreamEvent::Start => json!({"type": "start"}),
+        StreamEvent::TextStart { content_index } | StreamEvent::ThinkingStart { content_index } => {
+            json!({"type": event.type_name(), "contentIndex": content_index})
+        }
+        StreamEvent::ToolCallStart {
+            content_index,
+            id,
+            name,
+        } => {
+            json!({"type": "toolcall_start", "contentIndex": content_index, "id": id, "toolName": name})
+        }
+        StreamEvent::TextDelta {
+            content_index,
+            delta,
+        }
+        | StreamEvent::ThinkingDelta {
+            content_index,
+            delta,
+        }
+        | StreamEvent::ToolCallDelta {
+            content_index,
+            delta,
+        } => json!({"type": event.type_name(), "contentIndex": content_index, "delta": delta}),
+        StreamEvent::TextEnd {
+            content_index,
+            content,
+            ..
+        }
+        | StreamEvent::ThinkingEnd {
+            content_index,
+            content,
+            ..
+        } => json!({"type": event.type_name(), "contentIndex": content_index, "content": content}),
+        StreamEvent::ToolCallEnd { .. } | StreamEvent::Done { .. } | StreamEvent::Error { .. } => {
+            let mut v = event.to_json(partial);
+            if let Some(map) = v.as_object_mut() {
+                map.remove("partial");
+            }
+            v
         }
     }
 }

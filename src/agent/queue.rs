@@ -108,6 +108,16 @@ impl MessageQueues {
     }
 }
 
+impl MessageQueues {
+    /// Empties both queues at once and returns (steering, follow-up).
+    pub fn drain_split(&self) -> (Vec<AgentMessage>, Vec<AgentMessage>) {
+        let mut q = self.lock();
+        let steering = q.steering.drain(..).collect();
+        let follow_up = q.follow_up.drain(..).collect();
+        (steering, follow_up)
+    }
+}
+
 fn take(queue: &mut VecDeque<AgentMessage>, mode: DeliveryMode) -> Vec<AgentMessage> {
     match mode {
         DeliveryMode::All => queue.drain(..).collect(),

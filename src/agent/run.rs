@@ -137,6 +137,7 @@ pub async fn run(
     run_turns(messages, &mut added, config, queues, sink, cancel).await;
     sink.emit(AgentEvent::AgentEnd {
         messages: added.clone(),
+        will_retry: false,
     });
     added
 }
@@ -184,6 +185,7 @@ pub async fn run_continue(
     run_turns(messages, &mut added, config, queues, sink, cancel).await;
     sink.emit(AgentEvent::AgentEnd {
         messages: added.clone(),
+        will_retry: false,
     });
     Ok(added)
 }
@@ -441,12 +443,19 @@ fn result_message(call: &ToolCall, output: ToolOutput, is_error: bool) -> ToolRe
     }
 }
 
-fn emit_end(sink: &mut dyn EventSink, call: &ToolCall, output: &ToolOutput, is_error: bool) {
+fn emit_end(
+    sink: &mut dyn EventSink,
+    call: &ToolCall,
+    output: &ToolOutput,
+    is_error: bool,
+    duration: Option<std::time::Duration>,
+) {
     sink.emit(AgentEvent::ToolExecutionEnd {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
         result: output.clone(),
         is_error,
+        duration_ms: duration.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
     });
 }
 
@@ -501,13 +510,16 @@ async fn execute_sequential(
             tool_name: call.name.clone(),
             args: call.arguments.clone(),
         });
-        let (output, is_error) = match prepare(call, config).await {
-            Prepared::Immediate(output) => (output, true),
+        let (output, is_error, duration) = match prepare(call, config).await {
+            Prepared::Immediate(output) => (output, true, None),
             Prepared::Run(tool, validated) => {
-                run_with_updates(tool, &validated, config, cancel, sink).await
+                let started = std::time::Instant::now();
+                let (output, is_error) =
+                    run_with_updates(tool, &validated, config, cancel, sink).await;
+                (output, is_error, Some(started.elapsed()))
             }
         };
-        emit_end(sink, call, &output, is_error);
+        emit_end(sink, call, &output, is_error, duration);
         let result = result_message(call, output, is_error);
         let result = emit_result_message(config, sink, result).await;
         results.push(result);
@@ -520,7 +532,7 @@ async fn execute_sequential(
                     args: skipped.arguments.clone(),
                 });
                 let output = error_output(SKIPPED_FOR_STEERING.to_string());
-                emit_end(sink, skipped, &output, true);
+                emit_end(sink, skipped, &output, true, None);
                 let result = result_message(skipped, output, true);
                 let result = emit_result_message(config, sink, result).await;
                 results.push(result);
@@ -585,7 +597,7 @@ async fn execute_parallel(
         });
         match prepare(call, config).await {
             Prepared::Immediate(output) => {
-                emit_end(sink, call, &output, true);
+                emit_end(sink, call, &output, true, None);
                 outcomes[index] = Some((output, true));
             }
             Prepared::Run(tool, validated) => {
@@ -596,7 +608,11 @@ async fn execute_parallel(
                     cancel.child_token(),
                     tx.clone(),
                 );
-                running.push(async move { (index, fut.await) });
+                running.push(async move {
+                    let started = std::time::Instant::now();
+                    let outcome = fut.await;
+                    (index, outcome, started.elapsed())
+                });
             }
         }
     }
@@ -615,8 +631,8 @@ async fn execute_parallel(
                     sink.emit(AgentEvent::ToolExecutionUpdate { tool_call_id: id, tool_name, args, partial });
                 }
             }
-            Some((index, (output, is_error))) = running.next() => {
-                emit_end(sink, &calls[index], &output, is_error);
+            Some((index, (output, is_error), duration)) = running.next() => {
+                emit_end(sink, &calls[index], &output, is_error, Some(duration));
                 outcomes[index] = Some((output, is_error));
             }
         }

@@ -45,6 +45,9 @@ pub struct CompactionResult {
     pub first_kept_entry_id: EntryId,
     pub tokens_before: u64,
     pub details: CompactionDetails,
+    /// The estimated size of the context rebuilt after the compaction (pi 1.6's
+    /// `estimatedTokensAfter`); known once the compaction is recorded.
+    pub estimated_tokens_after: Option<u64>,
 }
 
 /// Summarizes what `preparation` selected.
@@ -94,6 +97,7 @@ pub async fn compact(
         first_kept_entry_id: preparation.first_kept_entry_id.clone(),
         tokens_before: preparation.tokens_before,
         details: lists.into(),
+        estimated_tokens_after: None,
     })
 }
 

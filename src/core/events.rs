@@ -24,6 +24,13 @@ impl CompactionReason {
     }
 }
 
+/// What a summarization retry is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummarizationSource {
+    Compaction(CompactionReason),
+    BranchSummary,
+}
+
 /// Everything an `AgentSession` reports.
 // Agent events are by far the most frequent variant; boxing them would only add allocations.
 #[allow(clippy::large_enum_variant)]
@@ -58,6 +65,32 @@ pub enum SessionEvent {
         attempt: u32,
         final_error: Option<String>,
     },
+    /// pi 1.6's `agent_settled`: the prompt, with every automatic pass after it (retries,
+    /// overflow recovery, compaction, queued messages), is over; nothing continues on its
+    /// own. `aborted` when it ended because it was aborted.
+    AgentSettled {
+        aborted: bool,
+    },
+    /// An extension appended a custom entry (`pi.appendEntry`): pi 1.6's
+    /// `entry_appended`, with the entry as the session file stores it.
+    EntryAppended {
+        entry: Value,
+    },
+    /// A compaction or branch summary request failed and is retried after `delay_ms`
+    /// (pi 1.6's `summarization_retry_scheduled`).
+    SummarizationRetryScheduled {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    /// The retried summary request starts: `source` is `compaction` (with its `reason`)
+    /// or `branchSummary` (pi 1.6's `summarization_retry_attempt_start`).
+    SummarizationRetryAttemptStart {
+        source: SummarizationSource,
+    },
+    /// The retries of one summary are over (pi 1.6's `summarization_retry_finished`).
+    SummarizationRetryFinished,
     /// The provider layer retries a request that failed before streaming (not part of
     /// pi's JSON event stream; shown by the UI).
     ProviderRetry {
@@ -131,9 +164,9 @@ fn load_warning_json(warning: &crate::session::error::LoadWarning) -> Value {
     v
 }
 
-/// Turns events into pi's JSON lines: the agent loop's through
-/// [`AgentEventEncoder`] (which keeps the partial assistant message pi attaches to every
-/// `message_update`), the session's own here.
+/// Turns events into pi 1.6's JSON lines: the agent loop's through
+/// [`AgentEventEncoder::encode_wire`] (delta-only `message_update` with `usage`), the
+/// session's own here.
 #[derive(Debug, Default)]
 pub struct EventJsonEncoder {
     agent: AgentEventEncoder,
@@ -147,7 +180,34 @@ impl EventJsonEncoder {
     /// The JSON object for one event, or `None` for events pi's stream does not have.
     pub fn encode(&mut self, event: &SessionEvent) -> Option<Value> {
         Some(match event {
-            SessionEvent::Agent(e) => self.agent.encode(e),
+            SessionEvent::Agent(e) => self.agent.encode_wire(e),
+            SessionEvent::AgentSettled { aborted } => {
+                json!({"type": "agent_settled", "aborted": aborted})
+            }
+            SessionEvent::EntryAppended { entry } => {
+                json!({"type": "entry_appended", "entry": entry})
+            }
+            SessionEvent::SummarizationRetryScheduled {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => json!({
+                "type": "summarization_retry_scheduled", "attempt": attempt,
+                "maxAttempts": max_attempts, "delayMs": delay_ms, "errorMessage": error_message,
+            }),
+            SessionEvent::SummarizationRetryAttemptStart { source } => match source {
+                SummarizationSource::Compaction(reason) => json!({
+                    "type": "summarization_retry_attempt_start", "source": "compaction",
+                    "reason": reason.as_str(),
+                }),
+                SummarizationSource::BranchSummary => json!({
+                    "type": "summarization_retry_attempt_start", "source": "branchSummary",
+                }),
+            },
+            SessionEvent::SummarizationRetryFinished => {
+                json!({"type": "summarization_retry_finished"})
+            }
             SessionEvent::QueueUpdate {
                 steering,
                 follow_up,
@@ -243,7 +303,7 @@ mod tests {
     use crate::messages::AgentMessage;
 
     #[test]
-    fn message_update_carries_the_partial_message_like_pi() {
+    fn message_update_carries_only_the_delta_and_usage_like_pi_16() {
         let mut enc = EventJsonEncoder::new();
         let start = AssistantMessage {
             provider: "mock".into(),
@@ -269,14 +329,37 @@ mod tests {
                 .into(),
             )
             .unwrap();
-        assert_eq!(v["type"], "message_update");
-        assert_eq!(v["message"]["role"], "assistant");
-        assert_eq!(v["message"]["content"][0]["text"], "Hi");
-        assert_eq!(v["assistantMessageEvent"]["type"], "text_delta");
-        assert_eq!(v["assistantMessageEvent"]["delta"], "Hi");
         assert_eq!(
-            v["assistantMessageEvent"]["partial"]["content"][0]["text"],
-            "Hi"
+            v,
+            json!({
+                "type": "message_update",
+                "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+                    "totalTokens": 0,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+                        "total": 0}},
+                "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": "Hi"},
+            })
+        );
+        let v = enc
+            .encode(
+                &AgentEvent::MessageUpdate {
+                    event: StreamEvent::ToolCallStart {
+                        content_index: 1,
+                        id: "call_1".into(),
+                        name: "read".into(),
+                    },
+                }
+                .into(),
+            )
+            .unwrap();
+        assert_eq!(
+            v["assistantMessageEvent"],
+            json!({"type": "toolcall_start", "contentIndex": 1, "id": "call_1", "toolName": "read"})
+        );
+        let settled = enc.encode(&SessionEvent::AgentSettled { aborted: true });
+        assert_eq!(
+            settled,
+            Some(json!({"type": "agent_settled", "aborted": true}))
         );
     }
 }

@@ -135,15 +135,24 @@ async fn read_edit_bash_task_changes_files_and_writes_a_v3_session() {
     let requests = e.server.requests();
     assert_eq!(requests.len(), 4);
     assert_eq!(requests[3].body["messages"].as_array().unwrap().len(), 8);
-    // Events end with agent_end.
-    let mut last = None;
+    // Events end with agent_end, then pi 1.6's agent_settled.
+    let mut tail = Vec::new();
     while let Ok(ev) = events.try_recv() {
-        last = Some(ev);
+        tail.push(ev);
+        if tail.len() > 2 {
+            tail.remove(0);
+        }
     }
-    assert!(matches!(
-        last,
-        Some(SessionEvent::Agent(pi::agent::AgentEvent::AgentEnd { .. }))
-    ));
+    assert!(
+        matches!(
+            tail.as_slice(),
+            [
+                SessionEvent::Agent(pi::agent::AgentEvent::AgentEnd { .. }),
+                SessionEvent::AgentSettled { aborted: false }
+            ]
+        ),
+        "{tail:?}"
+    );
 }
 
 #[tokio::test]

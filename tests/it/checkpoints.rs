@@ -278,7 +278,7 @@ fn rpc_navigate_tree_restores_files_and_undo_restore_reverts() {
     let mut c = p.start();
     c.prompt("one");
     c.prompt("two");
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     let entries = tree["entries"].as_array().unwrap().clone();
     let results: Vec<String> = entries
         .iter()

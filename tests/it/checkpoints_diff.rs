@@ -231,7 +231,7 @@ fn rpc_checkpoint_diff_and_prune_checkpoints() {
     let mut c = p.start();
     c.prompt("one");
     c.prompt("two");
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     let results: Vec<String> = tree["entries"]
         .as_array()
         .unwrap()

@@ -216,14 +216,25 @@ fn json_mode_prints_the_header_then_pi_events() {
     message_end assistant
     turn_end assistant
     agent_end
+    agent_settled
     ");
-    // Streaming deltas carry the partial message, like pi.
+    // Streaming deltas carry only the delta and the answer's usage, like pi 1.6.
     let delta = events
         .iter()
         .find(|e| e["assistantMessageEvent"]["type"] == "text_delta")
         .unwrap();
-    assert_eq!(delta["message"]["role"], "assistant");
-    assert!(delta["assistantMessageEvent"]["partial"].is_object());
+    let keys: Vec<&String> = delta.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["type", "usage", "assistantMessageEvent"]);
+    assert!(delta["usage"]["totalTokens"].is_u64(), "{delta}");
+    assert!(delta["assistantMessageEvent"].get("partial").is_none());
+    // Tools that ran say how long they took.
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "tool_execution_end")
+        .unwrap();
+    assert!(end["durationMs"].is_u64(), "{end}");
+    let settled = events.last().unwrap();
+    assert_eq!(settled, &json!({"type": "agent_settled", "aborted": false}));
 }
 
 fn alive(pid: i32) -> bool {

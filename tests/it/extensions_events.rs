@@ -301,7 +301,10 @@ async fn notifications_carry_pis_shapes_and_turn_indexes() {
             message: reply.clone(),
             tool_results: vec![],
         },
-        AgentEvent::AgentEnd { messages: vec![] },
+        AgentEvent::AgentEnd {
+            messages: vec![],
+            will_retry: false,
+        },
         // Not subscribed: never sent.
         AgentEvent::ToolExecutionStart {
             tool_call_id: "c".into(),
@@ -353,7 +356,7 @@ async fn notifications_carry_pis_shapes_and_turn_indexes() {
     {"type":"event","event":{"type":"turn_start","turnIndex":1,"timestamp":"<ts>"}}
     {"type":"event","id":2,"event":{"type":"message_end","message":"assistant"}}
     {"type":"event","event":{"type":"turn_end","turnIndex":1,"message":"assistant","toolResults":[]}}
-    {"type":"event","event":{"type":"agent_end","messages":[]}}
+    {"type":"event","event":{"type":"agent_end","messages":[],"willRetry":false}}
     {"type":"event","event":{"extra":1,"type":"agent_start"}}
     {"type":"event","id":3,"event":{"type":"session_shutdown","reason":"quit"}}
     "#);

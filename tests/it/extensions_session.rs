@@ -272,17 +272,14 @@ fn lifecycle_events_fire_where_pi_fires_them() {
     session_before_tree summary=True entries=6
     session_tree fromExtension=True summary=True
     model_select mock-model -> mock-thinker (set)
-    thinking_level_select off -> medium
     session_before_switch new
     session_shutdown new target=False
     session_start new previous=True
     model_select mock-thinker -> mock-model (set)
-    thinking_level_select medium -> off
     session_before_switch resume
     session_shutdown resume target=True
     session_start resume previous=True
     model_select mock-model -> mock-thinker (restore)
-    thinking_level_select off -> medium
     session_before_fork before
     session_shutdown fork target=False
     session_start fork previous=True

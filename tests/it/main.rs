@@ -66,6 +66,7 @@ mod request_timeouts;
 mod rpc;
 mod rpc_corpus;
 mod rpc_extensions;
+mod rpc_pi16;
 mod session_bigfile;
 mod session_concurrency;
 mod session_corpus;

@@ -284,7 +284,7 @@ fn abort_stops_a_branch_summary() {
     let mut c = p.start();
     c.prompt("first");
     c.prompt("second");
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     let first_user = find_user_entry(&tree, "first").expect("first user entry");
     c.send(&json!({"type": "navigate_tree", "targetId": first_user, "summarize": "default", "id": "nav"}));
     wait_for_requests(&p, 3);

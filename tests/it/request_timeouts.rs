@@ -81,6 +81,8 @@ fn brief(events: &[Value]) -> String {
                     "{kind} success={} attempt={} {}",
                     e["success"], e["attempt"], e["finalError"]
                 ),
+                "agent_end" => format!("{kind} willRetry={}", e["willRetry"]),
+                "agent_settled" => format!("{kind} aborted={}", e["aborted"]),
                 "message_end" if e["message"]["role"] == "assistant" => format!(
                     "{kind} assistant {} {:?} {}",
                     e["message"]["stopReason"],
@@ -150,11 +152,11 @@ fn a_server_that_never_answers_times_out_and_is_retried_by_both_layers() {
         brief(&events),
         format!(
             "agent_start\nturn_start\nmessage_start\nmessage_end\nmessage_start\n\
-             message_end assistant \"error\" \"\" {silent}\nturn_end\nagent_end\n\
+             message_end assistant \"error\" \"\" {silent}\nturn_end\nagent_end willRetry=true\n\
              auto_retry_start 1/1: {silent}\n\
              agent_start\nturn_start\nmessage_start\n\
-             message_end assistant \"error\" \"\" {silent}\nturn_end\nagent_end\n\
-             auto_retry_end success=false attempt=1 {silent}"
+             message_end assistant \"error\" \"\" {silent}\nturn_end\nagent_end willRetry=false\n\
+             auto_retry_end success=false attempt=1 {silent}\nagent_settled aborted=false"
         )
     );
     // Two agent runs, each an attempt plus one provider-level retry.
@@ -211,11 +213,12 @@ fn a_stream_that_stalls_ends_with_a_timeout_error_that_the_agent_retries() {
         brief(&events),
         format!(
             "agent_start\nturn_start\nmessage_start\nmessage_end\nmessage_start\n\
-             message_end assistant \"error\" \"partial \" {stalled}\nturn_end\nagent_end\n\
+             message_end assistant \"error\" \"partial \" {stalled}\nturn_end\nagent_end willRetry=true\n\
              auto_retry_start 1/1: {stalled}\n\
              agent_start\nturn_start\nmessage_start\n\
              message_end assistant \"stop\" \"complete answer\" null\n\
-             auto_retry_end success=true attempt=1 null\nturn_end\nagent_end"
+             auto_retry_end success=true attempt=1 null\nturn_end\nagent_end willRetry=false\n\
+             agent_settled aborted=false"
         )
     );
     // The provider layer does not retry once the answer streams (2 retries were allowed).
@@ -277,7 +280,7 @@ fn rpc_mode_honours_the_timeout_setting() {
     let start = Instant::now();
     let events = rpc.prompt("hello?");
     let elapsed = start.elapsed();
-    let end = events.last().unwrap();
+    let end = events.iter().rfind(|e| e["type"] == "agent_end").unwrap();
     let last = end["messages"].as_array().unwrap().last().unwrap();
     assert_eq!(last["stopReason"], "error");
     assert_eq!(last["errorMessage"], no_response_error());

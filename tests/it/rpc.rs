@@ -43,6 +43,7 @@ fn a_prompt_with_a_tool_call_is_answered_first_then_streams_pi_events() {
     message_end assistant "stop"
     turn_end
     agent_end
+    agent_settled
     "#);
     let end = events
         .iter()
@@ -146,6 +147,7 @@ fn abort_right_after_a_prompt_stops_it_and_answers_once_idle() {
     message_end assistant "aborted"
     turn_end
     agent_end
+    agent_settled
     response abort
     "#);
     let state = c.ok(json!({"type": "get_state"}));
@@ -153,7 +155,7 @@ fn abort_right_after_a_prompt_stops_it_and_answers_once_idle() {
     // The next prompt runs normally.
     let events = c.prompt("BRAVO");
     assert_eq!(
-        events.last().unwrap()["messages"][1]["content"][0]["text"],
+        events.iter().rfind(|e| e["type"] == "agent_end").unwrap()["messages"][1]["content"][0]["text"],
         "next answer"
     );
     let (status, _) = c.close();
@@ -247,7 +249,13 @@ fn compact_answers_with_the_compaction_result_and_the_next_request_starts_from_t
     let keys: Vec<&String> = data.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["summary", "firstKeptEntryId", "tokensBefore", "details"]
+        [
+            "summary",
+            "firstKeptEntryId",
+            "tokensBefore",
+            "estimatedTokensAfter",
+            "details"
+        ]
     );
     assert!(
         data["summary"]
@@ -316,7 +324,7 @@ fn tree_extensions_label_navigate_with_a_summary_and_show_the_branch() {
     let mut c = p.start();
     c.prompt("first");
     c.prompt("second\nwith a second line");
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     let entries = tree["entries"].as_array().unwrap().clone();
     let first_user = entries[2]["id"].as_str().unwrap().to_string();
     c.ok(json!({"type": "set_label", "entryId": first_user, "label": "start"}));
@@ -346,7 +354,7 @@ fn tree_extensions_label_navigate_with_a_summary_and_show_the_branch() {
     );
 
     c.prompt("alternative");
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     insta::assert_snapshot!(render_tree(&tree), @r#"
     1 <- -: model_change "mock/mock-model"
     2 <- 1: thinking_level_change "off"
@@ -372,7 +380,7 @@ fn tree_extensions_label_navigate_with_a_summary_and_show_the_branch() {
 
     // Clearing a label; unknown entries are errors.
     c.ok(json!({"type": "set_label", "entryId": first_user, "label": null}));
-    let tree = c.ok(json!({"type": "get_tree"}));
+    let tree = c.ok(json!({"type": "get_tree_outline"}));
     assert!(tree["entries"][2].get("label").is_none());
     let bad = c.request(json!({"type": "set_label", "entryId": "nope", "label": "x"}));
     assert_eq!(bad["error"], "Entry nope not found");
@@ -634,13 +642,15 @@ fn model_thinking_queue_and_toggle_commands_answer_like_pi_and_persist_settings(
     assert_eq!(c.ok(json!({"type": "cycle_thinking_level"})), Value::Null);
     let cycled = c.ok(json!({"type": "cycle_model"}));
     assert_eq!(cycled["model"]["id"], "mock-model-2");
+    // pi 1.6 keeps the current level ("off" on the non-reasoning model) when no
+    // `defaultThinkingLevel` or `modelThinkingLevels` entry says otherwise.
     assert_eq!(
         (&cycled["thinkingLevel"], &cycled["isScoped"]),
-        (&json!("medium"), &json!(false))
+        (&json!("off"), &json!(false))
     );
     assert_eq!(
         c.ok(json!({"type": "cycle_thinking_level"})),
-        json!({"level": "high"})
+        json!({"level": "minimal"})
     );
     assert_eq!(
         c.ok(json!({"type": "set_thinking_level", "level": "low"})),
@@ -725,4 +735,50 @@ fn prompt_images_reach_a_model_that_accepts_images() {
         user["content"][1]["image_url"]["url"],
         format!("data:image/png;base64,{png}")
     );
+}
+
+#[test]
+fn a_compaction_whose_summary_request_fails_once_announces_pi_16s_summarization_retry() {
+    let p = RpcProject::new(
+        &json!({"sequence": [
+            {"text": "first answer"},
+            {"error": {"status": 503, "body": {"error": {"message": "overloaded"}}}},
+            {"text": "## Goal\nThe summary."}
+        ]}),
+        None,
+        Some(json!({
+            "compaction": {"keepRecentTokens": 10},
+            "retry": {"provider": {"maxRetries": 2}, "baseDelayMs": 20}
+        })),
+    );
+    let mut c = p.start();
+    c.prompt("hello there, a prompt long enough to be worth compacting");
+    c.send(&json!({"type": "compact", "id": "c"}));
+    let got = c.read_until(|m| m["id"] == "c");
+    let response = got.last().unwrap();
+    assert_eq!(response["success"], true, "{response}");
+    let retry: Vec<Value> = got
+        .iter()
+        .filter(|m| {
+            m["type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("summarization_retry"))
+        })
+        .cloned()
+        .collect();
+    assert_eq!(retry.len(), 3, "{retry:?}");
+    assert_eq!(retry[0]["type"], "summarization_retry_scheduled");
+    assert_eq!(retry[0]["attempt"], 1);
+    assert!(
+        retry[0]["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("overloaded")
+    );
+    assert_eq!(
+        retry[1],
+        json!({"type": "summarization_retry_attempt_start", "source": "compaction", "reason": "manual"})
+    );
+    assert_eq!(retry[2], json!({"type": "summarization_retry_finished"}));
+    assert_eq!(p.server.requests().len(), 3);
 }

@@ -76,6 +76,33 @@ impl Normalizer {
     }
 }
 
+/// What pi 0.73.1 (which recorded these transcripts) would have written for one of our
+/// pi 1.6 lines: no `agent_settled` or `bash_execution_update`, no `willRetry` on
+/// `agent_end`, no `durationMs` on `tool_execution_end`, no `disposition` on prompt answers.
+/// (The 1.6 additions themselves are checked in `rpc_pi16.rs`.)
+fn as_pi_073(m: &Value) -> Option<Value> {
+    let mut m = m.clone();
+    match m["type"].as_str() {
+        Some("agent_settled" | "bash_execution_update") => return None,
+        Some("agent_end") => {
+            m.as_object_mut()?.remove("willRetry");
+        }
+        Some("tool_execution_end") => {
+            m.as_object_mut()?.remove("durationMs");
+        }
+        Some("response")
+            if matches!(
+                m["command"].as_str(),
+                Some("prompt" | "steer" | "follow_up")
+            ) && m["data"].get("disposition").is_some() =>
+        {
+            m.as_object_mut()?.remove("data");
+        }
+        _ => {}
+    }
+    Some(m)
+}
+
 /// Replays the `in` lines of one of pi's RPC transcripts against our binary and returns
 /// (pi's transcript, ours), both normalized.
 fn replay(scenario: &str, prepare: impl Fn(&Path)) -> (String, String, RpcProject) {
@@ -84,7 +111,10 @@ fn replay(scenario: &str, prepare: impl Fn(&Path)) -> (String, String, RpcProjec
     let models = read_json(&dir.join("models.json"));
     // The session files must equal pi's entry for entry, so pi-rs's own file checkpoints
     // (custom entries pi ignores; covered by checkpoints::reference_pi_opens_…) are off.
-    let settings = serde_json::json!({"checkpoints": {"enabled": false}});
+    // `defaultThinkingLevel: medium` gives pi 0.73's level on a switch to a reasoning model
+    // (pi 1.6 keeps the current level unless a default is set).
+    let settings =
+        serde_json::json!({"checkpoints": {"enabled": false}, "defaultThinkingLevel": "medium"});
     let project = RpcProject::new(&script, Some(models), Some(settings));
     prepare(&project.cwd());
     let transcript: Vec<Value> = json_lines(&dir.join("rpc-transcript.jsonl"));
@@ -130,7 +160,7 @@ fn replay(scenario: &str, prepare: impl Fn(&Path)) -> (String, String, RpcProjec
             let m = client.next();
             responded |= m["type"] == "response" && m["id"] == id;
             ended |= m["type"] == "agent_end";
-            if let Some(l) = ours.line("<<", &m) {
+            if let Some(l) = as_pi_073(&m).and_then(|m| ours.line("<<", &m)) {
                 our_text += &l;
                 our_text.push('\n');
             }
@@ -271,5 +301,9 @@ fn pi_session_name_and_model_transcript_replays_identically() {
     // `set_thinking_level` as the default; pi 1.6 keeps them to the session.
     let settings = read_json(&project.agent_dir().join("settings.json"));
     assert_eq!(settings.get("defaultModel"), None, "{settings}");
-    assert_eq!(settings.get("defaultThinkingLevel"), None, "{settings}");
+    assert_eq!(
+        settings.get("defaultThinkingLevel"),
+        Some(&json!("medium")),
+        "{settings}"
+    );
 }

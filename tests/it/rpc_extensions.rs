@@ -63,7 +63,7 @@ fn permission_gate_asks_the_client_and_runs_or_blocks_the_command_as_answered() 
     let (_, request) = until_ui_request(&mut c);
     insta::assert_snapshot!(request.to_string(), @r#"{"type":"extension_ui_request","id":"ui-1","method":"select","title":"Dangerous command:\n\n  rm -rf first\n\nRun it?","options":["Block","Allow"]}"#);
     answer(&mut c, &request, json!({"value": "Allow"}));
-    let first = c.read_until(|m| m["type"] == "agent_end");
+    let first = c.read_until(|m| m["type"] == "agent_settled");
     assert!(!p.cwd().join("first").exists(), "the allowed command ran");
     let result = first
         .iter()
@@ -168,7 +168,18 @@ fn get_commands_lists_extension_commands_templates_and_skills_with_their_sources
     "#);
     // What it lists works in a prompt: the extension command runs without the model.
     c.send(&json!({"type": "prompt", "message": "/greet RPC", "id": "g"}));
-    c.read_until(|m| m["type"] == "response" && m["id"] == "g");
+    let response = c
+        .read_until(|m| m["type"] == "response" && m["id"] == "g")
+        .pop()
+        .unwrap();
+    // pi 1.6: no run starts for it, so a client must not wait for `agent_settled`.
+    assert_eq!(response["data"], json!({"disposition": "handled"}));
+    // An extension command cannot be queued.
+    let queued = c.request(json!({"type": "steer", "message": "/greet later"}));
+    assert_eq!(
+        queued["error"],
+        "Extension command \"/greet\" cannot be queued. Use prompt() or execute the command when not streaming."
+    );
     let messages = c.ok(json!({"type": "get_messages"}));
     assert_eq!(messages["messages"][0]["content"], "Hello, RPC!");
     assert!(p.server.requests().is_empty());
@@ -375,6 +386,7 @@ fn abort_cancels_the_dialog_a_run_waits_for_and_the_command_is_blocked() {
     message_end assistant "aborted"
     turn_end
     agent_end
+    agent_settled
     response abort
     "#);
     let blocked = after

@@ -109,7 +109,7 @@ export default function (pi: ExtensionAPI) {
     .unwrap();
     let mut c = with_extension(&p, &ext);
     let run = c.prompt("go");
-    let end = run.last().unwrap();
+    let end = run.iter().rfind(|e| e["type"] == "agent_end").unwrap();
     let messages = end["messages"].as_array().unwrap();
     let last = messages.last().unwrap();
     assert_eq!(last["role"], "assistant", "{end}");

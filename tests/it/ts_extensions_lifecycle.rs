@@ -116,7 +116,7 @@ fn message_end_replacements_chain_and_reach_the_session_and_the_model() {
         "{run:?}"
     );
     // agent_end lists the replaced messages too.
-    let end = run.last().unwrap();
+    let end = run.iter().rfind(|e| e["type"] == "agent_end").unwrap();
     assert_eq!(
         text_blocks(end["messages"].as_array().unwrap().last().unwrap()),
         "[A] hello [B]"

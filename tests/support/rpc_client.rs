@@ -254,12 +254,13 @@ impl RpcClient {
         response.get("data").cloned().unwrap_or(Value::Null)
     }
 
-    /// Sends a prompt and returns everything up to its `agent_end`.
+    /// Sends a prompt and returns everything up to its `agent_settled` (pi 1.6: nothing
+    /// more runs on its own after it).
     pub fn prompt(&mut self, text: &str) -> Vec<Value> {
         self.next_id += 1;
         let id = format!("t{}", self.next_id);
         self.send(&json!({"type": "prompt", "message": text, "id": id}));
-        self.read_until(|v| v["type"] == "agent_end")
+        self.read_until(|v| v["type"] == "agent_settled")
     }
 
     /// Closes stdin and waits for the process to exit; returns its status and stderr.

@@ -103,9 +103,21 @@ impl AgentSession {
                 deliver_as,
             } => self.send_user_message(content, deliver_as, path.clone()),
             ActionKind::AppendEntry { custom_type, data } => {
-                let result = self.state().session.append_custom_entry(&custom_type, data);
-                if let Err(e) = result {
-                    report("append_entry", e.to_string());
+                let result = {
+                    let mut st = self.state();
+                    st.session
+                        .append_custom_entry(&custom_type, data)
+                        .map(|id| {
+                            st.session
+                                .entry(&id)
+                                .and_then(|entry| serde_json::to_value(entry).ok())
+                        })
+                };
+                match result {
+                    // pi 1.6's `entry_appended`, with the entry as stored.
+                    Ok(Some(entry)) => self.emit(SessionEvent::EntryAppended { entry }),
+                    Ok(None) => {}
+                    Err(e) => report("append_entry", e.to_string()),
                 }
             }
             ActionKind::SetLabel { entry_id, label } => {
@@ -253,7 +265,7 @@ impl AgentSession {
         };
         let session = self.clone();
         self.spawn_background(async move {
-            if let Err(error) = session.prompt_with(&text, options, false, || {}).await {
+            if let Err(error) = session.prompt_with(&text, options, false, |_| {}).await {
                 session.emit(SessionEvent::ExtensionError {
                     extension_path,
                     event: "send_user_message".into(),

@@ -9,10 +9,14 @@
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::AgentSession;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::client::{
     ProviderClient, budgets_from_settings, cache_retention_from_env, provider_retry_policy,
+    retry_callback,
 };
+use super::{AgentSession, emit_to};
 use crate::ai::auth::missing_key_message;
 use crate::ai::http::shared_client;
 use crate::ai::providers::Transport;
@@ -21,7 +25,7 @@ use crate::compaction::prompts::summary_reasoning;
 use crate::compaction::{
     CompactionError, CompactionResult, CompactionSettings, compact, prepare_compaction,
 };
-use crate::core::events::{CompactionReason, SessionEvent};
+use crate::core::events::{CompactionReason, SessionEvent, SummarizationSource};
 use crate::extensions::{CompactDecision, EventName, ExtensionCompaction};
 use crate::session::entry::SessionEntry;
 
@@ -33,12 +37,16 @@ pub(super) fn model_key(model: &Option<crate::ai::model::Model>) -> Option<(&str
 }
 
 pub fn compaction_result_json(r: &CompactionResult) -> Value {
-    json!({
+    let mut v = json!({
         "summary": r.summary,
         "firstKeptEntryId": r.first_kept_entry_id,
         "tokensBefore": r.tokens_before,
-        "details": r.details,
-    })
+    });
+    if let Some(after) = r.estimated_tokens_after {
+        v["estimatedTokensAfter"] = Value::from(after);
+    }
+    v["details"] = serde_json::to_value(&r.details).unwrap_or(Value::Null);
+    v
 }
 
 impl AgentSession {
@@ -49,6 +57,59 @@ impl AgentSession {
         let cancel = self.new_cancel();
         self.run_compaction(CompactionReason::Manual, instructions, false, &cancel)
             .await
+    }
+
+    /// A client for summarization requests with the current model whose retries are
+    /// announced as pi 1.6's `summarization_retry_scheduled` and, once the wait is over,
+    /// `summarization_retry_attempt_start` for `source`. Call
+    /// [`SummaryRetries::finish`] when the summary is done.
+    pub(crate) fn summary_client_for(
+        &self,
+        source: SummarizationSource,
+    ) -> Result<(ProviderClient, SummaryRetries), String> {
+        let mut client = self.summary_client()?;
+        let retried = Arc::new(AtomicBool::new(false));
+        // A retry scheduled whose `attempt_start` is still to be announced.
+        let pending = Arc::new(AtomicBool::new(false));
+        let inner = Arc::downgrade(&self.inner);
+        let (flag, waiting) = (retried.clone(), pending.clone());
+        client.on_retry = Some(retry_callback(move |notice| {
+            let Some(inner) = inner.upgrade() else { return };
+            flag.store(true, Ordering::Relaxed);
+            waiting.store(true, Ordering::Release);
+            emit_to(
+                &inner,
+                SessionEvent::SummarizationRetryScheduled {
+                    attempt: notice.attempt,
+                    max_attempts: notice.max_attempts,
+                    delay_ms: notice.delay_ms,
+                    error_message: notice.error,
+                },
+            );
+            // The provider layer waits `delay_ms`, then sends the request again.
+            let inner = Arc::downgrade(&inner);
+            let waiting = waiting.clone();
+            let delay = std::time::Duration::from_millis(notice.delay_ms);
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                if let Some(inner) = inner.upgrade()
+                    && waiting.swap(false, Ordering::AcqRel)
+                {
+                    emit_to(
+                        &inner,
+                        SessionEvent::SummarizationRetryAttemptStart { source },
+                    );
+                }
+            });
+        }));
+        Ok((
+            client,
+            SummaryRetries {
+                retried,
+                pending,
+                source,
+            },
+        ))
     }
 
     /// A client for summarization requests with the current model.
@@ -87,7 +148,7 @@ impl AgentSession {
     ) -> Result<CompactionResult, String> {
         self.emit(SessionEvent::CompactionStart { reason });
         self.state().compacting = true;
-        let outcome = self.compaction_inner(instructions, cancel).await;
+        let outcome = self.compaction_inner(reason, instructions, cancel).await;
         self.state().compacting = false;
         let failure_prefix = match reason {
             CompactionReason::Manual => "Compaction failed",
@@ -141,11 +202,14 @@ impl AgentSession {
     /// which keeps an extension's own `details`.
     async fn compaction_inner(
         &self,
+        reason: CompactionReason,
         instructions: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<(CompactionResult, Value), Failure> {
         self.refresh_oauth_if_due().await.map_err(Failure::Plain)?;
-        let client = self.summary_client().map_err(Failure::Plain)?;
+        let (client, retries) = self
+            .summary_client_for(SummarizationSource::Compaction(reason))
+            .map_err(Failure::Plain)?;
         let listening = self.extensions_listen(EventName::SessionBeforeCompact);
         let (preparation, reasoning, branch) = {
             let st = self.state();
@@ -182,7 +246,7 @@ impl AgentSession {
             }
             _ => CompactDecision::Default,
         };
-        let (result, details, from_hook) = match decision {
+        let (mut result, details, from_hook) = match decision {
             CompactDecision::Cancel => return Err(Failure::Cancelled),
             CompactDecision::Custom(custom) => {
                 let ExtensionCompaction {
@@ -200,6 +264,7 @@ impl AgentSession {
                     first_kept_entry_id,
                     tokens_before,
                     details: typed,
+                    estimated_tokens_after: None,
                 };
                 (result, details, true)
             }
@@ -211,8 +276,9 @@ impl AgentSession {
                     reasoning,
                     cancel.clone(),
                 )
-                .await
-                .map_err(|e| match e {
+                .await;
+                retries.finish(self);
+                let result = result.map_err(|e| match e {
                     CompactionError::Cancelled(_) => Failure::Cancelled,
                     other => Failure::Plain(other.to_string()),
                 })?;
@@ -241,6 +307,13 @@ impl AgentSession {
             }
         };
         self.reload_messages();
+        result.estimated_tokens_after = Some(
+            self.state()
+                .messages
+                .iter()
+                .map(crate::compaction::tokens::estimate_tokens)
+                .sum(),
+        );
         if let (Some(host), Some(entry)) = (self.extension_host(), entry) {
             host.session_compact(&entry, from_hook);
         }
@@ -253,4 +326,26 @@ impl AgentSession {
 enum Failure {
     Cancelled,
     Plain(String),
+}
+
+/// Whether a summary's requests were retried (see [`AgentSession::summary_client_for`]).
+pub(crate) struct SummaryRetries {
+    retried: Arc<AtomicBool>,
+    pending: Arc<AtomicBool>,
+    source: SummarizationSource,
+}
+
+impl SummaryRetries {
+    /// `summarization_retry_finished` once the summary is done, if it was retried (after
+    /// the last `attempt_start`, should its timer not have fired yet).
+    pub(crate) fn finish(&self, session: &AgentSession) {
+        if self.pending.swap(false, Ordering::AcqRel) {
+            session.emit(SessionEvent::SummarizationRetryAttemptStart {
+                source: self.source,
+            });
+        }
+        if self.retried.load(Ordering::Relaxed) {
+            session.emit(SessionEvent::SummarizationRetryFinished);
+        }
+    }
 }

@@ -51,6 +51,14 @@ impl AgentSession {
         true
     }
 
+    /// The name of the extension command `text` invokes, if it is one.
+    pub(crate) fn extension_command_name(&self, text: &str) -> Option<String> {
+        let (name, _) = command_parts(text)?;
+        self.extension_host()
+            .is_some_and(|host| host.has_command(name))
+            .then(|| name.to_string())
+    }
+
     /// Starts an extension command in the background if `text` is one (for `steer` and
     /// `follow_up`, which cannot wait).
     pub(crate) fn spawn_if_extension_command(&self, text: &str) -> bool {

@@ -58,7 +58,7 @@ pub use compaction::compaction_result_json;
 pub use extensions::SESSION_SWITCH_CANCELLED;
 pub use models::{CycledModel, Direction};
 pub use navigation::{NavigateOptions, NavigateResult};
-pub use prompt::{ALREADY_STREAMING, PromptOptions, StreamingBehavior};
+pub use prompt::{ALREADY_STREAMING, PromptDisposition, PromptOptions, StreamingBehavior};
 pub use reload::{RELOAD_WHILE_COMPACTING, RELOAD_WHILE_STREAMING, ReloadedResources};
 pub use resources::LoadedResources;
 pub use state::{ContextUsage, SessionStats, SessionStatus, TokenTotals};
@@ -453,6 +453,17 @@ impl AgentSession {
         let drained = self.inner.queues.drain_all();
         self.emit_queue_update();
         drained.iter().map(queued_text).collect()
+    }
+
+    /// Empties both queues and returns their texts, steering and follow-up apart (pi
+    /// 1.6's `clearQueue`).
+    pub fn clear_queues(&self) -> (Vec<String>, Vec<String>) {
+        let (steering, follow_up) = self.inner.queues.drain_split();
+        self.emit_queue_update();
+        (
+            steering.iter().map(queued_text).collect(),
+            follow_up.iter().map(queued_text).collect(),
+        )
     }
 
     /// The texts waiting in the steering and follow-up queues.

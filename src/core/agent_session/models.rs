@@ -8,7 +8,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{AgentSession, DEFAULT_THINKING_LEVEL, State};
+use super::{AgentSession, State};
 use crate::ai::http::shared_client;
 use crate::ai::model::{Model, ThinkingLevel};
 use crate::ai::models::resolve::ScopedModel;
@@ -36,26 +36,17 @@ fn same(a: &Model, b: &Model) -> bool {
 }
 
 impl State {
-    /// The level to use after switching models: an explicit one, else the target's
-    /// `modelThinkingLevels` entry, else the current level (or, coming from a
-    /// non-reasoning model, the saved default, else pi's `medium`).
+    /// The level to use after switching to `target`, as pi 1.6 picks it: an explicit one,
+    /// else the target's `modelThinkingLevels` entry, else `defaultThinkingLevel`, else
+    /// the current level (then clamped to the target).
     fn level_for_switch(&self, target: &Model, explicit: Option<ThinkingLevel>) -> ThinkingLevel {
         if let Some(level) = explicit {
             return level;
         }
-        if let Some(level) = self
-            .settings
+        self.settings
             .model_thinking_level(&target.provider, &target.id)
-        {
-            return level;
-        }
-        if !self.model.as_ref().is_some_and(|m| m.reasoning) {
-            return self
-                .settings
-                .default_thinking_level()
-                .unwrap_or(DEFAULT_THINKING_LEVEL);
-        }
-        self.thinking
+            .or_else(|| self.settings.default_thinking_level())
+            .unwrap_or(self.thinking)
     }
 
     /// Applies a level (clamped), recording it only when it changes.

@@ -212,7 +212,8 @@ impl AgentSession {
 
         if options.summarize && !abandoned.is_empty() && summary.is_none() {
             self.refresh_oauth_if_due().await?;
-            let client = self.summary_client()?;
+            let (client, retries) =
+                self.summary_client_for(crate::core::events::SummarizationSource::BranchSummary)?;
             let budget = BranchSummarySettings {
                 reserve_tokens: reserve,
                 ..BranchSummarySettings::default()
@@ -228,6 +229,7 @@ impl AgentSession {
                 cancel.clone(),
             )
             .await;
+            retries.finish(self);
             match result {
                 Ok(r) => {
                     self.emit(SessionEvent::BranchSummaryEnd {

@@ -51,6 +51,26 @@ pub struct PromptOptions {
     pub source: Option<InputSource>,
 }
 
+/// What became of a submitted prompt (pi 1.6's `PromptDisposition`, RPC's
+/// `data.disposition`): consumed by an extension command or input handler, queued while a
+/// run goes on, or started as a new run (which ends with `agent_settled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptDisposition {
+    Handled,
+    Queued,
+    Started,
+}
+
+impl PromptDisposition {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptDisposition::Handled => "handled",
+            PromptDisposition::Queued => "queued",
+            PromptDisposition::Started => "started",
+        }
+    }
+}
+
 /// pi's error text for a prompt sent while streaming without a behaviour.
 pub const ALREADY_STREAMING: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
 
@@ -79,7 +99,7 @@ impl AgentSession {
     /// `options.streaming_behavior`; otherwise it is sent together with the extensions'
     /// `nextTurn` and `before_agent_start` messages.
     pub async fn prompt(&self, text: &str, options: PromptOptions) -> Result<(), String> {
-        self.prompt_with_acceptance(text, options, || {}).await
+        self.prompt_with_acceptance(text, options, |_| {}).await
     }
 
     /// [`AgentSession::prompt`], calling `accepted` the moment the prompt is accepted: run
@@ -92,7 +112,7 @@ impl AgentSession {
         &self,
         text: &str,
         options: PromptOptions,
-        accepted: impl FnOnce() + Send,
+        accepted: impl FnOnce(PromptDisposition) + Send,
     ) -> Result<(), String> {
         self.prompt_with(text, options, true, accepted).await
     }
@@ -104,15 +124,15 @@ impl AgentSession {
         text: &str,
         options: PromptOptions,
         expand: bool,
-        accepted: impl FnOnce() + Send,
+        accepted: impl FnOnce(PromptDisposition) + Send,
     ) -> Result<(), String> {
         if expand && self.run_extension_command(text).await {
-            accepted();
+            accepted(PromptDisposition::Handled);
             return Ok(());
         }
         let source = options.source.unwrap_or(InputSource::Interactive);
         let Some((text, images)) = self.input_event(text, options.images, source).await else {
-            accepted();
+            accepted(PromptDisposition::Handled);
             return Ok(());
         };
         let text = if expand {
@@ -124,12 +144,12 @@ impl AgentSession {
             return match options.streaming_behavior {
                 Some(StreamingBehavior::Steer) => {
                     self.queue_steering(&text, images);
-                    accepted();
+                    accepted(PromptDisposition::Queued);
                     Ok(())
                 }
                 Some(StreamingBehavior::FollowUp) => {
                     self.queue_follow_up(&text, images);
-                    accepted();
+                    accepted(PromptDisposition::Queued);
                     Ok(())
                 }
                 None => Err(ALREADY_STREAMING.to_string()),
@@ -156,7 +176,7 @@ impl AgentSession {
         // Marked before `accepted` runs so whoever is told "accepted" already sees a
         // streaming session (a second prompt without a behaviour is then refused).
         self.state().streaming = true;
-        accepted();
+        accepted(PromptDisposition::Started);
         // pi sends (and stores) the prompt first, then the messages queued for this turn,
         // then those `before_agent_start` adds.
         let mut prompts = vec![user_message(&text, &images)];
@@ -212,6 +232,33 @@ impl AgentSession {
         self.queue_follow_up(&text, images);
     }
 
+    /// pi 1.6's `steer` / `followUp` from a client (RPC): an extension command is refused
+    /// (it cannot be queued; send it as a prompt), the `input` event may consume or change
+    /// the text, then it is expanded and queued. `Handled` when an input handler consumed
+    /// it, `Queued` otherwise.
+    pub async fn queue_input(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+        behavior: StreamingBehavior,
+        source: InputSource,
+    ) -> Result<PromptDisposition, String> {
+        if let Some(name) = self.extension_command_name(text) {
+            return Err(format!(
+                "Extension command \"/{name}\" cannot be queued. Use prompt() or execute the command when not streaming."
+            ));
+        }
+        let Some((text, images)) = self.input_event(text, images, source).await else {
+            return Ok(PromptDisposition::Handled);
+        };
+        let text = self.expand_text(&text);
+        match behavior {
+            StreamingBehavior::Steer => self.queue_steering(&text, images),
+            StreamingBehavior::FollowUp => self.queue_follow_up(&text, images),
+        }
+        Ok(PromptDisposition::Queued)
+    }
+
     fn queue_steering(&self, text: &str, images: Vec<ImageContent>) {
         self.inner.queues.push_steering(user_message(text, &images));
         self.emit_queue_update();
@@ -261,6 +308,51 @@ impl AgentSession {
     /// compaction by the messages queued.
     async fn run_until_settled(&self, prompts: Option<Vec<AgentMessage>>) {
         let cancel = lock(&self.inner.cancel).clone();
+        self.run_passes(prompts, &cancel).await;
+        self.emit(SessionEvent::AgentSettled {
+            aborted: cancel.is_cancelled(),
+        });
+    }
+
+    /// Whether [`AgentSession::retry_if_transient`] will retry after a run that added
+    /// `added` (pi 1.6's `agent_end.willRetry`): retries on, attempts left, not aborted,
+    /// and the last answer a transient error.
+    fn will_retry(
+        &self,
+        added: &[AgentMessage],
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> bool {
+        if cancel.is_cancelled() {
+            return false;
+        }
+        let st = self.state();
+        if !st.auto_retry || st.retry_attempt >= st.settings.retry().max_retries {
+            return false;
+        }
+        let window = st.model.as_ref().map_or(0, |m| m.context_window);
+        added
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                AgentMessage::Assistant(a) => Some(a),
+                _ => None,
+            })
+            .is_some_and(|last| {
+                last.stop_reason == StopReason::Error
+                    && last
+                        .error_message
+                        .as_deref()
+                        .is_some_and(is_retryable_error)
+                    && !is_context_overflow(last, window)
+            })
+    }
+
+    async fn run_passes(
+        &self,
+        prompts: Option<Vec<AgentMessage>>,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) {
+        let cancel = cancel.clone();
         self.state().overflow_recovery_attempted = false;
         let mut prompts = prompts;
         loop {
@@ -588,7 +680,15 @@ impl AgentSession {
 
         let inner = self.inner.clone();
         let session = self.clone();
-        let mut sink = move |event: AgentEvent| {
+        let run_cancel = cancel.clone();
+        let mut sink = move |mut event: AgentEvent| {
+            if let AgentEvent::AgentEnd {
+                messages,
+                will_retry,
+            } = &mut event
+            {
+                *will_retry = session.will_retry(messages, &run_cancel);
+            }
             session.on_agent_event(&event);
             session.notify_extensions(&event);
             // As pi: a successful answer ends a retry sequence right after listeners saw

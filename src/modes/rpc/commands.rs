@@ -24,7 +24,8 @@ use super::protocol::{Request, RequestId, Response, RpcCommand, WireStreamingBeh
 use super::tree;
 use crate::ai::message::ImageContent;
 use crate::core::agent_session::{
-    AgentSession, Direction, PromptOptions, StreamingBehavior, compaction_result_json,
+    AgentSession, Direction, PromptDisposition, PromptOptions, StreamingBehavior,
+    compaction_result_json,
 };
 use crate::core::command_list::command_list;
 use crate::core::settings::QueueMode;
@@ -187,14 +188,36 @@ impl Rpc {
                 self.prompt(responder.clone(), message, options).await;
                 return Reply::Later;
             }
-            RpcCommand::Steer { message, images } => parse_images(images).map(|images| {
-                session.steer(&message, images);
-                None
-            }),
-            RpcCommand::FollowUp { message, images } => parse_images(images).map(|images| {
-                session.follow_up(&message, images);
-                None
-            }),
+            RpcCommand::Steer { message, images } => {
+                self.queue_input(message, images, StreamingBehavior::Steer)
+                    .await
+            }
+            RpcCommand::FollowUp { message, images } => {
+                self.queue_input(message, images, StreamingBehavior::FollowUp)
+                    .await
+            }
+            RpcCommand::ClearQueue => {
+                let (steering, follow_up) = session.clear_queues();
+                Ok(Some(json!({"steering": steering, "followUp": follow_up})))
+            }
+            RpcCommand::GetAvailableThinkingLevels => {
+                let levels: Vec<&str> = session
+                    .available_thinking_levels()
+                    .into_iter()
+                    .map(|l| l.as_str())
+                    .collect();
+                Ok(Some(json!({"levels": levels})))
+            }
+            RpcCommand::GetEntries { since } => tree::entries_json(session, since.as_deref()),
+            RpcCommand::GetTree => {
+                let data = tree::nested_tree_text(session);
+                self.output.send_raw(&Response::success_with_raw_data(
+                    responder.id.clone(),
+                    "get_tree",
+                    &data,
+                ));
+                return Reply::Later;
+            }
             RpcCommand::Abort => {
                 // Again, in order: a prompt accepted since the first abort stops too.
                 session.abort();
@@ -271,10 +294,27 @@ impl Rpc {
                 session.abort_retry();
                 Ok(None)
             }
-            RpcCommand::Bash { command } => {
+            RpcCommand::Bash {
+                command,
+                exclude_from_context,
+            } => {
                 let session = session.clone();
+                let output = self.output.clone();
+                let id = responder.id.clone();
                 self.start(responder.clone(), async move {
-                    let outcome = session.execute_bash(&command, false, |_| {}).await?;
+                    // Every chunk as it comes (the response may hold only the tail).
+                    let on_chunk = move |delta: &str| {
+                        let mut event = serde_json::Map::new();
+                        event.insert("type".into(), "bash_execution_update".into());
+                        if let Some(RequestId(id)) = &id {
+                            event.insert("id".into(), id.clone());
+                        }
+                        event.insert("delta".into(), delta.into());
+                        output.send(&Value::Object(event));
+                    };
+                    let outcome = session
+                        .user_bash(&command, exclude_from_context.unwrap_or(false), on_chunk)
+                        .await?;
                     to_json(&outcome).map(Some)
                 });
                 return Reply::Later;
@@ -339,7 +379,7 @@ impl Rpc {
                 }
             }
             RpcCommand::GetCommands => Ok(Some(json!({"commands": command_list(session)}))),
-            RpcCommand::GetTree => Ok(Some(tree::tree_json(session))),
+            RpcCommand::GetTreeOutline => Ok(Some(tree::tree_json(session))),
             RpcCommand::UndoRestore => session
                 .undo_restore()
                 .map(|files| Some(json!({"restoredFiles": files}))),
@@ -402,6 +442,22 @@ impl Rpc {
         Reply::Now(outcome)
     }
 
+    /// `steer` / `follow_up`: queued (or consumed by an input handler), answered with the
+    /// disposition.
+    async fn queue_input(
+        &self,
+        message: String,
+        images: Option<Vec<Value>>,
+        behavior: StreamingBehavior,
+    ) -> Outcome {
+        let images = parse_images(images)?;
+        let disposition = self
+            .session
+            .queue_input(&message, images, behavior, InputSource::Rpc)
+            .await?;
+        Ok(Some(json!({"disposition": disposition.as_str()})))
+    }
+
     fn set_model(&self, provider: &str, model_id: &str) -> Outcome {
         let model = self
             .session
@@ -424,8 +480,8 @@ impl Rpc {
         let on_accept = {
             let responder = responder.clone();
             let settled_tx = settled_tx.clone();
-            move || {
-                responder.send(Ok(None));
+            move |disposition: PromptDisposition| {
+                responder.send(Ok(Some(json!({"disposition": disposition.as_str()}))));
                 signal(&settled_tx);
             }
         };

@@ -1,7 +1,8 @@
 //! RPC mode (`pi --mode rpc`): pi's JSON-lines protocol on stdin/stdout, so a program can
-//! drive the agent headless — every command of pi 0.73 with its exact response shapes,
-//! extension dialogs as pi's `extension_ui_request` / `extension_ui_response`, plus
-//! pi-rs's tree extensions (`get_tree`, `navigate_tree`, `set_label`, `get_entry`).
+//! drive the agent headless — every command and event of pi 1.6 with its exact response
+//! shapes (pi 1.6's own `RpcClient` drives it in `tests/it/rpc_pi16.rs`), extension dialogs
+//! as pi's `extension_ui_request` / `extension_ui_response`, plus pi-rs's tree extensions
+//! (`get_tree_outline`, `navigate_tree`, `set_label`, `get_entry`, checkpoints).
 //! The protocol is described for users in `docs/rpc.md`.
 //!
 //! Layout: `framing` (LF-only records in, one writer thread out), `protocol` (commands and
@@ -19,7 +20,8 @@
 //! background. When stdin ends (or SIGTERM, SIGHUP or SIGINT arrives), open dialogs are
 //! cancelled, everything running is aborted, running shell commands are killed, what was
 //! aborted is recorded, extensions get `session_shutdown` and are stopped, and the mode
-//! returns exit code 0 (143, 129, 130).
+//! returns exit code 0 (143, 129, 130). A second signal during that shutdown exits at
+//! once.
 
 mod commands;
 mod export;
@@ -65,8 +67,11 @@ pub async fn run_rpc(session: AgentSession) -> i32 {
     run_rpc_with(session, stdin, std::io::stdout(), termination_signal()).await
 }
 
-/// The exit code for the first termination signal. Never completes where signals cannot
-/// be watched.
+/// The exit code for the first termination signal. A second signal exits the process at
+/// once with its code, whether the orderly shutdown began with a signal or with the end
+/// of input (pi 1.6: a process manager often closes stdin and sends SIGTERM together, so
+/// one signal during shutdown is not a request to skip it; a repeated one is). Never
+/// completes where signals cannot be watched.
 async fn termination_signal() -> i32 {
     #[cfg(unix)]
     {
@@ -76,11 +81,29 @@ async fn termination_signal() -> i32 {
             signal(SignalKind::hangup()),
             signal(SignalKind::interrupt()),
         ) {
-            return tokio::select! {
-                _ = term.recv() => 143,
-                _ = hup.recv() => 129,
-                _ = int.recv() => 130,
-            };
+            let (first_tx, first) = tokio::sync::oneshot::channel();
+            tokio::spawn(async move {
+                let mut first_tx = Some(first_tx);
+                loop {
+                    let code = tokio::select! {
+                        _ = term.recv() => 143,
+                        _ = hup.recv() => 129,
+                        _ = int.recv() => 130,
+                    };
+                    match first_tx.take() {
+                        // The first one starts the orderly shutdown (or, after the end of
+                        // input, changes nothing).
+                        Some(tx) => {
+                            let _ = tx.send(code);
+                        }
+                        // Shutdown is already under way: this one ends the process.
+                        None => std::process::exit(code),
+                    }
+                }
+            });
+            if let Ok(code) = first.await {
+                return code;
+            }
         }
     }
     std::future::pending().await

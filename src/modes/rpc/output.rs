@@ -83,6 +83,13 @@ impl RpcOutput {
         let _ = self.inner.writer.send(WriterMsg::Line(value.to_string()));
     }
 
+    /// [`RpcOutput::send`] for a line already encoded.
+    pub fn send_raw(&self, line: &str) {
+        let mut source = self.source();
+        source.drain(&self.inner.writer);
+        let _ = self.inner.writer.send(WriterMsg::Line(line.to_string()));
+    }
+
     /// Writes a response (after the events that precede it).
     pub fn respond(&self, response: Response) {
         self.send(&response.to_json());

@@ -1,5 +1,5 @@
 //! The RPC wire format: the commands a client sends (one JSON object per line) and the
-//! `response` objects pi answers with. Field names and response shapes are pi 0.73's,
+//! `response` objects pi answers with. Field names and response shapes are pi 1.6's,
 //! byte for byte where clients can see the difference (key order, absent vs `null`).
 //!
 //! Nothing here runs a command; see `commands` for that.
@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::ai::model::ThinkingLevel;
 
-/// What a client can ask for: every command of pi 0.73's RPC mode, then pi-rs's tree
-/// extensions (`get_tree`, `navigate_tree`, `set_label`, `get_entry`).
+/// What a client can ask for: every command of pi 1.6's RPC mode, then pi-rs's tree
+/// extensions (`get_tree_outline`, `navigate_tree`, `set_label`, `get_entry`, checkpoints).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(
     tag = "type",
@@ -36,6 +36,7 @@ pub enum RpcCommand {
         images: Option<Vec<Value>>,
     },
     Abort,
+    ClearQueue,
     NewSession {
         #[serde(default)]
         parent_session: Option<String>,
@@ -52,6 +53,7 @@ pub enum RpcCommand {
         level: ThinkingLevel,
     },
     CycleThinkingLevel,
+    GetAvailableThinkingLevels,
     SetSteeringMode {
         mode: String,
     },
@@ -71,6 +73,8 @@ pub enum RpcCommand {
     AbortRetry,
     Bash {
         command: String,
+        #[serde(default)]
+        exclude_from_context: Option<bool>,
     },
     AbortBash,
     GetSessionStats,
@@ -86,13 +90,19 @@ pub enum RpcCommand {
     },
     Clone,
     GetForkMessages,
+    GetEntries {
+        #[serde(default)]
+        since: Option<String>,
+    },
+    GetTree,
     GetLastAssistantText,
     SetSessionName {
         name: String,
     },
     GetCommands,
     // ----- pi-rs extensions -----
-    GetTree,
+    /// The whole tree as one flat list with previews (pi-rs's compact form of `get_tree`).
+    GetTreeOutline,
     NavigateTree {
         target_id: String,
         #[serde(default)]
@@ -132,11 +142,12 @@ pub enum RpcCommand {
 
 /// Every command `type`, in [`RpcCommand`] order (to tell an unknown command from a
 /// known one with bad fields).
-pub const COMMAND_TYPES: [&str; 37] = [
+pub const COMMAND_TYPES: [&str; 41] = [
     "prompt",
     "steer",
     "follow_up",
     "abort",
+    "clear_queue",
     "new_session",
     "get_state",
     "get_messages",
@@ -145,6 +156,7 @@ pub const COMMAND_TYPES: [&str; 37] = [
     "get_available_models",
     "set_thinking_level",
     "cycle_thinking_level",
+    "get_available_thinking_levels",
     "set_steering_mode",
     "set_follow_up_mode",
     "compact",
@@ -159,10 +171,12 @@ pub const COMMAND_TYPES: [&str; 37] = [
     "fork",
     "clone",
     "get_fork_messages",
+    "get_entries",
+    "get_tree",
     "get_last_assistant_text",
     "set_session_name",
     "get_commands",
-    "get_tree",
+    "get_tree_outline",
     "navigate_tree",
     "set_label",
     "get_entry",
@@ -177,9 +191,7 @@ impl RpcCommand {
     /// no shell command, no wait for a running prompt): reading or changing state only.
     pub fn is_instant(&self) -> bool {
         match self {
-            RpcCommand::Steer { .. }
-            | RpcCommand::FollowUp { .. }
-            | RpcCommand::GetState
+            RpcCommand::GetState
             | RpcCommand::GetMessages
             | RpcCommand::SetModel { .. }
             | RpcCommand::CycleModel
@@ -197,12 +209,19 @@ impl RpcCommand {
             | RpcCommand::GetLastAssistantText
             | RpcCommand::SetSessionName { .. }
             | RpcCommand::GetCommands
+            | RpcCommand::ClearQueue
+            | RpcCommand::GetAvailableThinkingLevels
+            | RpcCommand::GetEntries { .. }
             | RpcCommand::GetTree
+            | RpcCommand::GetTreeOutline
             | RpcCommand::SetLabel { .. }
             | RpcCommand::GetEntry { .. }
             | RpcCommand::GetCheckpoints
             | RpcCommand::CheckpointDiff { .. } => true,
             RpcCommand::Prompt { .. }
+            // An `input` handler may ask the client something before it is queued.
+            | RpcCommand::Steer { .. }
+            | RpcCommand::FollowUp { .. }
             | RpcCommand::Abort
             | RpcCommand::NewSession { .. }
             | RpcCommand::Compact { .. }
@@ -224,6 +243,7 @@ impl RpcCommand {
             RpcCommand::Steer { .. } => "steer",
             RpcCommand::FollowUp { .. } => "follow_up",
             RpcCommand::Abort => "abort",
+            RpcCommand::ClearQueue => "clear_queue",
             RpcCommand::NewSession { .. } => "new_session",
             RpcCommand::GetState => "get_state",
             RpcCommand::GetMessages => "get_messages",
@@ -232,6 +252,7 @@ impl RpcCommand {
             RpcCommand::GetAvailableModels => "get_available_models",
             RpcCommand::SetThinkingLevel { .. } => "set_thinking_level",
             RpcCommand::CycleThinkingLevel => "cycle_thinking_level",
+            RpcCommand::GetAvailableThinkingLevels => "get_available_thinking_levels",
             RpcCommand::SetSteeringMode { .. } => "set_steering_mode",
             RpcCommand::SetFollowUpMode { .. } => "set_follow_up_mode",
             RpcCommand::Compact { .. } => "compact",
@@ -249,7 +270,9 @@ impl RpcCommand {
             RpcCommand::GetLastAssistantText => "get_last_assistant_text",
             RpcCommand::SetSessionName { .. } => "set_session_name",
             RpcCommand::GetCommands => "get_commands",
+            RpcCommand::GetEntries { .. } => "get_entries",
             RpcCommand::GetTree => "get_tree",
+            RpcCommand::GetTreeOutline => "get_tree_outline",
             RpcCommand::NavigateTree { .. } => "navigate_tree",
             RpcCommand::UndoRestore => "undo_restore",
             RpcCommand::GetCheckpoints => "get_checkpoints",
@@ -376,6 +399,17 @@ impl Response {
         }
     }
 
+    /// A success line whose `data` is `data` as it stands (JSON text built elsewhere:
+    /// `get_tree`'s nesting can be deeper than a `Value` is safe to build and drop).
+    pub fn success_with_raw_data(id: Option<RequestId>, command: &str, data: &str) -> String {
+        let head = Response::success(id, command, Some(Value::Null))
+            .to_json()
+            .to_string();
+        // `data` is the last key: `…,"data":null}`.
+        let head = head.strip_suffix("null}").unwrap_or(&head);
+        format!("{head}{data}}}")
+    }
+
     /// The JSON object, keys in pi's order: `id`, `type`, `command`, `success`, then
     /// `data` or `error`.
     pub fn to_json(&self) -> Value {
@@ -427,6 +461,7 @@ mod tests {
             json!({"type": "steer", "message": "hi"}),
             json!({"type": "follow_up", "message": "hi"}),
             json!({"type": "abort"}),
+            json!({"type": "clear_queue"}),
             json!({"type": "new_session"}),
             json!({"type": "get_state"}),
             json!({"type": "get_messages"}),
@@ -435,6 +470,7 @@ mod tests {
             json!({"type": "get_available_models"}),
             json!({"type": "set_thinking_level", "level": "high"}),
             json!({"type": "cycle_thinking_level"}),
+            json!({"type": "get_available_thinking_levels"}),
             json!({"type": "set_steering_mode", "mode": "all"}),
             json!({"type": "set_follow_up_mode", "mode": "all"}),
             json!({"type": "compact"}),
@@ -449,10 +485,12 @@ mod tests {
             json!({"type": "fork", "entryId": "abc"}),
             json!({"type": "clone"}),
             json!({"type": "get_fork_messages"}),
+            json!({"type": "get_entries", "since": "abc"}),
+            json!({"type": "get_tree"}),
             json!({"type": "get_last_assistant_text"}),
             json!({"type": "set_session_name", "name": "n"}),
             json!({"type": "get_commands"}),
-            json!({"type": "get_tree"}),
+            json!({"type": "get_tree_outline"}),
             json!({"type": "navigate_tree", "targetId": "abc"}),
             json!({"type": "set_label", "entryId": "abc", "label": null}),
             json!({"type": "get_entry", "entryId": "abc"}),

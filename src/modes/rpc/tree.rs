@@ -1,9 +1,10 @@
-//! pi-rs's RPC extensions for the session tree, which pi 0.73 only offers in its terminal
-//! UI (`/tree`, labels): `get_tree` (every entry with its parent, type, role, a short
-//! preview and its label, plus the leaf), `get_entry` (one entry's raw JSON), `set_label`
-//! and the options of `navigate_tree`.
+//! The session tree over RPC: pi 1.6's `get_entries` and `get_tree` (nested nodes of whole
+//! entries), and pi-rs's extensions, which pi only offers in its terminal UI (`/tree`,
+//! labels): `get_tree_outline` (every entry with its parent, type, role, a short preview
+//! and its label, plus the leaf), `get_entry` (one entry's raw JSON), `set_label` and the
+//! options of `navigate_tree`.
 //!
-//! `get_tree` is deliberately flat — entries in file order, each naming its parent — so a
+//! `get_tree_outline` is deliberately flat — entries in file order, each naming its parent — so a
 //! client can draw the tree any way it likes and a large session stays one compact line.
 
 use serde_json::{Map, Value, json};
@@ -91,7 +92,7 @@ fn entry_preview(entry: &SessionEntry) -> String {
     }
 }
 
-/// `get_tree`: `{"leafId", "entries": [{"id", "parentId", "type", "role"?, "preview"?,
+/// `get_tree_outline`: `{"leafId", "entries": [{"id", "parentId", "type", "role"?, "preview"?,
 /// "label"?, "timestamp"}]}`, entries in file order, `parentId` resolved (`null` for
 /// roots and for entries whose parent is missing from the file).
 pub fn tree_json(session: &AgentSession) -> Value {
@@ -132,6 +133,95 @@ pub fn tree_json(session: &AgentSession) -> Value {
             "leafId": manager.leaf_id().map(EntryId::as_str),
             "entries": entries,
         })
+    })
+}
+
+/// pi 1.6's `get_entries`: every entry in file order (no header) and the leaf; with
+/// `since`, only the entries after that one (an unknown id is an error).
+pub fn entries_json(session: &AgentSession, since: Option<&str>) -> Result<Option<Value>, String> {
+    session.with_session(|manager| {
+        let entries = manager.entries();
+        let start = match since {
+            None => 0,
+            Some(id) => {
+                entries
+                    .iter()
+                    .position(|e| e.id() == id)
+                    .ok_or_else(|| format!("Entry not found: {id}"))?
+                    + 1
+            }
+        };
+        let entries: Vec<Value> = entries[start..]
+            .iter()
+            .map(|e| serde_json::to_value(e).map_err(|e| format!("An entry cannot be shown: {e}")))
+            .collect::<Result<_, _>>()?;
+        Ok(Some(json!({
+            "entries": entries,
+            "leafId": manager.leaf_id().map(EntryId::as_str),
+        })))
+    })
+}
+
+/// pi 1.6's `get_tree` data as JSON text: `{"tree": [node…], "leafId"}`, each node
+/// `{"entry", "children": [node…], "label"?, "labelTimestamp"?}`, roots (entries without a
+/// parent in the file) and children in file order. Written depth-first without recursion,
+/// so a chain of 100 000 entries is one long line, not a stack overflow.
+pub fn nested_tree_text(session: &AgentSession) -> String {
+    session.with_session(|manager| {
+        let tree = manager.tree();
+        let mut out = String::from("{\"tree\":[");
+        // Open nodes: (node, next child to write).
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        let write_open = |out: &mut String, index: usize| {
+            let node = tree.node(index);
+            out.push_str("{\"entry\":");
+            let entry = manager
+                .entry(&node.id)
+                .and_then(|e| serde_json::to_string(e).ok())
+                .unwrap_or_else(|| "null".to_string());
+            out.push_str(&entry);
+            out.push_str(",\"children\":[");
+        };
+        let write_close = |out: &mut String, index: usize| {
+            let node = tree.node(index);
+            out.push(']');
+            if let Some(label) = &node.label {
+                out.push_str(",\"label\":");
+                out.push_str(&Value::from(label.as_str()).to_string());
+            }
+            if let Some(at) = &node.label_timestamp {
+                out.push_str(",\"labelTimestamp\":");
+                out.push_str(&Value::from(at.as_str()).to_string());
+            }
+            out.push('}');
+        };
+        for (n, &root) in tree.roots().iter().enumerate() {
+            if n > 0 {
+                out.push(',');
+            }
+            write_open(&mut out, root);
+            stack.push((root, 0));
+            while let Some((index, next)) = stack.pop() {
+                let children = tree.children(index);
+                if let Some(&child) = children.get(next) {
+                    if next > 0 {
+                        out.push(',');
+                    }
+                    stack.push((index, next + 1));
+                    write_open(&mut out, child);
+                    stack.push((child, 0));
+                } else {
+                    write_close(&mut out, index);
+                }
+            }
+        }
+        out.push_str("],\"leafId\":");
+        let leaf = manager
+            .leaf_id()
+            .map_or(Value::Null, |id| Value::from(id.as_str()));
+        out.push_str(&leaf.to_string());
+        out.push('}');
+        out
     })
 }
 

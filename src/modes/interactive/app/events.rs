@@ -142,6 +142,11 @@ impl App {
             } => self.notice(format!("Extension error ({extension_path}): {error}")),
             SessionEvent::ShutdownRequested => self.shutdown_requested = true,
             SessionEvent::ModelChanged
+            | SessionEvent::AgentSettled { .. }
+            | SessionEvent::EntryAppended { .. }
+            | SessionEvent::SummarizationRetryScheduled { .. }
+            | SessionEvent::SummarizationRetryAttemptStart { .. }
+            | SessionEvent::SummarizationRetryFinished
             | SessionEvent::ThinkingLevelChanged { .. }
             | SessionEvent::SessionInfoChanged { .. } => {}
             SessionEvent::ContextRebuilt => {
