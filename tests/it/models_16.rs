@@ -69,7 +69,11 @@ fn a_max_suffix_sampling_params_and_compat_fields_reach_the_request_as_pi_16_sen
         "the :max suffix is a level, not part of the id"
     );
     assert_eq!(body["reasoning_effort"], json!("max-effort"));
-    assert_eq!(body["temperature"], json!(1.0));
+    assert_eq!(
+        body["temperature"],
+        json!(1),
+        "1.0 is sent as 1, as JSON.stringify writes it"
+    );
     assert_eq!(body["top_p"], json!(0.95));
     assert_eq!(body["top_k"], json!(40));
     assert_eq!(body["priority"], json!(3));
