@@ -45,6 +45,20 @@ impl fmt::Debug for ApiKey {
     }
 }
 
+/// pi 1.6's id of the Azure OpenAI provider, and the id it had before (which the
+/// built-in catalogue of pi-rs still uses). Configurations may name either.
+pub const AZURE_ID: &str = "azure";
+pub const AZURE_OLD_ID: &str = "azure-openai-responses";
+
+/// The provider id the catalogue uses for `name` (`azure` → `azure-openai-responses`).
+pub fn catalog_provider_id(name: &str) -> &str {
+    if name.eq_ignore_ascii_case(AZURE_ID) {
+        AZURE_OLD_ID
+    } else {
+        name
+    }
+}
+
 /// The environment variables that hold a provider's key, in priority order (pi-ai's
 /// mapping, kept in the built-in catalogue).
 pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
@@ -423,9 +437,19 @@ impl AuthStorage {
         self.runtime.insert(provider.to_string(), key);
     }
 
+    /// A provider's auth.json entry; for the Azure provider, pi 1.6's id `azure` is
+    /// found as well as the old `azure-openai-responses`.
+    fn entry(&self, provider: &str) -> Option<&Value> {
+        self.data.get(provider).or_else(|| {
+            (provider == AZURE_OLD_ID)
+                .then(|| self.data.get(AZURE_ID))
+                .flatten()
+        })
+    }
+
     /// The raw stored entry for a provider (API key or OAuth credential).
     pub fn get(&self, provider: &str) -> Option<&Value> {
-        self.data.get(provider)
+        self.entry(provider)
     }
 
     /// Providers with a stored entry.
@@ -465,7 +489,7 @@ impl AuthStorage {
     /// expired OAuth entry counts: it is refreshed before the request.
     pub fn has_auth(&self, provider: &str) -> bool {
         self.runtime.contains_key(provider)
-            || self.data.contains_key(provider)
+            || self.entry(provider).is_some()
             || env_api_key(provider).is_some()
     }
 
@@ -482,7 +506,7 @@ impl AuthStorage {
         if let Some(key) = self.runtime.get(provider) {
             return Some(key.clone());
         }
-        let entry = self.data.get(provider)?;
+        let entry = self.entry(provider)?;
         match entry.get("type").and_then(Value::as_str) {
             Some("api_key") => {
                 let value = entry.get("key").and_then(Value::as_str)?;
@@ -503,8 +527,7 @@ impl AuthStorage {
     /// The `env` object of a provider's `api_key` credential (pi 1.6): variables that win
     /// over the process environment for that provider. Non-string values are skipped.
     pub fn credential_env(&self, provider: &str) -> BTreeMap<String, String> {
-        self.data
-            .get(provider)
+        self.entry(provider)
             .filter(|e| e.get("type").and_then(Value::as_str) == Some("api_key"))
             .and_then(|e| e.get("env"))
             .and_then(Value::as_object)
@@ -780,7 +803,7 @@ impl AuthStorage {
     /// Where `provider`'s credential comes from, without models.json (which the model
     /// registry adds).
     pub fn auth_source(&self, provider: &str) -> AuthSource {
-        if self.data.contains_key(provider) {
+        if self.entry(provider).is_some() {
             AuthSource::Stored
         } else if self.runtime.contains_key(provider) {
             AuthSource::Runtime

@@ -13,12 +13,24 @@ use serde_json::{Value, json};
 /// Runs `pi -p args… hi` with `models` as models.json (the server's URL put in for
 /// `{url}`); the one request the server got and stderr.
 fn one_request(models: &Value, args: &[&str]) -> (RecordedRequest, String) {
+    one_request_with(models, None, args)
+}
+
+/// [`one_request`] with a settings.json.
+fn one_request_with(
+    models: &Value,
+    settings: Option<&Value>,
+    args: &[&str],
+) -> (RecordedRequest, String) {
     let dir = tempfile::tempdir().unwrap();
     let server = MockLlm::start(Script::from_json(r#"{"sequence": [{"text": "ok"}]}"#).unwrap());
     let agent = dir.path().join("home/.pi/agent");
     std::fs::create_dir_all(&agent).unwrap();
     let text = models.to_string().replace("{url}", &server.url());
     std::fs::write(agent.join("models.json"), text).unwrap();
+    if let Some(settings) = settings {
+        std::fs::write(agent.join("settings.json"), settings.to_string()).unwrap();
+    }
     let out = Command::new(env!("CARGO_BIN_EXE_pi"))
         .current_dir(dir.path())
         .env("HOME", dir.path().join("home"))
@@ -69,7 +81,11 @@ fn a_max_suffix_sampling_params_and_compat_fields_reach_the_request_as_pi_16_sen
         "the :max suffix is a level, not part of the id"
     );
     assert_eq!(body["reasoning_effort"], json!("max-effort"));
-    assert_eq!(body["temperature"], json!(1.0));
+    assert_eq!(
+        body["temperature"],
+        json!(1),
+        "1.0 is sent as 1, as JSON.stringify writes it"
+    );
     assert_eq!(body["top_p"], json!(0.95));
     assert_eq!(body["top_k"], json!(40));
     assert_eq!(body["priority"], json!(3));
@@ -109,4 +125,33 @@ fn thinking_levels_pick_their_sampling_params_and_max_clamps_per_model() {
     );
     assert_eq!(clamped.body["model"], json!("plain-reasoner"));
     assert_eq!(clamped.body["reasoning_effort"], json!("high"));
+}
+
+#[test]
+fn model_thinking_levels_and_a_max_default_start_each_model_at_its_level() {
+    let settings = json!({
+        "defaultThinkingLevel": "max",
+        "modelThinkingLevels": {"mock/think": "off"}
+    });
+    let (think, _) = one_request_with(&models(), Some(&settings), &["--model", "mock/think"]);
+    assert!(
+        think.body.get("reasoning_effort").is_none(),
+        "{}",
+        think.body
+    );
+    assert_eq!(
+        think.body["temperature"],
+        json!(0.7),
+        "the off level's sampling params"
+    );
+    let (plain, _) = one_request_with(
+        &models(),
+        Some(&settings),
+        &["--model", "mock/plain-reasoner"],
+    );
+    assert_eq!(
+        plain.body["reasoning_effort"],
+        json!("high"),
+        "max clamped to high"
+    );
 }

@@ -858,7 +858,8 @@ fn parse_root(root: &Value, builtin_providers: &[&str]) -> (ModelsConfig, Vec<St
                         ),
                     ),
                 }
-                let builtin = builtin_providers.contains(&name.as_str());
+                let builtin =
+                    builtin_providers.contains(&crate::ai::auth::catalog_provider_id(name));
                 if provider.models.is_empty() {
                     if provider.base_url.is_none()
                         && provider.headers.is_empty()
@@ -891,7 +892,10 @@ fn parse_root(root: &Value, builtin_providers: &[&str]) -> (ModelsConfig, Vec<St
                         }
                     }
                 }
-                config.providers.push((name.clone(), provider));
+                // pi 1.6 calls the Azure provider `azure`; the catalogue still has it
+                // under its old id.
+                let name = crate::ai::auth::catalog_provider_id(name).to_string();
+                config.providers.push((name, provider));
             }
         }
         Some(other) => ck.problem(

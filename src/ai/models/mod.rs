@@ -148,6 +148,7 @@ impl ModelRegistry {
     }
 
     pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
+        let provider = crate::ai::auth::catalog_provider_id(provider);
         self.models
             .iter()
             .find(|m| m.provider == provider && m.id == id)

@@ -104,6 +104,16 @@ fn compare_ids(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
+/// `azure/…` (pi 1.6's provider id) as `azure-openai-responses/…` (the catalogue's).
+fn azure_alias(pattern: &str) -> String {
+    match pattern.split_once('/') {
+        Some((p, rest)) if p.eq_ignore_ascii_case(crate::ai::auth::AZURE_ID) => {
+            format!("{}/{rest}", crate::ai::auth::AZURE_OLD_ID)
+        }
+        _ => pattern.to_string(),
+    }
+}
+
 /// A pattern's model and optional thinking level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PatternMatch<'a> {
@@ -119,6 +129,7 @@ pub fn parse_model_pattern<'a>(
     models: &'a [Model],
     allow_invalid_level: bool,
 ) -> PatternMatch<'a> {
+    let pattern = &azure_alias(pattern);
     if let Some(m) = try_match(pattern, models) {
         return PatternMatch {
             model: Some(m),
@@ -249,7 +260,9 @@ pub fn resolve_cli_model(
             "No models available. Check your installation or add models to models.json.".into(),
         );
     }
+    let pattern = &azure_alias(pattern);
     let canonical_provider = |name: &str| {
+        let name = crate::ai::auth::catalog_provider_id(name);
         all.iter()
             .find(|m| m.provider.eq_ignore_ascii_case(name))
             .map(|m| m.provider.clone())

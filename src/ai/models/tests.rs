@@ -746,3 +746,40 @@ fn extension_provider_with_models_needs_base_url_api_key_and_api() {
     assert_eq!(reg.all().len(), before);
     assert!(reg.registered_providers().is_empty());
 }
+
+#[test]
+fn azure_is_found_by_pi_16s_id_in_models_json_auth_json_and_model_references() {
+    let (dir, reg) = registry_with(
+        r#"{"providers": {"azure": {"baseUrl": "https://proxy.example/openai/v1",
+            "models": [{"id": "my-foundry-model", "api": "openai-completions"}]}}}"#,
+    );
+    assert!(reg.error().is_none(), "{:?}", reg.error());
+    let custom = reg
+        .find("azure", "my-foundry-model")
+        .expect("custom model under the azure id");
+    assert_eq!(custom.provider, "azure-openai-responses");
+    let builtin = reg
+        .all()
+        .iter()
+        .find(|m| m.provider == "azure-openai-responses" && m.id != "my-foundry-model")
+        .unwrap()
+        .clone();
+    assert_eq!(builtin.base_url, "https://proxy.example/openai/v1");
+    let resolved = resolve_cli_model(None, &format!("azure/{}", builtin.id), reg.all()).unwrap();
+    assert_eq!(resolved.model.full_id(), builtin.full_id());
+    let resolved = resolve_cli_model(Some("azure"), &builtin.id, reg.all()).unwrap();
+    assert_eq!(resolved.model.full_id(), builtin.full_id());
+    std::fs::write(
+        dir.path().join("auth.json"),
+        r#"{"azure": {"type": "api_key", "key": "az-key"}}"#,
+    )
+    .unwrap();
+    let reg = ModelRegistry::load(dir.path());
+    assert!(reg.has_configured_auth(&builtin));
+    assert_eq!(
+        reg.auth()
+            .stored_api_key("azure-openai-responses")
+            .map(|k| k.expose().to_string()),
+        Some("az-key".into())
+    );
+}

@@ -236,8 +236,27 @@ pub(crate) fn apply_sampling_params(
 ) {
     if let Some(params) = model.sampling_params_for(thinking) {
         for (k, v) in params {
-            body.insert(k, v);
+            body.insert(k, js_numbers(v));
         }
+    }
+}
+
+/// Whole numbers written as `1.0` in a file become `1`, as JavaScript writes them (pi
+/// sends these values through `JSON.stringify`).
+fn js_numbers(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.is_f64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
+                Value::from(f as i64)
+            }
+            _ => Value::Number(n),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(js_numbers).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, js_numbers(v))).collect())
+        }
+        other => other,
     }
 }
 
