@@ -71,18 +71,31 @@ pub(super) fn choose_model(
             )),
         }
     }
-    if let (Some(p), Some(m)) = (cx.settings.default_provider(), cx.settings.default_model())
-        && let Some(model) = registry.find(p, m)
-        && registry.has_configured_auth(model)
-    {
-        return Ok(ModelChoice {
-            model: Some(model.clone()),
-            thinking: None,
-        });
+    // Why the saved default was passed over, said once the replacement is known (pi
+    // replaces it without a word).
+    let mut passed_over = None;
+    if let (Some(p), Some(m)) = (cx.settings.default_provider(), cx.settings.default_model()) {
+        match registry.find(p, m) {
+            Some(model) if registry.has_configured_auth(model) => {
+                return Ok(ModelChoice {
+                    model: Some(model.clone()),
+                    thinking: None,
+                });
+            }
+            Some(_) => passed_over = Some(format!("default model {p}/{m} has no API key")),
+            None => passed_over = Some(format!("default model {p}/{m} is not a known model")),
+        }
     }
     let available = registry.available();
+    let model = initial_model(&available).cloned();
+    if let (Some(why), Some(used)) = (passed_over, &model) {
+        warnings.push(format!(
+            "The {why} (settings.json defaultProvider/defaultModel); using {}/{} instead",
+            used.provider, used.id
+        ));
+    }
     Ok(ModelChoice {
-        model: initial_model(&available).cloned(),
+        model,
         thinking: None,
     })
 }
