@@ -130,7 +130,9 @@ fn empty_outline(kind: EntryKind) -> EntryOutline {
         },
         EntryKind::Label => EntryOutline::Label { label: None },
         EntryKind::SessionInfo => EntryOutline::SessionInfo { name: None },
-        EntryKind::Message(_) | EntryKind::Other => EntryOutline::Other,
+        EntryKind::Message(_) | EntryKind::ContextEdit | EntryKind::Usage | EntryKind::Other => {
+            EntryOutline::Other
+        }
     }
 }
 
@@ -258,7 +260,7 @@ impl MessageAcc {
                 content && self.tool_call_id.is_some() && self.tool_name.is_some()
             }
             MessageRole::BashExecution => self.command.is_some(),
-            MessageRole::Other => content && self.role.is_some(),
+            MessageRole::Other | MessageRole::System => content && self.role.is_some(),
             // A turn that shows text needs nothing after its content (pi's line order puts
             // the usage, stop reason and error after it).
             MessageRole::Assistant => self.content_seen && self.shows_text(),
@@ -419,7 +421,7 @@ impl MessageAcc {
                 role: self.role.unwrap_or_else(|| "custom".into()),
                 text,
             },
-            MessageRole::Other => MessageOutline::Other {
+            MessageRole::Other | MessageRole::System => MessageOutline::Other {
                 role: self.role.unwrap_or_default(),
                 text,
             },

@@ -193,7 +193,7 @@ fn oracle(v: &Value) -> EntryOutline {
         },
         EntryKind::Label => EntryOutline::Label { label: s("label") },
         EntryKind::SessionInfo => EntryOutline::SessionInfo { name: s("name") },
-        EntryKind::Other => EntryOutline::Other,
+        EntryKind::ContextEdit | EntryKind::Usage | EntryKind::Other => EntryOutline::Other,
     }
 }
 

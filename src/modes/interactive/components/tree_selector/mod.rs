@@ -155,7 +155,9 @@ impl NodeClass {
             | EntryKind::Custom
             | EntryKind::ModelChange
             | EntryKind::ThinkingLevelChange
-            | EntryKind::SessionInfo => NodeClass::Settings,
+            | EntryKind::SessionInfo
+            | EntryKind::ContextEdit
+            | EntryKind::Usage => NodeClass::Settings,
             EntryKind::Message(MessageRole::User) => NodeClass::User,
             EntryKind::Message(MessageRole::ToolResult) => NodeClass::ToolResult,
             EntryKind::Message(_)
