@@ -290,3 +290,45 @@ fn unknown_kinds_and_malformed_system_messages_are_kept_and_named_once_in_a_warn
     let after = fs::read_to_string(&file).unwrap();
     assert!(after.starts_with(&text));
 }
+
+/// Copies the system-patches session of pi 1.6 into `p` (its cwd made `p`'s) and returns
+/// the copy's path.
+fn resumable_system_patches(p: &crate::support::pi_project::Project) -> PathBuf {
+    let scenario = corpus().join("system-patches");
+    let file = session_files(&scenario).remove(0);
+    let text = fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut header: Value = serde_json::from_str(&lines[0]).unwrap();
+    header["cwd"] = Value::from(p.cwd().display().to_string());
+    lines[0] = header.to_string();
+    let copy = p.dir.path().join("resumed.jsonl");
+    fs::write(&copy, lines.join("\n") + "\n").unwrap();
+    copy
+}
+
+#[test]
+fn resuming_a_pi16_branch_keeps_the_tools_it_recorded_with_tools_modifiers_on_top() {
+    use crate::support::pi_project::{Project, succeeded, tool_names};
+    let p = Project::new(serde_json::json!({"default": {"text": "ok"}}));
+    let copy = resumable_system_patches(&p);
+    let run = |extra: &[&str]| {
+        let before = p.requests().len();
+        let out = p
+            .pi()
+            .arg("--session")
+            .arg(&copy)
+            .args(extra)
+            .args(["-p", "next"])
+            .output()
+            .unwrap();
+        succeeded(&out);
+        let requests = p.requests();
+        assert_eq!(requests.len(), before + 1);
+        tool_names(&requests[before])
+    };
+    // pi 1.6 recorded `--tools read,bash` in turn 2; turns 3 and 4 kept them.
+    assert_eq!(run(&[]), ["read", "bash"]);
+    assert_eq!(run(&["--tools", "+grep"]), ["read", "bash", "grep"]);
+    // An allowlist fixes the tools whatever the branch recorded.
+    assert_eq!(run(&["--tools", "read,edit"]), ["read", "edit"]);
+}
