@@ -332,3 +332,84 @@ fn resuming_a_pi16_branch_keeps_the_tools_it_recorded_with_tools_modifiers_on_to
     // An allowlist fixes the tools whatever the branch recorded.
     assert_eq!(run(&["--tools", "read,edit"]), ["read", "edit"]);
 }
+
+/// A pi 1.6 file with usage outside assistant turns: a `usage` entry, a compaction and a
+/// branch summary with usage, a tool result with usage, and an abandoned branch.
+fn usage_rich_session(cwd: &Path) -> String {
+    let usage = |input: u64, output: u64, cost: f64| {
+        serde_json::json!({"input": input, "output": output, "cacheRead": 1, "cacheWrite": 2,
+            "totalTokens": input + output + 3,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": cost}})
+    };
+    let ts = "2026-12-01T22:05:41.381Z";
+    let assistant = |id: &str, parent: &str, text: &str, u: Value| {
+        serde_json::json!({"type": "message", "id": id, "parentId": parent, "timestamp": ts,
+            "message": {"role": "assistant", "content": [{"type": "text", "text": text}],
+                "api": "openai-completions", "provider": "mock", "model": "mock-model",
+                "usage": u, "stopReason": "stop", "timestamp": 2}})
+    };
+    let user = |id: &str, parent: Value, text: &str| {
+        serde_json::json!({"type": "message", "id": id, "parentId": parent, "timestamp": ts,
+            "message": {"role": "user", "content": text, "timestamp": 1}})
+    };
+    let lines = [
+        serde_json::json!({"type": "session", "version": 3,
+            "id": "01a233a4-63fb-75ba-93e4-232775086e0f", "timestamp": ts,
+            "cwd": cwd.display().to_string()}),
+        user("aa000001", Value::Null, "one"),
+        assistant("aa000002", "aa000001", "abandoned", usage(100, 10, 0.5)),
+        assistant("aa000003", "aa000001", "kept", usage(200, 20, 0.25)),
+        serde_json::json!({"type": "message", "id": "aa000004", "parentId": "aa000003",
+            "timestamp": ts, "message": {"role": "toolResult", "toolCallId": "c1",
+                "toolName": "codemode", "content": [{"type": "text", "text": "r"}],
+                "isError": false, "usage": usage(30, 3, 0.125), "timestamp": 3}}),
+        serde_json::json!({"type": "usage", "id": "aa000005", "parentId": "aa000004",
+            "timestamp": ts, "kind": "cache_warm", "provider": "mock", "model": "mock-model",
+            "usage": usage(40, 0, 0.0625)}),
+        serde_json::json!({"type": "compaction", "id": "aa000006", "parentId": "aa000005",
+            "timestamp": ts, "summary": "S", "firstKeptEntryId": "aa000003",
+            "tokensBefore": 300, "usage": usage(50, 5, 0.03125)}),
+        serde_json::json!({"type": "branch_summary", "id": "aa000007", "parentId": "aa000006",
+            "timestamp": ts, "fromId": "aa000002", "summary": "B",
+            "usage": usage(60, 6, 0.015625)}),
+        user("aa000008", Value::from("aa000007"), "two"),
+    ];
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
+#[test]
+fn session_stats_count_the_whole_file_with_usage_entries_summaries_and_tool_usage() {
+    use crate::support::rpc_client::RpcProject;
+    let p = RpcProject::new(&serde_json::json!({"sequence": []}), None, None);
+    let file = p.dir.path().join("usage.jsonl");
+    fs::write(&file, usage_rich_session(&p.cwd())).unwrap();
+    let mut cmd = p.command();
+    cmd.arg("--session").arg(&file);
+    let mut c = crate::support::rpc_client::RpcClient::spawn(cmd);
+    let stats = c.ok(serde_json::json!({"type": "get_session_stats"}));
+    let (status, _) = c.close();
+    assert!(status.success());
+    let fields = |s: &Value| {
+        (
+            s["userMessages"].clone(),
+            s["assistantMessages"].clone(),
+            s["toolResults"].clone(),
+            s["totalMessages"].clone(),
+            s["tokens"].clone(),
+            s["cost"].clone(),
+        )
+    };
+    // Inputs 100+200+30+40+50+60, outputs 10+20+3+0+5+6, six usages with cacheRead 1 and
+    // cacheWrite 2; costs add up to 0.984375.
+    assert_eq!(
+        fields(&stats),
+        (
+            2.into(),
+            2.into(),
+            1.into(),
+            5.into(),
+            serde_json::json!({"input": 480, "output": 44, "cacheRead": 6, "cacheWrite": 12, "total": 542}),
+            0.984375.into()
+        )
+    );
+}

@@ -130,9 +130,11 @@ fn empty_outline(kind: EntryKind) -> EntryOutline {
         },
         EntryKind::Label => EntryOutline::Label { label: None },
         EntryKind::SessionInfo => EntryOutline::SessionInfo { name: None },
-        EntryKind::Message(_) | EntryKind::ContextEdit | EntryKind::Usage | EntryKind::Other => {
-            EntryOutline::Other
-        }
+        EntryKind::ContextEdit => EntryOutline::ContextEdit {
+            target_id: None,
+            omit: false,
+        },
+        EntryKind::Message(_) | EntryKind::Usage | EntryKind::Other => EntryOutline::Other,
     }
 }
 
@@ -151,6 +153,13 @@ fn read_entry_field(s: &mut Scanner<'_>, key: &[u8], out: &mut EntryOutline) -> 
         }
         EntryOutline::BranchSummary { summary } if key_is(key, b"summary") => {
             *summary = opt_string(s, LONG_TEXT_UNITS)?.unwrap_or_default();
+        }
+        EntryOutline::ContextEdit { target_id, .. } if key_is(key, b"targetId") => {
+            *target_id = opt_string(s, LONG_TEXT_UNITS)?;
+        }
+        EntryOutline::ContextEdit { omit, .. } if key_is(key, b"replacement") => {
+            *omit = s.peek() == Some(b'n');
+            s.skip_value()?;
         }
         EntryOutline::Custom { custom_type } if key_is(key, b"customType") => {
             *custom_type = opt_string(s, LONG_TEXT_UNITS)?;

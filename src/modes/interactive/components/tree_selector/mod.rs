@@ -221,9 +221,11 @@ impl TreeSelector {
             .iter()
             .enumerate()
             .map(|(i, outline)| {
-                leaf != Some(i as u32)
-                    && matches!(outline, EntryOutline::Message(MessageOutline::Assistant(a))
-                        if !a.has_text && a.ending == TurnEnding::Normal)
+                // `usage` entries are never listed (pi 1.6).
+                tree.nodes()[i].kind == EntryKind::Usage
+                    || (leaf != Some(i as u32)
+                        && matches!(outline, EntryOutline::Message(MessageOutline::Assistant(a))
+                            if !a.has_text && a.ending == TurnEnding::Normal))
             })
             .collect();
         let labels = tree
