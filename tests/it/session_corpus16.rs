@@ -1,8 +1,8 @@
 //! Sessions written by the real pi 1.6.0 (`tests/fixtures/corpus-1.6`, with every request
 //! body pi sent): every file loads fully typed, and for every conversation request pi sent
-//! there is an entry whose context gives the same request: the same messages, the same
-//! system prompt (replayed from the file's system messages and compaction checkpoints) and
-//! the same tools.
+//! there is an entry whose context gives the same request body, byte for byte: the same
+//! messages, the same system prompt (replayed from the file's system messages and
+//! compaction checkpoints), the same tools and the same output budget.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
@@ -88,8 +88,8 @@ fn model(scenario: &Path, id: &str) -> Model {
     }
 }
 
-/// The request pi-rs builds from the context at the session's current leaf: the prompt
-/// and tools replayed from the system messages, the messages as the provider sends them.
+/// The request body pi-rs builds from the context at the session's current leaf (the
+/// prompt and tools replayed from the system messages), and its tools.
 fn our_request(session: &SessionManager, model: &Model) -> (Value, Vec<Value>) {
     let context = session.build_session_context();
     let system = context
@@ -119,7 +119,7 @@ fn our_request(session: &SessionManager, model: &Model) -> (Value, Vec<Value>) {
             })
         })
         .collect();
-    (body["messages"].clone(), tools)
+    (body, tools)
 }
 
 /// pi's tools as `{name, description, parameters}`.
@@ -209,7 +209,8 @@ fn every_request_pi16_sent_is_the_request_of_some_entry() {
                 continue;
             }
             let model = model(&scenario, body["model"].as_str().unwrap());
-            let wanted = (body["messages"].clone(), their_tools(body));
+            // The whole body: messages, prompt, tools (no `strict`), output budget.
+            let wanted = (body.clone(), their_tools(body));
             let mut found: Option<EntryId> = None;
             'search: for s in sessions.iter_mut() {
                 let ids: Vec<EntryId> = s.heads().map(|h| h.id).collect();
