@@ -146,7 +146,7 @@ mod tests {
     fn the_budget_is_what_the_window_leaves_after_the_input_and_the_margin() {
         let context = Context {
             system_prompt: Some("x".repeat(35)),
-            messages: vec![Message::User(UserMessage::text(&"y".repeat(70_000), 1))],
+            messages: vec![Message::User(UserMessage::text("y".repeat(70_000), 1))],
             tools: vec![ToolSpec {
                 name: "t".into(),
                 description: "d".into(),
@@ -160,8 +160,7 @@ mod tests {
             clamp_to_context(&model(200_000, 4000), &context, 4000),
             4000
         );
-        // 200000 - 20024 - 4096 would leave less than 32768 with the ratio margin? No:
-        // 150000 - 20024 - 4096 = 125880 ≥ 32768 with margin max(4096, 3004) = 4096.
+        // The margin is max(4096, 15% of 20024 = 3004): 150000 - 20024 - 4096 = 125880.
         assert_eq!(
             clamp_to_context(&model(150_000, 200_000), &context, 200_000),
             125_880
