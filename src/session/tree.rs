@@ -123,6 +123,14 @@ impl EntryKind {
     pub fn is_assistant(self) -> bool {
         self == EntryKind::Message(MessageRole::Assistant)
     }
+
+    /// A user or assistant message (pi 1.6's `_hasConversation`).
+    pub fn is_conversation(self) -> bool {
+        matches!(
+            self,
+            EntryKind::Message(MessageRole::User | MessageRole::Assistant)
+        )
+    }
 }
 
 /// One entry in the index: 40 bytes (a unit test holds it to that), so a 100,000-turn
@@ -241,7 +249,9 @@ pub(crate) struct Index {
     labels: HashMap<EntryId, LabelState, IdHash>,
     label_order: u64,
     pub session_name: Option<String>,
-    pub has_assistant: bool,
+    /// Whether a user or assistant message exists: the file is written from then on
+    /// (pi 1.6 creates it at the first user message).
+    pub has_conversation: bool,
 }
 
 impl Index {
@@ -314,7 +324,7 @@ impl Index {
         parsed: SessionEntry,
     ) -> u32 {
         let idx = self.nodes.len() as u32;
-        self.has_assistant |= kind.is_assistant();
+        self.has_conversation |= kind.is_conversation();
         let key = self.ids.key_for(id.as_str());
         self.ids.insert(key, idx);
         let ts_ms = iso_ms(ts).unwrap_or(i64::MIN);
@@ -555,7 +565,7 @@ impl IndexBuilder {
         if kind == EntryKind::SessionInfo {
             index.session_name = normalize_name(head.name.as_deref());
         }
-        index.has_assistant |= kind.is_assistant();
+        index.has_conversation |= kind.is_conversation();
         index.nodes.push(node);
         let parent = match head.parent_id.as_deref() {
             None => ParentRef::None,
