@@ -16,6 +16,9 @@ use crate::ai::message::{
     AssistantMessage, Extra, Message, ToolResultMessage, UserBlock, UserContent, UserMessage,
 };
 
+pub mod system;
+pub use system::{SystemMessage, SystemState, ToolDeclaration};
+
 /// A user message made by a `/skill:name` command (pi's `parseSkillBlock`): the skill
 /// wrapped in `<skill name=… location=…>…</skill>`, and what the user typed after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,6 +166,11 @@ pub enum AgentMessage {
     BranchSummary(BranchSummaryMessage),
     #[serde(rename = "compactionSummary")]
     CompactionSummary(CompactionSummaryMessage),
+    /// The system prompt and tools, recorded in the conversation (pi 1.6). Never sent as
+    /// a message by [`AgentMessage::to_llm`]: [`SystemState::replay`] folds them into the
+    /// prompt and tools of a request.
+    #[serde(rename = "system")]
+    System(SystemMessage),
     /// A role we do not know (from a newer pi) or a message we could not read: kept
     /// verbatim, never sent to a model.
     #[serde(untagged)]
@@ -180,6 +188,7 @@ impl AgentMessage {
             AgentMessage::Custom(_) => "custom",
             AgentMessage::BranchSummary(_) => "branchSummary",
             AgentMessage::CompactionSummary(_) => "compactionSummary",
+            AgentMessage::System(_) => "system",
             AgentMessage::Unknown(v) => v.get("role").and_then(Value::as_str).unwrap_or("unknown"),
         }
     }
@@ -193,6 +202,7 @@ impl AgentMessage {
             AgentMessage::Custom(m) => m.timestamp,
             AgentMessage::BranchSummary(m) => m.timestamp,
             AgentMessage::CompactionSummary(m) => m.timestamp,
+            AgentMessage::System(m) => m.timestamp,
             AgentMessage::Unknown(v) => v.get("timestamp").and_then(Value::as_i64).unwrap_or(0),
         }
     }
@@ -239,7 +249,14 @@ impl AgentMessage {
                 ))],
                 m.timestamp,
             ),
-            AgentMessage::Unknown(_) => None,
+            AgentMessage::System(_) | AgentMessage::Unknown(_) => None,
+        }
+    }
+
+    pub fn as_system(&self) -> Option<&SystemMessage> {
+        match self {
+            AgentMessage::System(s) => Some(s),
+            _ => None,
         }
     }
 }

@@ -5,8 +5,8 @@
 //! request every provider runs [`transform_messages`], which mirrors pi's
 //! `transformMessages`:
 //! - images become a placeholder text for models without image input;
-//! - thinking from another model becomes plain text (no tags, so the model does not
-//!   imitate them); redacted thinking and signatures only survive for the same model;
+//! - thinking from another model is dropped (pi 1.6; 0.73 sent it as plain text);
+//!   redacted and signed thinking of the same model is kept even when its text is empty;
 //! - tool-call ids are rewritten by the target API's normaliser, and their results follow;
 //! - failed (error/aborted) assistant turns are skipped;
 //! - a tool call that never got a result gets a synthetic error result, so the request
@@ -135,27 +135,17 @@ fn transform_assistant(
     for block in &a.content {
         match block {
             AssistantBlock::Thinking(t) => {
-                if t.redacted == Some(true) {
-                    if same {
-                        content.push(block.clone());
-                    }
+                // Thinking of another model is dropped (pi 1.6): its signatures mean
+                // nothing to this one, and as text it would read as part of the reply.
+                if !same {
                     continue;
                 }
-                if same
-                    && t.thinking_signature
+                let signed = t.redacted == Some(true)
+                    || t.thinking_signature
                         .as_deref()
-                        .is_some_and(|s| !s.is_empty())
-                {
+                        .is_some_and(|s| !s.is_empty());
+                if signed || !t.thinking.trim().is_empty() {
                     content.push(block.clone());
-                    continue;
-                }
-                if t.thinking.trim().is_empty() {
-                    continue;
-                }
-                if same {
-                    content.push(block.clone());
-                } else {
-                    content.push(AssistantBlock::Text(TextContent::new(t.thinking.clone())));
                 }
             }
             AssistantBlock::Text(t) => {

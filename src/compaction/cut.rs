@@ -34,7 +34,9 @@ fn is_valid_cut_point(entry: &SessionEntry) -> bool {
             | AgentMessage::Custom(_)
             | AgentMessage::BranchSummary(_)
             | AgentMessage::CompactionSummary(_) => true,
-            AgentMessage::ToolResult(_) | AgentMessage::Unknown(_) => false,
+            AgentMessage::ToolResult(_) | AgentMessage::System(_) | AgentMessage::Unknown(_) => {
+                false
+            }
         },
         // These become user messages in the context.
         SessionEntry::BranchSummary(_) | SessionEntry::CustomMessage(_) => true,
@@ -44,6 +46,8 @@ fn is_valid_cut_point(entry: &SessionEntry) -> bool {
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
         | SessionEntry::SessionInfo(_)
+        | SessionEntry::ContextEdit(_)
+        | SessionEntry::Usage(_)
         | SessionEntry::Unknown(_) => false,
     }
 }

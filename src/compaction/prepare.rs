@@ -88,6 +88,8 @@ pub(crate) fn entry_message(entry: &SessionEntry) -> Option<MessageRef<'_>> {
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
         | SessionEntry::SessionInfo(_)
+        | SessionEntry::ContextEdit(_)
+        | SessionEntry::Usage(_)
         | SessionEntry::Unknown(_) => return None,
     };
     Some(MessageRef::Converted(Box::new(converted)))

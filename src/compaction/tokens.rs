@@ -76,6 +76,24 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
         AgentMessage::BashExecution(m) => utf16_len(&m.command) + utf16_len(&m.output),
         AgentMessage::BranchSummary(m) => utf16_len(&m.summary),
         AgentMessage::CompactionSummary(m) => utf16_len(&m.summary),
+        AgentMessage::System(m) => {
+            let content = match &m.content {
+                Some(UserContent::Text(s)) => utf16_len(s),
+                Some(UserContent::Blocks(blocks)) => blocks_with_images_chars(blocks),
+                None => 0,
+            };
+            let sections: usize = m
+                .sections
+                .iter()
+                .flatten()
+                .filter_map(|(_, v)| v.as_str())
+                .map(utf16_len)
+                .sum();
+            let tools = m.tools_added.as_ref().map_or(0, |t| {
+                serde_json::to_value(t).map_or(0, |v| stringify_len_utf16(&v))
+            });
+            content + sections + tools
+        }
         AgentMessage::Unknown(_) => 0,
     };
     ceil_quarter(chars)

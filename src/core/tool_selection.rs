@@ -126,6 +126,32 @@ impl ToolSelection {
 }
 
 /// A `+name` or `-name` entry.
+/// When the session follows the default selection (no allowlist, no `--no-tools` /
+/// `--no-builtin-tools`), the `--tools +name/-name` entries to apply on top of a branch's
+/// recorded tools; `None` when the flags fix the tools and a branch's record is ignored.
+pub fn transcript_modifiers(selection: &ToolSelection) -> Option<Vec<String>> {
+    selection
+        .uses_default_tools()
+        .then(|| selection.modifiers().unwrap_or_default().to_vec())
+}
+
+/// The tools of a branch pi 1.6 recorded (`_restoreToolsFromTranscript`): the `recorded`
+/// ones, then the extension tools the branch never `mentioned` (registered after it was
+/// recorded, so they are new), with `modifiers` applied.
+pub fn transcript_tools(
+    recorded: &[String],
+    mentioned: &[String],
+    extension: &[String],
+    builtin: &[&str],
+    modifiers: &[String],
+) -> Vec<String> {
+    let new_tools = extension
+        .iter()
+        .filter(|n| !mentioned.contains(n) && !builtin.contains(&n.as_str()));
+    let names: Vec<String> = recorded.iter().chain(new_tools).cloned().collect();
+    apply_modifiers(&names, modifiers)
+}
+
 pub fn is_modifier(entry: &str) -> bool {
     entry.starts_with('+') || entry.starts_with('-')
 }

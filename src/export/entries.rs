@@ -251,6 +251,10 @@ fn entry_body(entry: &SessionEntry, tools: &ToolIndex<'_>) -> (String, &'static 
                 push_compaction(&mut out, c.tokens_before, &c.summary);
                 "compaction"
             }
+            AgentMessage::System(_) => {
+                push_note(&mut out, &[("System prompt and tools updated", false)]);
+                "note"
+            }
             AgentMessage::Unknown(v) => {
                 let role = v.get("role").and_then(|r| r.as_str()).unwrap_or("unknown");
                 push_note(&mut out, &[("Message with role ", false), (role, true)]);
@@ -312,6 +316,26 @@ fn entry_body(entry: &SessionEntry, tools: &ToolIndex<'_>) -> (String, &'static 
             push_note(
                 &mut out,
                 &[("Extension data ", false), (&c.custom_type, true)],
+            );
+            "note"
+        }
+        SessionEntry::ContextEdit(e) => {
+            let text = match e.replacement {
+                None => "Left out of the model context: ",
+                Some(_) => "Content replaced in the model context: ",
+            };
+            push_note(&mut out, &[(text, false), (e.target_id.as_str(), false)]);
+            "note"
+        }
+        SessionEntry::Usage(u) => {
+            push_note(
+                &mut out,
+                &[
+                    ("Usage ", false),
+                    (&u.kind, true),
+                    (" on ", false),
+                    (&u.model, false),
+                ],
             );
             "note"
         }

@@ -65,7 +65,7 @@ impl SessionStats {
                     AgentMessage::Custom(_) => s.custom += 1,
                     AgentMessage::BranchSummary(_) => s.branch_summaries += 1,
                     AgentMessage::CompactionSummary(_) => s.compactions += 1,
-                    AgentMessage::Unknown(_) => {}
+                    AgentMessage::System(_) | AgentMessage::Unknown(_) => {}
                 },
                 SessionEntry::CustomMessage(_) => s.custom += 1,
                 SessionEntry::Compaction(_) => s.compactions += 1,

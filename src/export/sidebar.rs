@@ -83,7 +83,7 @@ pub fn push_row_text(out: &mut String, entry: &SessionEntry, tools: &ToolIndex<'
                 );
                 push_role(out, "r-summary", &tag, "");
             }
-            AgentMessage::Unknown(_) => {
+            AgentMessage::System(_) | AgentMessage::Unknown(_) => {
                 let tag = format!("[{}]", m.message.role());
                 push_role(out, "r-muted", &tag, "");
             }
@@ -130,6 +130,8 @@ pub fn push_row_text(out: &mut String, entry: &SessionEntry, tools: &ToolIndex<'
         SessionEntry::Custom(c) => {
             push_role(out, "r-muted", &format!("[custom: {}]", c.custom_type), "");
         }
+        SessionEntry::ContextEdit(_) => push_role(out, "r-muted", "[context edit]", ""),
+        SessionEntry::Usage(u) => push_role(out, "r-muted", &format!("[usage: {}]", u.kind), ""),
         SessionEntry::Unknown(_) => {
             push_role(out, "r-muted", &format!("[{}]", entry.type_name()), "");
         }

@@ -118,7 +118,7 @@ fn options_to_json(options: &StreamOptions, model: &Model) -> Value {
     }
     map.insert(
         "maxTokens".into(),
-        json!(options.effective_max_tokens(model)),
+        json!(options.max_tokens.unwrap_or(model.max_tokens)),
     );
     if let Some(t) = options.temperature {
         map.insert("temperature".into(), json!(t));

@@ -4,9 +4,9 @@
 //! Lines are written in pi's exact shape, field order included (`custom` and
 //! `custom_message` put `id`, `parentId`, `timestamp` last, as pi does). An append either
 //! fully happens or not at all: the line is written first (when the session is on disk and
-//! has an assistant message) and the in-memory tree changes only if that worked. Before the
-//! first assistant message nothing is written (pi's lazy creation); the first one flushes
-//! every buffered line in a single write.
+//! has a user or assistant message) and the in-memory tree changes only if that worked.
+//! Before the first user or assistant message nothing is written (pi 1.6's lazy creation);
+//! the first one flushes every buffered line in a single write.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -98,7 +98,7 @@ impl SessionManager {
         };
         let (line, entry) = build(&envelope);
         if let Some(disk) = self.disk.as_mut()
-            && (self.index.has_assistant || kind.is_assistant())
+            && (self.index.has_conversation || kind.is_conversation())
         {
             disk.write_pending(&self.store, Some(&line))?;
         }

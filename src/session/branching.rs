@@ -183,7 +183,7 @@ impl SessionManager {
         };
         let store = LineStore::new(text);
         let disk = match &new_file {
-            Some(file) if index.has_assistant => {
+            Some(file) if index.has_conversation => {
                 write_file_atomically(file, store.memory_base().unwrap_or_default())?;
                 Some(DiskState::loaded(file.clone(), &store))
             }

@@ -16,12 +16,16 @@
 //! The algorithm reads entry kinds and ids from the cheap index and parses only the
 //! entries it needs, so a long path with a compaction near the end costs little.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
+use crate::ai::message::UserContent;
 use crate::messages::{
-    AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, iso_to_ms,
+    AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, SystemMessage,
+    SystemState, iso_to_ms,
 };
-use crate::session::entry::{EntryId, SessionEntry};
+use crate::session::entry::{ContextEditEntry, EntryId, SessionEntry};
 use crate::session::tree::{EntryKind, MessageRole};
 
 /// The model a context was last using.
@@ -40,6 +44,12 @@ pub struct SessionContext {
 }
 
 impl SessionContext {
+    /// The prompt and tools the system messages of this context describe (`None` for a
+    /// session pi 1.6 never wrote to).
+    pub fn system_state(&self) -> Option<SystemState> {
+        SystemState::replay(self.messages.iter().filter_map(AgentMessage::as_system))
+    }
+
     /// The context before the first entry (pi: leaf `null`).
     pub fn empty() -> Self {
         SessionContext {
@@ -82,30 +92,105 @@ pub(crate) fn context_of_path(path: &impl PathEntries) -> SessionContext {
         .rev()
         .filter(|&i| path.kind(i) == EntryKind::Compaction)
         .find_map(|i| compaction_of(path.entry(i)).map(|c| (i, c)));
-    match compaction {
+    // The selected entries: with a compaction, the compaction itself, then the kept
+    // entries before it (system messages there are superseded by its checkpoint), then
+    // everything after it.
+    let selected: Vec<usize> = match &compaction {
         Some((at, compaction)) => {
-            context
-                .messages
-                .push(AgentMessage::CompactionSummary(CompactionSummaryMessage {
-                    summary: compaction.summary,
-                    tokens_before: compaction.tokens_before,
-                    timestamp: iso_to_ms(path.entry(at).timestamp()),
-                }));
+            let at = *at;
             let first_kept = compaction.first_kept.as_deref();
             let start = (0..at)
                 .find(|&i| first_kept.is_some_and(|id| path.has_id(i, id)))
                 .unwrap_or(at);
-            for i in (start..at).chain(at + 1..n) {
-                push_message_like(&mut context.messages, path.kind(i), path.entry(i));
-            }
+            std::iter::once(at)
+                .chain(
+                    (start..at)
+                        .filter(|&i| path.kind(i) != EntryKind::Message(MessageRole::System)),
+                )
+                .chain(at + 1..n)
+                .collect()
         }
-        None => {
-            for i in 0..n {
-                push_message_like(&mut context.messages, path.kind(i), path.entry(i));
+        None => (0..n).collect(),
+    };
+    // The latest `context_edit` of each target among the selected entries.
+    let mut edits: HashMap<&str, &ContextEditEntry> = HashMap::new();
+    for &i in &selected {
+        if path.kind(i) == EntryKind::ContextEdit
+            && let SessionEntry::ContextEdit(edit) = path.entry(i)
+        {
+            edits.insert(edit.target_id.as_str(), edit);
+        }
+    }
+    for (position, &i) in selected.iter().enumerate() {
+        let entry = path.entry(i);
+        let mut messages = Vec::new();
+        match &compaction {
+            Some((at, c)) if *at == i && position == 0 => {
+                if let Some(system) = &c.system_message {
+                    messages.push(AgentMessage::System(system.clone()));
+                }
+                messages.push(AgentMessage::CompactionSummary(CompactionSummaryMessage {
+                    summary: c.summary.clone(),
+                    tokens_before: c.tokens_before,
+                    timestamp: iso_to_ms(entry.timestamp()),
+                }));
             }
+            // An older compaction inside the kept range contributes nothing.
+            _ => push_message_like(&mut messages, path.kind(i), entry),
+        }
+        match edits.get(entry.id()) {
+            None => context.messages.extend(messages),
+            Some(edit) => match edit.replacement_content() {
+                None => {}
+                Some(content) => context
+                    .messages
+                    .extend(messages.into_iter().map(|m| replace_content(m, content))),
+            },
         }
     }
     context
+}
+
+/// A message with its content replaced by a `context_edit` (user, assistant, toolResult
+/// and custom messages; others are kept). A string given for an assistant message or a
+/// tool result becomes one text block. Content that does not fit the role keeps the
+/// original.
+fn replace_content(message: AgentMessage, content: &Value) -> AgentMessage {
+    fn blocks<T: serde::de::DeserializeOwned>(content: &Value) -> Option<Vec<T>> {
+        let value = match content {
+            Value::String(text) => serde_json::json!([{"type": "text", "text": text}]),
+            other => other.clone(),
+        };
+        serde_json::from_value(value).ok()
+    }
+    let user = |content: &Value| serde_json::from_value::<UserContent>(content.clone()).ok();
+    match message {
+        AgentMessage::User(mut m) => {
+            if let Some(c) = user(content) {
+                m.content = c;
+            }
+            AgentMessage::User(m)
+        }
+        AgentMessage::Custom(mut m) => {
+            if let Some(c) = user(content) {
+                m.content = c;
+            }
+            AgentMessage::Custom(m)
+        }
+        AgentMessage::Assistant(mut m) => {
+            if let Some(c) = blocks(content) {
+                m.content = c;
+            }
+            AgentMessage::Assistant(m)
+        }
+        AgentMessage::ToolResult(mut m) => {
+            if let Some(c) = blocks(content) {
+                m.content = c;
+            }
+            AgentMessage::ToolResult(m)
+        }
+        other => other,
+    }
 }
 
 /// Builds the context for `leaf` from a list of parsed entries (pi's exported
@@ -204,6 +289,15 @@ struct CompactionView {
     summary: String,
     tokens_before: u64,
     first_kept: Option<String>,
+    /// pi 1.6's checkpoint of the prompt and tools at the compaction (unreadable ones are
+    /// left out; the load warns about them).
+    system_message: Option<SystemMessage>,
+}
+
+fn checkpoint(value: Option<&Value>) -> Option<SystemMessage> {
+    serde_json::from_value::<SystemMessage>(value?.clone())
+        .ok()
+        .filter(SystemMessage::is_well_formed)
 }
 
 fn compaction_of(entry: &SessionEntry) -> Option<CompactionView> {
@@ -212,6 +306,7 @@ fn compaction_of(entry: &SessionEntry) -> Option<CompactionView> {
             summary: c.summary.clone(),
             tokens_before: c.tokens_before,
             first_kept: Some(c.first_kept_entry_id.0.clone()),
+            system_message: checkpoint(c.extra.get("systemMessage")),
         }),
         // A compaction without `firstKeptEntryId` (a v1 index that pointed nowhere) keeps
         // nothing from before it, as in pi.
@@ -222,6 +317,7 @@ fn compaction_of(entry: &SessionEntry) -> Option<CompactionView> {
                 .get("firstKeptEntryId")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            system_message: checkpoint(v.get("systemMessage")),
         }),
         _ => None,
     }
@@ -229,7 +325,11 @@ fn compaction_of(entry: &SessionEntry) -> Option<CompactionView> {
 
 fn push_message_like(out: &mut Vec<AgentMessage>, kind: EntryKind, entry: &SessionEntry) {
     match entry {
-        SessionEntry::Message(m) => out.push(m.message.clone()),
+        // A malformed system message is left out (the load warns about it).
+        SessionEntry::Message(m) => match &m.message {
+            AgentMessage::System(system) if !system.is_well_formed() => {}
+            message => out.push(message.clone()),
+        },
         SessionEntry::CustomMessage(c) => out.push(AgentMessage::Custom(CustomMessage {
             custom_type: c.custom_type.clone(),
             content: c.content.clone(),
@@ -362,6 +462,122 @@ mod tests {
             1,
             "error turns are kept here, dropped by the provider layer"
         );
+    }
+
+    fn system(id: &str, parent: &str, sections: &str, extra: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}",{HEAD},"message":{{"role":"system","content":"","sections":{sections}{extra},"timestamp":1}}}}"#
+        )
+    }
+
+    fn assistant(id: &str, parent: &str, text: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}",{HEAD},"message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],"api":"openai-completions","provider":"p","model":"m","usage":{{}},"stopReason":"stop","timestamp":1}}}}"#
+        )
+    }
+
+    #[test]
+    fn context_edits_replace_or_omit_their_target_and_the_latest_wins() {
+        let lines = [
+            user("a", "", "one"),
+            assistant("b", "a", "long failed answer"),
+            user("c", "b", "two"),
+            assistant("d", "c", "answer"),
+            format!(
+                r#"{{"type":"context_edit","id":"e1","parentId":"d",{HEAD},"targetId":"b","replacement":{{"content":"first edit"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"context_edit","id":"e2","parentId":"e1",{HEAD},"targetId":"b","replacement":{{"content":"short"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"context_edit","id":"e3","parentId":"e2",{HEAD},"targetId":"c","replacement":null}}"#
+            ),
+            format!(
+                r#"{{"type":"usage","id":"u","parentId":"e3",{HEAD},"kind":"cache_warm","provider":"p","model":"m","usage":{{"input":5,"cost":{{"total":0.5}}}}}}"#
+            ),
+            user("f", "u", "three"),
+        ];
+        let e = entries(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(e.iter().all(|e| !matches!(e, SessionEntry::Unknown(_))));
+        let ctx = build_session_context(&e, Some(&EntryId::from("f")));
+        let texts: Vec<String> = ctx
+            .messages
+            .iter()
+            .map(|m| match m {
+                AgentMessage::User(u) => format!("user:{}", u.content.text()),
+                AgentMessage::Assistant(a) => format!("assistant:{}", a.text()),
+                other => other.role().to_string(),
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "user:one",
+                "assistant:short",
+                "assistant:answer",
+                "user:three"
+            ]
+        );
+        // Before the edits, on the same path, the original content is there.
+        let before = build_session_context(&e, Some(&EntryId::from("d")));
+        assert_eq!(before.messages.len(), 4);
+    }
+
+    #[test]
+    fn compaction_checkpoint_leads_and_supersedes_kept_system_messages() {
+        let lines = [
+            system("s0", "", r#"{"preamble":"old"}"#, ""),
+            user("a", "s0", "one"),
+            system("s1", "a", r#"{"addendum":"kept-range patch"}"#, ""),
+            user("b", "s1", "two"),
+            format!(
+                r#"{{"type":"compaction","id":"k","parentId":"b",{HEAD},"summary":"S","firstKeptEntryId":"a","tokensBefore":9,
+                "systemMessage":{{"role":"system","content":"","sections":{{"preamble":"checkpoint"}},"toolsAdded":[{{"name":"read","description":"r","parameters":{{}}}}],"timestamp":2}}}}"#
+            ),
+            system(
+                "s2",
+                "k",
+                r#"{"cwd":"here"}"#,
+                r#","toolsRemoved":[{"name":"read"}]"#,
+            ),
+            user("c", "s2", "three"),
+        ];
+        let e = entries(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let ctx = build_session_context(&e, Some(&EntryId::from("c")));
+        assert_eq!(
+            roles(&ctx),
+            [
+                "system",
+                "compaction:S",
+                "user:one",
+                "user:two",
+                "system",
+                "user:three"
+            ]
+        );
+        let state = ctx.system_state().expect("state");
+        assert_eq!(state.prompt(), "checkpoint\n\nhere");
+        assert!(state.tools.is_empty());
+        let before = build_session_context(&e, Some(&EntryId::from("b")));
+        let state = before.system_state().expect("state");
+        assert_eq!(state.prompt(), "old\n\nkept-range patch");
+    }
+
+    #[test]
+    fn a_malformed_system_message_is_left_out_and_later_roots_start_their_own_path() {
+        let lines = [
+            system("s0", "", r#"{"preamble":"good"}"#, ""),
+            system("s1", "s0", r#"{"preamble":42}"#, ""),
+            user("a", "s1", "one"),
+            user("r", "", "second root"),
+        ];
+        let e = entries(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let ctx = build_session_context(&e, Some(&EntryId::from("a")));
+        assert_eq!(roles(&ctx), ["system", "user:one"]);
+        assert_eq!(ctx.system_state().expect("state").prompt(), "good");
+        let ctx = build_session_context(&e, Some(&EntryId::from("r")));
+        assert_eq!(roles(&ctx), ["user:second root"]);
+        assert!(ctx.system_state().is_none());
     }
 
     #[test]

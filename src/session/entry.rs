@@ -248,6 +248,56 @@ pub struct SessionInfoEntry {
     pub extra: Extra,
 }
 
+/// `context_edit` (pi 1.6): replaces the content of an earlier user, assistant,
+/// toolResult or custom message in the model context (`replacement: {content}`), or leaves
+/// it out (`replacement: null`). Branch-relative; the latest edit of a target wins. The
+/// target entry itself is never changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextEditEntry {
+    pub id: EntryId,
+    pub parent_id: Option<EntryId>,
+    pub timestamp: String,
+    pub target_id: EntryId,
+    /// `None` is `null`: omit the target. Otherwise `{content}`, a string or blocks.
+    #[serde(default)]
+    pub replacement: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl ContextEditEntry {
+    /// The replacement content, or `None` when the target is left out.
+    pub fn replacement_content(&self) -> Option<&Value> {
+        self.replacement
+            .as_ref()
+            .map(|r| r.get("content").unwrap_or(&Value::Null))
+    }
+}
+
+/// `usage` (pi 1.6): model usage that is not an assistant message (cache warming, ...).
+/// No part of the context and hidden in `/tree`, but counted in the session's totals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageEntry {
+    pub id: EntryId,
+    pub parent_id: Option<EntryId>,
+    pub timestamp: String,
+    /// `cache_warm`, or any other kind a newer pi writes.
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub provider: String,
+    #[serde(default)]
+    pub model: String,
+    #[serde(default)]
+    pub usage: crate::ai::message::Usage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
 /// One tree entry of a session file.
 // Most entries are messages, so boxing the large variant would only add allocations.
 #[allow(clippy::large_enum_variant)]
@@ -272,6 +322,10 @@ pub enum SessionEntry {
     Label(LabelEntry),
     #[serde(rename = "session_info")]
     SessionInfo(SessionInfoEntry),
+    #[serde(rename = "context_edit")]
+    ContextEdit(ContextEditEntry),
+    #[serde(rename = "usage")]
+    Usage(UsageEntry),
     /// An entry type we do not know, or a known type whose fields we could not read:
     /// kept verbatim (it still has a place in the tree if it has `id`/`parentId`).
     #[serde(untagged)]
@@ -290,6 +344,8 @@ macro_rules! each_known {
             SessionEntry::CustomMessage($e) => $body,
             SessionEntry::Label($e) => $body,
             SessionEntry::SessionInfo($e) => $body,
+            SessionEntry::ContextEdit($e) => $body,
+            SessionEntry::Usage($e) => $body,
             SessionEntry::Unknown($unknown) => $ubody,
         }
     };
@@ -308,6 +364,8 @@ impl SessionEntry {
             SessionEntry::CustomMessage(_) => "custom_message",
             SessionEntry::Label(_) => "label",
             SessionEntry::SessionInfo(_) => "session_info",
+            SessionEntry::ContextEdit(_) => "context_edit",
+            SessionEntry::Usage(_) => "usage",
             SessionEntry::Unknown(v) => v.get("type").and_then(Value::as_str).unwrap_or(""),
         }
     }

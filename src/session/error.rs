@@ -140,6 +140,21 @@ pub enum LoadWarning {
         count: usize,
         example: EntryId,
     },
+    /// Entries of a type (or messages of a role) this version does not know: kept in the
+    /// file as they are, left out of the model context.
+    UnknownEntries {
+        path: PathBuf,
+        count: usize,
+        first_line: usize,
+        names: Vec<String>,
+    },
+    /// System messages whose `sections` or tool lists cannot be read: left out of the
+    /// prompt and tools.
+    MalformedSystemMessages {
+        path: PathBuf,
+        count: usize,
+        first_line: usize,
+    },
     /// The session accepts no appends.
     ReadOnly {
         path: PathBuf,
@@ -157,6 +172,8 @@ impl LoadWarning {
             LoadWarning::InvalidHeader { .. } => "invalid_header",
             LoadWarning::DuplicateIds { .. } => "duplicate_ids",
             LoadWarning::ParentCycles { .. } => "parent_cycles",
+            LoadWarning::UnknownEntries { .. } => "unknown_entries",
+            LoadWarning::MalformedSystemMessages { .. } => "malformed_system_messages",
             LoadWarning::ReadOnly { .. } => "read_only",
         }
     }
@@ -170,6 +187,8 @@ impl LoadWarning {
             | LoadWarning::InvalidHeader { path, .. }
             | LoadWarning::DuplicateIds { path, .. }
             | LoadWarning::ParentCycles { path, .. }
+            | LoadWarning::UnknownEntries { path, .. }
+            | LoadWarning::MalformedSystemMessages { path, .. }
             | LoadWarning::ReadOnly { path, .. } => path,
         }
     }
@@ -229,6 +248,28 @@ impl fmt::Display for LoadWarning {
                 f,
                 "{}: {count} parent cycle(s) found; the first entry of each cycle in the file \
                  (e.g. {example}) is treated as a root.",
+                path.display()
+            ),
+            LoadWarning::UnknownEntries {
+                path,
+                count,
+                first_line,
+                names,
+            } => write!(
+                f,
+                "{}: {count} entry(ies) of a kind this version does not know ({}; first: line \
+                 {first_line}). They are kept in the file and left out of the model context.",
+                path.display(),
+                names.join(", ")
+            ),
+            LoadWarning::MalformedSystemMessages {
+                path,
+                count,
+                first_line,
+            } => write!(
+                f,
+                "{}: {count} system message(s) with unreadable sections or tools (first: line \
+                 {first_line}). They were skipped: the prompt and tools come from the others.",
                 path.display()
             ),
             LoadWarning::ReadOnly { path, reason } => {

@@ -304,6 +304,21 @@ fn warnings_of(
             example,
         });
     }
+    if report.unknown > 0 {
+        warnings.push(LoadWarning::UnknownEntries {
+            path: path_buf.clone(),
+            count: report.unknown,
+            first_line: report.first_unknown_line,
+            names: report.unknown_names.clone(),
+        });
+    }
+    if report.bad_system > 0 {
+        warnings.push(LoadWarning::MalformedSystemMessages {
+            path: path_buf.clone(),
+            count: report.bad_system,
+            first_line: report.first_bad_system_line,
+        });
+    }
     if let Some(reason) = read_only {
         warnings.push(LoadWarning::ReadOnly {
             path: path_buf,

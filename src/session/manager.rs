@@ -8,7 +8,7 @@
 //! parses only what is looked at. Nothing here reads settings or environment variables:
 //! the caller passes the session directory.
 //!
-//! Like pi, a new session writes nothing until its first assistant message exists; then
+//! Like pi 1.6, a new session writes nothing until its first user message exists; then
 //! everything buffered is written at once and each later entry is appended as it comes.
 
 use std::fs;
@@ -94,7 +94,7 @@ impl SessionManager {
     }
 
     /// A new session for `cwd`, stored in `session_dir` (created if missing). Nothing is
-    /// written until the first assistant message.
+    /// written until the first user (or assistant) message.
     pub fn create(cwd: impl Into<PathBuf>, session_dir: impl Into<PathBuf>) -> Result<Self> {
         let session_dir = session_dir.into();
         create_dir(&session_dir)?;

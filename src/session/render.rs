@@ -81,6 +81,12 @@ fn describe_message(message: &AgentMessage) -> String {
         }
         AgentMessage::BranchSummary(m) => format!("branchSummary {}", preview(&m.summary)),
         AgentMessage::CompactionSummary(m) => format!("compactionSummary {}", preview(&m.summary)),
+        AgentMessage::System(m) => format!(
+            "system sections={} +tools={} -tools={}",
+            m.sections.as_ref().map_or(0, |s| s.len()),
+            m.tools_added.as_ref().map_or(0, Vec::len),
+            m.tools_removed.as_ref().map_or(0, Vec::len)
+        ),
         AgentMessage::Unknown(_) => format!("message({})", message.role()),
     }
 }
@@ -116,6 +122,11 @@ fn describe(entry: &SessionEntry) -> String {
         SessionEntry::SessionInfo(e) => {
             format!("session_info {}", preview(e.name.as_deref().unwrap_or("")))
         }
+        SessionEntry::ContextEdit(e) => match &e.replacement {
+            None => format!("context_edit {} omitted", e.target_id),
+            Some(_) => format!("context_edit {} replaced", e.target_id),
+        },
+        SessionEntry::Usage(e) => format!("usage {} {}/{}", e.kind, e.provider, e.model),
         SessionEntry::Unknown(_) => {
             let kind = entry.type_name();
             if kind.is_empty() {

@@ -35,6 +35,8 @@ pub enum MessageRole {
     BashExecution,
     /// `custom` (v3) — `hookMessage` in v2 files is migrated to this.
     Custom,
+    /// `system` (pi 1.6): prompt sections and tool declarations.
+    System,
     /// A role we do not know, or none.
     Other,
 }
@@ -47,6 +49,7 @@ impl MessageRole {
             "toolResult" => MessageRole::ToolResult,
             "bashExecution" => MessageRole::BashExecution,
             "custom" => MessageRole::Custom,
+            "system" => MessageRole::System,
             _ => MessageRole::Other,
         }
     }
@@ -64,6 +67,8 @@ pub enum EntryKind {
     CustomMessage,
     Label,
     SessionInfo,
+    ContextEdit,
+    Usage,
     /// An entry type we do not know (kept as it is).
     Other,
 }
@@ -83,6 +88,8 @@ impl EntryKind {
             "custom_message" => EntryKind::CustomMessage,
             "label" => EntryKind::Label,
             "session_info" => EntryKind::SessionInfo,
+            "context_edit" => EntryKind::ContextEdit,
+            "usage" => EntryKind::Usage,
             _ => EntryKind::Other,
         }
     }
@@ -102,6 +109,8 @@ impl EntryKind {
             SessionEntry::CustomMessage(_) => EntryKind::CustomMessage,
             SessionEntry::Label(_) => EntryKind::Label,
             SessionEntry::SessionInfo(_) => EntryKind::SessionInfo,
+            SessionEntry::ContextEdit(_) => EntryKind::ContextEdit,
+            SessionEntry::Usage(_) => EntryKind::Usage,
             SessionEntry::Unknown(v) => EntryKind::from_type(
                 v.get("type").and_then(|t| t.as_str()).unwrap_or(""),
                 v.get("message")
@@ -113,6 +122,14 @@ impl EntryKind {
 
     pub fn is_assistant(self) -> bool {
         self == EntryKind::Message(MessageRole::Assistant)
+    }
+
+    /// A user or assistant message (pi 1.6's `_hasConversation`).
+    pub fn is_conversation(self) -> bool {
+        matches!(
+            self,
+            EntryKind::Message(MessageRole::User | MessageRole::Assistant)
+        )
     }
 }
 
@@ -214,6 +231,14 @@ pub(crate) struct BuildReport {
     pub duplicate_example: Option<EntryId>,
     pub cycles: usize,
     pub cycle_example: Option<EntryId>,
+    /// Entries of a type, or messages of a role, we do not know: how many, the first
+    /// line, and the distinct names (`type` or `message/<role>`), a few at most.
+    pub unknown: usize,
+    pub first_unknown_line: usize,
+    pub unknown_names: Vec<String>,
+    /// `role:"system"` messages whose sections or tool lists cannot be read.
+    pub bad_system: usize,
+    pub first_bad_system_line: usize,
 }
 
 /// The tree index of one session.
@@ -224,7 +249,9 @@ pub(crate) struct Index {
     labels: HashMap<EntryId, LabelState, IdHash>,
     label_order: u64,
     pub session_name: Option<String>,
-    pub has_assistant: bool,
+    /// Whether a user or assistant message exists: the file is written from then on
+    /// (pi 1.6 creates it at the first user message).
+    pub has_conversation: bool,
 }
 
 impl Index {
@@ -297,7 +324,7 @@ impl Index {
         parsed: SessionEntry,
     ) -> u32 {
         let idx = self.nodes.len() as u32;
-        self.has_assistant |= kind.is_assistant();
+        self.has_conversation |= kind.is_conversation();
         let key = self.ids.key_for(id.as_str());
         self.ids.insert(key, idx);
         let ts_ms = iso_ms(ts).unwrap_or(i64::MIN);
@@ -506,6 +533,20 @@ impl IndexBuilder {
         };
         let index = &mut self.index;
         let kind = EntryKind::from_type(kind_str, head.role.as_deref());
+        match kind {
+            EntryKind::Other => report.note_unknown(line_no, kind_str.to_string()),
+            EntryKind::Message(MessageRole::Other) => report.note_unknown(
+                line_no,
+                format!("message/{}", head.role.as_deref().unwrap_or("")),
+            ),
+            EntryKind::Message(MessageRole::System) if !system_message_readable(bytes) => {
+                if report.bad_system == 0 {
+                    report.first_bad_system_line = line_no;
+                }
+                report.bad_system += 1;
+            }
+            _ => {}
+        }
         let key = index.ids.key_for(&id);
         let Some(node) = Node::new(key, kind, ts_ms, line) else {
             // Longer than 4 GiB: no JSON reader of pi's reads such a line either.
@@ -524,7 +565,7 @@ impl IndexBuilder {
         if kind == EntryKind::SessionInfo {
             index.session_name = normalize_name(head.name.as_deref());
         }
-        index.has_assistant |= kind.is_assistant();
+        index.has_conversation |= kind.is_conversation();
         index.nodes.push(node);
         let parent = match head.parent_id.as_deref() {
             None => ParentRef::None,
@@ -592,7 +633,30 @@ fn same_id(index: &Index, a: u32, b: u32) -> bool {
     }
 }
 
+/// Whether a `role:"system"` message line reads as a well-formed system message (these
+/// are few, so parsing them whole costs nothing).
+fn system_message_readable(line: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        message: crate::messages::SystemMessage,
+    }
+    serde_json::from_slice::<Envelope>(line).is_ok_and(|e| e.message.is_well_formed())
+}
+
+/// At most this many distinct unknown names are listed in a load warning.
+const UNKNOWN_NAMES: usize = 5;
+
 impl BuildReport {
+    fn note_unknown(&mut self, line_no: usize, name: String) {
+        if self.unknown == 0 {
+            self.first_unknown_line = line_no;
+        }
+        self.unknown += 1;
+        if self.unknown_names.len() < UNKNOWN_NAMES && !self.unknown_names.contains(&name) {
+            self.unknown_names.push(name);
+        }
+    }
+
     fn note_not_entry(&mut self, line_no: usize) {
         if self.not_entries == 0 {
             self.first_not_entry_line = line_no;

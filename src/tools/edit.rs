@@ -60,13 +60,11 @@ impl Tool for EditTool {
                         "properties": {
                             "oldText": {"type": "string", "description": "The exact text to replace. It must occur exactly once in the original file and must not overlap the oldText of another edit in this call."},
                             "newText": {"type": "string", "description": "The text that replaces oldText."}
-                        },
-                        "additionalProperties": false
+                        }
                     },
                     "description": "The replacements to make. All of them are matched against the original file, not one after another, so they must not overlap or nest; merge changes to the same block or neighbouring lines into one edit."
                 }
-            },
-            "additionalProperties": false
+            }
         })
     }
 

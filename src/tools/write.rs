@@ -11,7 +11,6 @@ use super::fsio::{node_error, write_file_replacing};
 use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
 use super::{Tool, ToolCallArgs, ToolError, ToolOutput};
-use crate::ai::js::utf16_len;
 
 const DESCRIPTION: &str = "Write a file with the given content. The file is created when missing and fully replaced when it exists; missing parent directories are created too.";
 
@@ -78,10 +77,7 @@ impl Tool for WriteTool {
         .await
         .map_err(|e| ToolError::new(format!("write failed: {e}")))?
         .map_err(ToolError::new)?;
-        // pi reports the JavaScript string length, not the UTF-8 byte count.
-        Ok(ToolOutput::text(format!(
-            "Successfully wrote {} bytes to {path}",
-            utf16_len(&content)
-        )))
+        // pi 1.6's wording (0.73 also gave the length).
+        Ok(ToolOutput::text(format!("Successfully wrote to {path}")))
     }
 }

@@ -70,6 +70,7 @@ mod rpc_pi16;
 mod session_bigfile;
 mod session_concurrency;
 mod session_corpus;
+mod session_corpus16;
 mod session_cwd;
 mod session_factory;
 mod session_files;

@@ -646,8 +646,8 @@ async fn a_history_from_openai_responses_replays_cleanly_to_anthropic() {
         messages,
         &json!([
             {"role": "user", "content": [{"type": "text", "text": "Hello?"}]},
+            // The other model's thinking is dropped (pi 1.6).
             {"role": "assistant", "content": [
-                {"type": "text", "text": "I need the file."},
                 {"type": "text", "text": "Reading it."},
                 {"type": "tool_use", "id": "call_1_fc_abc___", "name": "read", "input": {"path": "a.txt"}},
             ]},

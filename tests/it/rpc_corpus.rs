@@ -140,7 +140,8 @@ fn replay(scenario: &str, prepare: impl Fn(&Path)) -> (String, String, RpcProjec
         their_text.push('\n');
         for m in outputs {
             if let Some(l) = theirs.line("<<", m) {
-                their_text += &l;
+                // pi 1.6's write tool no longer gives the length (these are 0.73's).
+                their_text += &pi16_write_text(&l);
                 their_text.push('\n');
             }
         }
@@ -306,4 +307,12 @@ fn pi_session_name_and_model_transcript_replays_identically() {
         Some(&json!("medium")),
         "{settings}"
     );
+}
+
+/// `Successfully wrote N bytes to` (pi 0.73) as pi 1.6 words it.
+fn pi16_write_text(line: &str) -> String {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| regex::Regex::new(r"Successfully wrote \d+ bytes to ").unwrap())
+        .replace_all(line, "Successfully wrote to ")
+        .into_owned()
 }

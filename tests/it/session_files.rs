@@ -243,12 +243,12 @@ fn an_empty_file_or_a_missing_one_becomes_a_new_session_at_that_path() {
     let missing = dir.path().join("sub").join("new.jsonl");
     let mut s = SessionManager::open(&missing, None).unwrap();
     assert_eq!(s.session_file(), Some(missing.as_path()));
-    s.append_message(user("hello")).unwrap();
+    s.append_model_change("mock", "mock-model").unwrap();
     assert!(
         !missing.exists(),
-        "lazy: nothing before the first assistant message"
+        "lazy: nothing before the first user message"
     );
-    s.append_message(assistant("hi")).unwrap();
+    s.append_message(user("hello")).unwrap();
     assert_eq!(file_lines(&missing).len(), 3);
 }
 
@@ -325,7 +325,7 @@ fn crlf_line_endings_are_read() {
 }
 
 #[test]
-fn a_loaded_file_without_assistant_messages_gets_only_its_new_lines_appended() {
+fn a_loaded_file_with_a_user_message_gets_only_its_new_lines_appended() {
     // pi re-writes every entry (header included) in this case; we write only what is new.
     let dir = tempfile::tempdir().unwrap();
     let path = write(
@@ -334,8 +334,9 @@ fn a_loaded_file_without_assistant_messages_gets_only_its_new_lines_appended() {
         &[HEADER.into(), entry_line("aaaa", None, "user", "hello")],
     );
     let mut s = SessionManager::open(&path, None).unwrap();
+    // A user message is a conversation (pi 1.6): appends go straight to the file.
     s.append_message(user("again")).unwrap();
-    assert_eq!(file_lines(&path).len(), 2, "still lazy");
+    assert_eq!(file_lines(&path).len(), 3);
     s.append_message(assistant("hi")).unwrap();
     let ids: Vec<_> = file_lines(&path)
         .iter()
@@ -462,19 +463,20 @@ fn create_branched_session_copies_the_path_with_the_same_ids_and_recreates_label
 }
 
 #[test]
-fn create_branched_session_without_an_assistant_message_is_written_later() {
+fn create_branched_session_without_a_conversation_is_written_later() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = new_session(dir.path());
-    let hello = s.append_message(user("hello")).unwrap();
+    let model = s.append_model_change("mock", "mock-model").unwrap();
+    s.append_message(user("hello")).unwrap();
     s.append_message(assistant("hi")).unwrap();
-    let new_file = s.create_branched_session(&hello).unwrap().unwrap();
+    let new_file = s.create_branched_session(&model).unwrap().unwrap();
     assert!(!new_file.exists());
-    s.append_message(assistant("now")).unwrap();
+    s.append_message(user("now")).unwrap();
     let types: Vec<_> = file_lines(&new_file)
         .iter()
         .map(|l| l["type"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(types, ["session", "message", "message"]);
+    assert_eq!(types, ["session", "model_change", "message"]);
 }
 
 #[test]

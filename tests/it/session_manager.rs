@@ -218,14 +218,16 @@ fn reset_leaf_makes_the_next_append_a_new_root() {
 }
 
 #[test]
-fn nothing_is_written_until_the_first_assistant_message_then_everything_at_once() {
+fn nothing_is_written_until_the_first_user_message_then_everything_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = new_session(dir.path());
     let file = s.session_file().unwrap().to_path_buf();
     assert_eq!(file.parent().unwrap(), dir.path());
     s.append_model_change("mock", "mock-model").unwrap();
-    s.append_message(user("hello")).unwrap();
     assert!(!file.exists());
+    // pi 1.6 creates the file at the first user message (0.73: the first reply).
+    s.append_message(user("hello")).unwrap();
+    assert_eq!(file_lines(&file).len(), 3);
     s.append_message(assistant("hi")).unwrap();
     s.append_message(user("more")).unwrap();
     let types: Vec<String> = file_lines(&file)

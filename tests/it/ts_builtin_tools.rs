@@ -75,10 +75,7 @@ fn minimal_mode_loads_and_its_seven_tools_run() {
     assert!(out.status.success(), "{}", stderr(&out));
     let seen = conversation(&p.requests()[3]);
     assert!(seen.contains("present.txt"), "{seen}");
-    assert!(
-        seen.contains("Successfully wrote 5 bytes to new.txt"),
-        "{seen}"
-    );
+    assert!(seen.contains("Successfully wrote to new.txt"), "{seen}");
     assert!(seen.contains("new.txt:1: made"), "{seen}");
     assert_eq!(
         std::fs::read_to_string(p.cwd().join("new.txt")).unwrap(),
@@ -154,10 +151,7 @@ fn ssh_runs_read_write_edit_and_bash_through_its_remote_operations() {
     assert!(!p.cwd().join("sub").exists());
     let requests = p.requests();
     let seen = conversation(&requests[4]);
-    assert!(
-        seen.contains("Successfully wrote 8 bytes to sub/r.txt"),
-        "{seen}"
-    );
+    assert!(seen.contains("Successfully wrote to sub/r.txt"), "{seen}");
     assert!(
         seen.contains("Successfully replaced 1 block(s) in sub/r.txt."),
         "{seen}"

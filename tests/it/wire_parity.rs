@@ -166,6 +166,35 @@ fn mask_prose(value: &mut Value) {
     }
 }
 
+/// What pi-rs changed on purpose to send what pi 1.6 sends, where the reference here is
+/// pi 0.73.1: the output budget (now the model's maximum fitted into the window, no 32000
+/// cap), `strict` flags and the edit tool's `additionalProperties: false` are masked on
+/// both sides. The bodies of pi 1.6 itself are compared in `session_corpus16`.
+fn mask_pi16_changes(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("strict");
+            if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+                map.remove("additionalProperties");
+            }
+            for key in [
+                "max_tokens",
+                "maxTokens",
+                "max_output_tokens",
+                "maxOutputTokens",
+                "max_completion_tokens",
+            ] {
+                if let Some(v) = map.get_mut(key) {
+                    *v = json!("<budget>");
+                }
+            }
+            map.values_mut().for_each(mask_pi16_changes);
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_pi16_changes),
+        _ => {}
+    }
+}
+
 /// The request as compared: path, the named headers and the body.
 fn view(request: &RecordedRequest, headers: &[&str]) -> Value {
     let headers: serde_json::Map<String, Value> = headers
@@ -174,6 +203,7 @@ fn view(request: &RecordedRequest, headers: &[&str]) -> Value {
         .collect();
     let mut body = request.body.clone();
     mask_prose(&mut body);
+    mask_pi16_changes(&mut body);
     let text = json!({"path": request.path, "headers": headers, "body": body}).to_string();
     serde_json::from_str(&normalise(&text)).unwrap()
 }
@@ -235,7 +265,8 @@ fn mistral_conversations_requests_equal_pis() {
     );
     let second = &requests[1].body;
     assert_eq!(second["prompt_mode"], "reasoning", "{second}");
-    assert_eq!(second["max_tokens"], 32000, "{second}");
+    // pi 1.6: the model's maximum (40000), fitted into the window; 0.73 capped it at 32000.
+    assert_eq!(second["max_tokens"], 40000, "{second}");
     assert!(requests[1].header("x-affinity").is_some());
 }
 

@@ -98,6 +98,24 @@ pub fn render_context(context: &SessionContext) -> String {
                     m.tokens_before, m.summary
                 )
             }
+            AgentMessage::System(m) => format!(
+                "system: sections {:?} +tools {:?} -tools {:?}",
+                m.sections
+                    .iter()
+                    .flatten()
+                    .map(|(k, _)| k.as_str())
+                    .collect::<Vec<_>>(),
+                m.tools_added
+                    .iter()
+                    .flatten()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>(),
+                m.tools_removed
+                    .iter()
+                    .flatten()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+            ),
             AgentMessage::Unknown(v) => format!("unknown: {v}"),
         };
         out.push_str(&line);

@@ -155,7 +155,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions, oau
     let level = clamp_thinking_level(model, options.thinking);
     let thinking_on = model.reasoning && level != ThinkingLevel::Off;
     let adaptive = supports_adaptive_thinking(&model.id);
-    let mut max_tokens = options.effective_max_tokens(model);
+    let mut max_tokens = options.effective_max_tokens(model, context);
     let mut budget = None;
     if thinking_on && !adaptive {
         // pi's adjustMaxTokensForThinking: room for the budget plus at least 1024 tokens.
@@ -164,7 +164,9 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions, oau
         if max_tokens <= b {
             b = max_tokens.saturating_sub(1024);
         }
-        budget = Some(b);
+        // pi 1.6 fits the total into the window again, and the budget under it.
+        max_tokens = super::budget::clamp_to_context(model, context, max_tokens);
+        budget = Some(b.min(max_tokens.saturating_sub(1024)));
     }
     let mut p = Map::new();
     p.insert("model".into(), json!(model.id));

@@ -196,12 +196,13 @@ pub fn build_body(
 ) -> Value {
     let caching = retention != CacheRetention::None && supports_prompt_caching(model);
     let level = options.thinking;
-    let mut max_tokens = options.effective_max_tokens(model);
+    let mut max_tokens = options.effective_max_tokens(model, context);
     let mut budgets = options.thinking_budgets;
     if level != ThinkingLevel::Off && is_claude(model) && !supports_adaptive_thinking(model) {
         let (adjusted, budget) =
             adjust_max_tokens_for_thinking(max_tokens, model.max_tokens, level, &budgets);
-        max_tokens = adjusted;
+        // pi 1.6 fits the total into the window again.
+        max_tokens = super::budget::clamp_to_context(model, context, adjusted);
         set_budget(&mut budgets, level, budget);
     }
     let mut p = Map::new();

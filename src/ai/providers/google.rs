@@ -159,7 +159,7 @@ pub(crate) fn build_body_for(
     if let Some(t) = options.temperature {
         generation.insert("temperature".into(), json!(t));
     }
-    let max_tokens = options.effective_max_tokens(model);
+    let max_tokens = options.effective_max_tokens(model, context);
     if max_tokens > 0 {
         generation.insert("maxOutputTokens".into(), json!(max_tokens));
     }

@@ -105,7 +105,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
     if let Some(t) = options.temperature {
         p.insert("temperature".into(), json!(t));
     }
-    let max_tokens = options.effective_max_tokens(model);
+    let max_tokens = options.effective_max_tokens(model, context);
     if max_tokens > 0 {
         p.insert("max_tokens".into(), json!(max_tokens));
     }

@@ -14,6 +14,7 @@
 pub mod anthropic;
 pub mod azure_openai_responses;
 pub mod bedrock;
+pub mod budget;
 mod cloudflare;
 pub mod codex_websocket;
 mod driver;
@@ -37,6 +38,7 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::ApiKey;
+use super::message::Context;
 use super::model::{Model, ThinkingLevel};
 use super::retry::{RetryNotice, RetryPolicy};
 
@@ -111,7 +113,8 @@ pub struct StreamOptions {
     pub thinking: ThinkingLevel,
     /// Custom budgets (pi's `thinkingBudgets` setting).
     pub thinking_budgets: ThinkingBudgets,
-    /// Output token limit; default `min(model.max_tokens, 32000)` as pi.
+    /// Output token limit; default the model's maximum. Either is fitted into the
+    /// context window ([`budget::clamp_to_context`]).
     pub max_tokens: Option<u64>,
     pub temperature: Option<f64>,
     /// Extra HTTP headers, applied last (they override built-in ones).
@@ -197,10 +200,11 @@ impl fmt::Debug for StreamOptions {
 }
 
 impl StreamOptions {
-    /// pi's default output limit: the model's maximum, capped at 32000.
-    pub(crate) fn effective_max_tokens(&self, model: &Model) -> u64 {
-        self.max_tokens
-            .unwrap_or_else(|| model.max_tokens.min(32_000))
+    /// pi 1.6's output limit: the requested one or the model's maximum, fitted into what
+    /// the context window leaves after the estimated input.
+    pub(crate) fn effective_max_tokens(&self, model: &Model, context: &Context) -> u64 {
+        let max = self.max_tokens.unwrap_or(model.max_tokens);
+        budget::clamp_to_context(model, context, max)
     }
 }
 

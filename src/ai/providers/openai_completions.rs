@@ -98,7 +98,7 @@ pub fn build_body(
     if compat.supports_store {
         p.insert("store".into(), json!(false));
     }
-    let max_tokens = options.effective_max_tokens(model);
+    let max_tokens = options.effective_max_tokens(model, context);
     if max_tokens > 0 {
         let field = if compat.use_max_tokens_field {
             "max_tokens"
@@ -131,7 +131,7 @@ pub fn build_body(
         if compat.zai_tool_stream {
             p.insert("tool_stream".into(), json!(true));
         }
-    } else if has_tool_history(&context.messages) {
+    } else if compat.requires_tools_with_tool_history && has_tool_history(&context.messages) {
         // Proxies in front of Anthropic reject tool history without a tools list.
         tools = Some(Vec::new());
     }

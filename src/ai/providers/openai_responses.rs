@@ -93,7 +93,7 @@ pub(crate) fn insert_generation_options(
     options: &StreamOptions,
     reasoning_when_off: bool,
 ) {
-    let max_tokens = options.effective_max_tokens(model);
+    let max_tokens = options.effective_max_tokens(model, context);
     if max_tokens > 0 {
         p.insert("max_output_tokens".into(), json!(max_tokens));
     }

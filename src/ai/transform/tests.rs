@@ -97,7 +97,7 @@ fn anthropic_normalizer(id: &str, _: &AssistantMessage) -> String {
 }
 
 #[test]
-fn foreign_thinking_becomes_text_and_foreign_signatures_are_dropped() {
+fn foreign_thinking_and_foreign_signatures_are_dropped() {
     let openai = model("openai", Api::OpenAiResponses, "gpt-5");
     let claude = model("anthropic", Api::AnthropicMessages, "claude");
     let history = vec![
@@ -131,14 +131,14 @@ fn foreign_thinking_becomes_text_and_foreign_signatures_are_dropped() {
     assert_eq!(
         render(&out),
         "user: hi\n\
-         assistant[gpt-5]: text(pondering) text(answer) call(call_1_fc____abc, sig=None)\n\
+         assistant[gpt-5]: text(answer) call(call_1_fc____abc, sig=None)\n\
          result call_1_fc____abc error=false: file\n"
     );
     let Message::Assistant(a) = &out[1] else {
         panic!("expected assistant")
     };
     assert_eq!(
-        a.content[1],
+        a.content[0],
         AssistantBlock::Text(TextContent::new("answer"))
     );
 }

@@ -168,6 +168,72 @@ impl AgentSession {
         self.state().tool_filter = filter;
     }
 
+    /// Whether (and with which `--tools +x/-x` entries) the tools a branch recorded are
+    /// restored on resume and `/tree`.
+    pub fn set_transcript_tool_modifiers(&self, modifiers: Option<Vec<String>>) {
+        self.state().transcript_tool_modifiers = modifiers;
+    }
+
+    /// The tools the current branch recorded in its system messages become the active
+    /// ones (pi 1.6 on resume, with the `--tools +x/-x` entries, and on `/tree`, without
+    /// them). A branch that recorded nothing keeps the current tools; recorded tools that
+    /// do not exist here are skipped.
+    pub fn restore_tools_from_transcript(&self, with_modifiers: bool) {
+        let (names, mentioned, modifiers) = {
+            let st = self.state();
+            let Some(modifiers) = st.transcript_tool_modifiers.clone() else {
+                return;
+            };
+            // Every system message of the branch, those before a compaction included.
+            let path = st.session.path(None);
+            let systems: Vec<&crate::messages::SystemMessage> = path
+                .iter()
+                .filter_map(|e| {
+                    e.message()
+                        .and_then(crate::messages::AgentMessage::as_system)
+                })
+                .filter(|m| m.is_well_formed())
+                .collect();
+            let Some(state) = crate::messages::SystemState::replay(systems.iter().copied()) else {
+                return;
+            };
+            let mentioned: Vec<String> = systems
+                .iter()
+                .flat_map(|m| {
+                    let added = m.tools_added.iter().flatten().map(|t| t.name.clone());
+                    let removed = m.tools_removed.iter().flatten().map(|t| t.name.clone());
+                    added.chain(removed)
+                })
+                .collect();
+            (
+                state.tool_names(),
+                mentioned,
+                if with_modifiers {
+                    modifiers
+                } else {
+                    Vec::new()
+                },
+            )
+        };
+        let extension: Vec<String> = self
+            .extension_host()
+            .map(|h| {
+                h.agent_tools()
+                    .iter()
+                    .map(|t| t.name().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let names = crate::core::tool_selection::transcript_tools(
+            &names,
+            &mentioned,
+            &extension,
+            builtin_tool_names(),
+            &modifiers,
+        );
+        self.set_tools_in_order(&names);
+    }
+
     /// pi's `setActiveTools(names)`: the named tools of the registry (built-in or from
     /// extensions); unknown names, and names `--tools` / `--exclude-tools` leave out, are
     /// ignored. As in pi 1.6, the named tools that are active keep their place and the

@@ -150,6 +150,9 @@ pub(crate) struct State {
     pub pending_next_turn: Vec<crate::messages::CustomMessage>,
     /// Which tools `--tools` / `--exclude-tools` let extensions activate.
     pub tool_filter: crate::core::tool_selection::ToolFilter,
+    /// `Some(--tools +x/-x entries)` when a branch's recorded tools are restored on resume
+    /// and `/tree` (the session follows the default selection); `None` otherwise.
+    pub transcript_tool_modifiers: Option<Vec<String>>,
 }
 
 pub(crate) struct Inner {
@@ -243,6 +246,7 @@ impl AgentSession {
             skills: Vec::new(),
             pending_next_turn: Vec::new(),
             tool_filter: Default::default(),
+            transcript_tool_modifiers: None,
         };
         state.rebuild_system_prompt(&options.cwd);
         AgentSession {

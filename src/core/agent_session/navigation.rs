@@ -316,6 +316,7 @@ impl AgentSession {
             result.restore = Some(self.apply_restore(plan)?);
         }
         self.reload_messages();
+        self.restore_tools_from_transcript(false);
         self.emit(SessionEvent::ContextRebuilt);
         if let Some(host) = self.extension_host() {
             host.session_tree(

@@ -223,27 +223,79 @@ impl AgentSession {
             assistant_messages: 0,
             tool_calls: 0,
             tool_results: 0,
-            total_messages: st.messages.len(),
+            total_messages: 0,
             tokens: TokenTotals::default(),
             cost: 0.0,
             context_usage: st.context_usage(),
         };
-        for message in &st.messages {
-            match message {
-                AgentMessage::User(_) => stats.user_messages += 1,
-                AgentMessage::ToolResult(_) => stats.tool_results += 1,
-                AgentMessage::Assistant(a) => {
-                    stats.assistant_messages += 1;
-                    stats.tool_calls += a.tool_calls().count();
-                    stats.tokens.input += a.usage.input;
-                    stats.tokens.output += a.usage.output;
-                    stats.tokens.cache_read += a.usage.cache_read;
-                    stats.tokens.cache_write += a.usage.cache_write;
-                    stats.cost += a.usage.cost.total;
+        // As pi 1.6: the whole file counts (abandoned branches too), with the usage of
+        // `usage` entries, summaries and tool results besides the assistant turns.
+        let mut add = |usage: &crate::ai::message::Usage| {
+            stats.tokens.input += usage.input;
+            stats.tokens.output += usage.output;
+            stats.tokens.cache_read += usage.cache_read;
+            stats.tokens.cache_write += usage.cache_write;
+            stats.cost += usage.cost.total;
+        };
+        let extra_usage = |extra: &crate::ai::message::Extra| {
+            extra
+                .get("usage")
+                .and_then(|u| serde_json::from_value::<crate::ai::message::Usage>(u.clone()).ok())
+        };
+        let (mut users, mut assistants, mut calls, mut results, mut messages) = (0, 0, 0, 0, 0);
+        let ids: Vec<_> = st
+            .session
+            .heads()
+            .filter(|h| {
+                matches!(
+                    h.kind,
+                    EntryKind::Message(_)
+                        | EntryKind::Usage
+                        | EntryKind::Compaction
+                        | EntryKind::BranchSummary
+                )
+            })
+            .map(|h| h.id)
+            .collect();
+        for id in &ids {
+            match st.session.entry(id) {
+                Some(SessionEntry::Usage(u)) => add(&u.usage),
+                Some(SessionEntry::Compaction(c)) => {
+                    if let Some(usage) = extra_usage(&c.extra) {
+                        add(&usage);
+                    }
+                }
+                Some(SessionEntry::BranchSummary(b)) => {
+                    if let Some(usage) = extra_usage(&b.extra) {
+                        add(&usage);
+                    }
+                }
+                Some(SessionEntry::Message(m)) => {
+                    messages += 1;
+                    match &m.message {
+                        AgentMessage::User(_) => users += 1,
+                        AgentMessage::ToolResult(r) => {
+                            results += 1;
+                            if let Some(usage) = extra_usage(&r.extra) {
+                                add(&usage);
+                            }
+                        }
+                        AgentMessage::Assistant(a) => {
+                            assistants += 1;
+                            calls += a.tool_calls().count();
+                            add(&a.usage);
+                        }
+                        _ => {}
+                    }
                 }
                 _ => {}
             }
         }
+        stats.user_messages = users;
+        stats.assistant_messages = assistants;
+        stats.tool_calls = calls;
+        stats.tool_results = results;
+        stats.total_messages = messages;
         let t = &mut stats.tokens;
         t.total = t.input + t.output + t.cache_read + t.cache_write;
         stats

@@ -256,6 +256,9 @@ impl AgentSession {
             }
             !dropped.is_empty()
         };
+        if restore_model {
+            self.restore_tools_from_transcript(true);
+        }
         // pi reports the queues only when they change (a fork or `/new` with nothing
         // queued emits no `queue_update`).
         if queue_changed {

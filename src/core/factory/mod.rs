@@ -367,6 +367,11 @@ impl SessionFactory {
             // The declaration order pi gives them (extension tools may come first).
             session.set_tools_in_order(&active_tools);
         }
+        // A resumed branch keeps the tools it recorded (pi 1.6).
+        session.set_transcript_tool_modifiers(crate::core::tool_selection::transcript_modifiers(
+            &self.config.tools,
+        ));
+        session.restore_tools_from_transcript(true);
         if full {
             session.set_reload_handler(self.reload_handler());
         }

@@ -73,7 +73,7 @@ fn message_preview(message: &AgentMessage) -> String {
         AgentMessage::Custom(m) => preview(&m.content.text()),
         AgentMessage::BranchSummary(m) => preview(&m.summary),
         AgentMessage::CompactionSummary(m) => preview(&m.summary),
-        AgentMessage::Unknown(_) => String::new(),
+        AgentMessage::System(_) | AgentMessage::Unknown(_) => String::new(),
     }
 }
 
@@ -88,7 +88,8 @@ fn entry_preview(entry: &SessionEntry) -> String {
         SessionEntry::CustomMessage(e) => preview(&e.content.text()),
         SessionEntry::Label(e) => e.label.as_deref().map(preview).unwrap_or_default(),
         SessionEntry::SessionInfo(e) => e.name.as_deref().map(preview).unwrap_or_default(),
-        SessionEntry::Unknown(_) => String::new(),
+        SessionEntry::Usage(e) => e.kind.clone(),
+        SessionEntry::ContextEdit(_) | SessionEntry::Unknown(_) => String::new(),
     }
 }
 

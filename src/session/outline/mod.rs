@@ -55,6 +55,12 @@ pub enum EntryOutline {
     SessionInfo {
         name: Option<String>,
     },
+    /// A `context_edit`: its target, and whether it leaves the target out (`null`
+    /// replacement) rather than replacing its content.
+    ContextEdit {
+        target_id: Option<String>,
+        omit: bool,
+    },
     /// An entry type we do not know.
     #[default]
     Other,

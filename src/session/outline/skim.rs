@@ -130,7 +130,11 @@ fn empty_outline(kind: EntryKind) -> EntryOutline {
         },
         EntryKind::Label => EntryOutline::Label { label: None },
         EntryKind::SessionInfo => EntryOutline::SessionInfo { name: None },
-        EntryKind::Message(_) | EntryKind::Other => EntryOutline::Other,
+        EntryKind::ContextEdit => EntryOutline::ContextEdit {
+            target_id: None,
+            omit: false,
+        },
+        EntryKind::Message(_) | EntryKind::Usage | EntryKind::Other => EntryOutline::Other,
     }
 }
 
@@ -149,6 +153,13 @@ fn read_entry_field(s: &mut Scanner<'_>, key: &[u8], out: &mut EntryOutline) -> 
         }
         EntryOutline::BranchSummary { summary } if key_is(key, b"summary") => {
             *summary = opt_string(s, LONG_TEXT_UNITS)?.unwrap_or_default();
+        }
+        EntryOutline::ContextEdit { target_id, .. } if key_is(key, b"targetId") => {
+            *target_id = opt_string(s, LONG_TEXT_UNITS)?;
+        }
+        EntryOutline::ContextEdit { omit, .. } if key_is(key, b"replacement") => {
+            *omit = s.peek() == Some(b'n');
+            s.skip_value()?;
         }
         EntryOutline::Custom { custom_type } if key_is(key, b"customType") => {
             *custom_type = opt_string(s, LONG_TEXT_UNITS)?;
@@ -258,7 +269,7 @@ impl MessageAcc {
                 content && self.tool_call_id.is_some() && self.tool_name.is_some()
             }
             MessageRole::BashExecution => self.command.is_some(),
-            MessageRole::Other => content && self.role.is_some(),
+            MessageRole::Other | MessageRole::System => content && self.role.is_some(),
             // A turn that shows text needs nothing after its content (pi's line order puts
             // the usage, stop reason and error after it).
             MessageRole::Assistant => self.content_seen && self.shows_text(),
@@ -419,7 +430,7 @@ impl MessageAcc {
                 role: self.role.unwrap_or_else(|| "custom".into()),
                 text,
             },
-            MessageRole::Other => MessageOutline::Other {
+            MessageRole::Other | MessageRole::System => MessageOutline::Other {
                 role: self.role.unwrap_or_default(),
                 text,
             },

@@ -193,7 +193,11 @@ fn oracle(v: &Value) -> EntryOutline {
         },
         EntryKind::Label => EntryOutline::Label { label: s("label") },
         EntryKind::SessionInfo => EntryOutline::SessionInfo { name: s("name") },
-        EntryKind::Other => EntryOutline::Other,
+        EntryKind::ContextEdit => EntryOutline::ContextEdit {
+            target_id: s("targetId"),
+            omit: v.get("replacement") == Some(&Value::Null),
+        },
+        EntryKind::Usage | EntryKind::Other => EntryOutline::Other,
     }
 }
 

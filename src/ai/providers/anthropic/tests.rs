@@ -57,7 +57,7 @@ fn budget_thinking_cache_markers_and_tools_shape_the_body() {
         json!({
             "model": "claude-sonnet-4-5",
             "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": ttl}]}],
-            "max_tokens": 40192,
+            "max_tokens": 64000,
             "stream": true,
             "system": [{"type": "text", "text": "sys", "cache_control": ttl}],
             "tools": [{

@@ -98,8 +98,8 @@ fn tool_results_share_a_message_and_claude_gets_cache_points_and_a_budget() {
         body["system"][1],
         json!({"cachePoint": {"type": "default"}})
     );
-    // 32000 + the low budget, within the model's limit.
-    assert_eq!(body["inferenceConfig"]["maxTokens"], 34048);
+    // pi 1.6: the model's limit (the budget fits inside), within the window.
+    assert_eq!(body["inferenceConfig"]["maxTokens"], 64000);
     assert_eq!(
         body["additionalModelRequestFields"],
         json!({"thinking": {"type": "enabled", "budget_tokens": 2048, "display": "summarized"},

@@ -50,7 +50,11 @@ pub struct Compat {
     pub requires_reasoning_content_on_assistant_messages: bool,
     pub thinking_format: ThinkingFormat,
     pub zai_tool_stream: bool,
+    /// Whether tools carry `strict: false` (pi 1.6: only when models.json says so).
     pub supports_strict_mode: bool,
+    /// Whether a request with tool history but no tools sends `tools: []` (proxies in
+    /// front of Anthropic want it; pi 1.6 sends it only when models.json says so).
+    pub requires_tools_with_tool_history: bool,
     /// OpenRouter's Anthropic models take Anthropic-style `cache_control` markers.
     pub anthropic_cache_control: bool,
     pub send_session_affinity_headers: bool,
@@ -62,7 +66,10 @@ impl Compat {
     pub fn for_model(model: &Model) -> Self {
         let provider = model.provider.as_str();
         let url = model.base_url.as_str();
-        let is_zai = provider == "zai" || url.contains("api.z.ai");
+        let is_zai = provider == "zai"
+            || provider == "zai-coding-cn"
+            || url.contains("api.z.ai")
+            || url.contains("open.bigmodel.cn");
         let is_moonshot = provider == "moonshotai"
             || provider == "moonshotai-cn"
             || url.contains("api.moonshot.");
@@ -71,8 +78,18 @@ impl Compat {
         let is_cf_gateway =
             provider == "cloudflare-ai-gateway" || url.contains("gateway.ai.cloudflare.com");
         let is_grok = provider == "xai" || url.contains("api.x.ai");
-        let is_deepseek = provider == "deepseek" || url.contains("deepseek.com");
-        let non_standard = provider == "cerebras"
+        let is_deepseek = provider == "deepseek" || url.to_lowercase().contains("deepseek.com");
+        let is_together = provider == "together"
+            || url.contains("api.together.ai")
+            || url.contains("api.together.xyz");
+        let is_nvidia = provider == "nvidia" || url.contains("integrate.api.nvidia.com");
+        let is_ant_ling = provider == "ant-ling" || url.contains("api.ant-ling.com");
+        // The developer role is OpenAI's own; every other host gets `system` (pi 1.6).
+        let is_openai = provider == "openai" || url.contains("api.openai.com");
+        let non_standard = is_nvidia
+            || is_together
+            || is_ant_ling
+            || provider == "cerebras"
             || url.contains("cerebras.ai")
             || is_grok
             || url.contains("chutes.ai")
@@ -83,7 +100,14 @@ impl Compat {
             || url.contains("opencode.ai")
             || is_cf_workers
             || is_cf_gateway;
-        let use_max_tokens = url.contains("chutes.ai") || is_moonshot || is_cf_gateway;
+        let use_max_tokens = url.contains("chutes.ai")
+            || is_deepseek
+            || is_moonshot
+            || is_cf_gateway
+            || is_together
+            || is_nvidia
+            || is_ant_ling
+            || is_zai;
         let detected_format = if is_deepseek {
             ThinkingFormat::DeepSeek
         } else if is_zai {
@@ -96,10 +120,16 @@ impl Compat {
         let flag = |key: &str, default: bool| compat_bool(model, key).unwrap_or(default);
         Self {
             supports_store: flag("supportsStore", !non_standard),
-            supports_developer_role: flag("supportsDeveloperRole", !non_standard),
+            supports_developer_role: flag("supportsDeveloperRole", is_openai),
             supports_reasoning_effort: flag(
                 "supportsReasoningEffort",
-                !is_grok && !is_zai && !is_moonshot && !is_cf_gateway,
+                !is_grok
+                    && !is_zai
+                    && !is_moonshot
+                    && !is_together
+                    && !is_cf_gateway
+                    && !is_nvidia
+                    && !is_ant_ling,
             ),
             supports_usage_in_streaming: flag("supportsUsageInStreaming", true),
             use_max_tokens_field: match compat_str(model, "maxTokensField") {
@@ -118,7 +148,8 @@ impl Compat {
                 .and_then(ThinkingFormat::parse)
                 .unwrap_or(detected_format),
             zai_tool_stream: flag("zaiToolStream", false),
-            supports_strict_mode: flag("supportsStrictMode", !is_moonshot && !is_cf_gateway),
+            supports_strict_mode: flag("supportsStrictMode", false),
+            requires_tools_with_tool_history: flag("requiresToolsWithToolHistory", false),
             anthropic_cache_control: match compat_str(model, "cacheControlFormat") {
                 Some(f) => f == "anthropic",
                 None => provider == "openrouter" && model.id.starts_with("anthropic/"),

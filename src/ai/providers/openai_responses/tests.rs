@@ -85,7 +85,7 @@ fn history_becomes_input_items_with_reasoning_replayed_verbatim() {
             "stream": true,
             "prompt_cache_key": "s1",
             "store": false,
-            "max_output_tokens": 32000,
+            "max_output_tokens": 128000,
             "reasoning": {"effort": "high", "summary": "auto"},
             "include": ["reasoning.encrypted_content"],
         })

@@ -898,7 +898,7 @@ async function runWrite(cwd, ops, params) {
     await ops.mkdir?.(dirname(absolute));
     await ops.writeFile(absolute, content);
   });
-  return textResult(`Successfully wrote ${byteLength(content)} bytes to ${params.path}`, undefined);
+  return textResult(`Successfully wrote to ${params.path}`, undefined);
 }
 
 /**

@@ -236,7 +236,7 @@ impl Transcript {
                 AgentMessage::BranchSummary(b) => {
                     t.push(ChatItem::Branch(BranchSummaryView::from(b)))
                 }
-                AgentMessage::Unknown(_) => {}
+                AgentMessage::System(_) | AgentMessage::Unknown(_) => {}
             }
         }
         t

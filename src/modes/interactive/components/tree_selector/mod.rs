@@ -155,7 +155,9 @@ impl NodeClass {
             | EntryKind::Custom
             | EntryKind::ModelChange
             | EntryKind::ThinkingLevelChange
-            | EntryKind::SessionInfo => NodeClass::Settings,
+            | EntryKind::SessionInfo
+            | EntryKind::ContextEdit
+            | EntryKind::Usage => NodeClass::Settings,
             EntryKind::Message(MessageRole::User) => NodeClass::User,
             EntryKind::Message(MessageRole::ToolResult) => NodeClass::ToolResult,
             EntryKind::Message(_)
@@ -219,9 +221,11 @@ impl TreeSelector {
             .iter()
             .enumerate()
             .map(|(i, outline)| {
-                leaf != Some(i as u32)
-                    && matches!(outline, EntryOutline::Message(MessageOutline::Assistant(a))
-                        if !a.has_text && a.ending == TurnEnding::Normal)
+                // `usage` entries are never listed (pi 1.6).
+                tree.nodes()[i].kind == EntryKind::Usage
+                    || (leaf != Some(i as u32)
+                        && matches!(outline, EntryOutline::Message(MessageOutline::Assistant(a))
+                            if !a.has_text && a.ending == TurnEnding::Normal))
             })
             .collect();
         let labels = tree

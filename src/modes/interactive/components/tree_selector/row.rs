@@ -101,6 +101,11 @@ pub(super) fn content_spans(
                 Span::styled("]", fg(ThemeToken::Dim)),
             ],
         },
+        EntryOutline::ContextEdit { target_id, omit } => dim(format!(
+            "[context {}: {}]",
+            if *omit { "omit" } else { "replace" },
+            one_line(target_id.as_deref().unwrap_or("undefined"))
+        )),
         EntryOutline::Other => Vec::new(),
     }
 }

@@ -165,6 +165,11 @@ fn searchable_text(outline: &EntryOutline, out: &mut String) {
             part("label");
             part(label.as_deref().unwrap_or(""));
         }
+        EntryOutline::ContextEdit { target_id, omit } => {
+            part("context edit");
+            part(if *omit { "omit" } else { "replace" });
+            part(target_id.as_deref().unwrap_or(""));
+        }
         EntryOutline::Other => {}
     }
 }

@@ -1098,3 +1098,34 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn usage_entries_are_never_listed_and_context_edits_show_in_the_all_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let lines = [
+        r#"{"type":"session","version":3,"id":"01a233a4-63fb-75ba-93e4-232775086e0f","timestamp":"2026-12-01T22:05:41.245Z","cwd":"/p"}"#,
+        r#"{"type":"message","id":"aa000001","parentId":null,"timestamp":"2026-12-01T22:05:41.381Z","message":{"role":"user","content":"first","timestamp":1}}"#,
+        r#"{"type":"usage","id":"aa000002","parentId":"aa000001","timestamp":"2026-12-01T22:05:41.381Z","kind":"cache_warm","provider":"p","model":"m","usage":{"input":1}}"#,
+        r#"{"type":"context_edit","id":"aa000003","parentId":"aa000002","timestamp":"2026-12-01T22:05:41.381Z","targetId":"aa000001","replacement":null}"#,
+        r#"{"type":"context_edit","id":"aa000004","parentId":"aa000003","timestamp":"2026-12-01T22:05:41.381Z","targetId":"aa000001","replacement":{"content":"x"}}"#,
+        r#"{"type":"message","id":"aa000005","parentId":"aa000004","timestamp":"2026-12-01T22:05:41.381Z","message":{"role":"user","content":"second","timestamp":2}}"#,
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let session = SessionManager::open(&path, Some(dir.path())).unwrap();
+    let screen = Screen::new();
+    let mut sel = selector(&session, 10);
+    insta::assert_snapshot!(screen.list(&sel, 60), @r"
+      • user: first
+    › • user: second
+      (2/2)
+    ");
+    screen.press(&mut sel, ctrl(KeyCode::Char('a')));
+    insta::assert_snapshot!(screen.list(&sel, 60), @r"
+      • user: first
+      • [context omit: aa000001]
+      • [context replace: aa000001]
+    › • user: second
+      (4/4) [all]
+    ");
+}
