@@ -85,6 +85,7 @@ fn model(scenario: &Path, id: &str) -> Model {
         max_tokens: entry["maxTokens"].as_u64().unwrap(),
         headers: Default::default(),
         compat: Some(provider["compat"].clone()),
+        extras: Default::default(),
     }
 }
 

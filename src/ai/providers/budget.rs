@@ -139,6 +139,7 @@ mod tests {
             max_tokens: max,
             headers: Default::default(),
             compat: None,
+            extras: Default::default(),
         }
     }
 
