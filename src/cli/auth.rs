@@ -549,11 +549,19 @@ fn login(args: &[String], agent_dir: &Path) -> u8 {
         eprintln!("Usage: {LOGIN_USAGE}");
         return 1;
     };
+    let mut registry = ModelRegistry::load(agent_dir);
+    if !provider_known(provider, &registry) && OAuthProvider::for_provider(provider).is_none() {
+        let mut ids: Vec<&str> = registry.all().iter().map(|m| m.provider.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        eprintln!("Unknown provider \"{}\".", printable(provider));
+        eprintln!("Providers: {}", ids.join(", "));
+        return 1;
+    }
     if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
         eprintln!("\"{LOGIN_USAGE}\" requires an interactive terminal");
         return 1;
     }
-    let mut registry = ModelRegistry::load(agent_dir);
     let name = provider_name(provider);
     let oauth = OAuthProvider::for_provider(provider).filter(|_| !api_key);
     let result = match oauth {

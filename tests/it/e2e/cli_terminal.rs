@@ -78,7 +78,13 @@ fn command_words_never_become_prompts() {
             "1",
             "MCP servers come with a later version of pi-rs",
         ),
-        ("{pi} auth login anthropic", "1", "pi auth"),
+        // A real login would wait for the browser; an unknown provider ends at once, and
+        // neither is a prompt.
+        (
+            "{pi} auth login nosuchprovider",
+            "1",
+            "Unknown provider \"nosuchprovider\"",
+        ),
         (
             "{pi} update --models",
             "0",
