@@ -494,9 +494,26 @@ impl AuthStorage {
     /// Whether any credential is configured for a provider (no command is run). An
     /// expired OAuth entry counts: it is refreshed before the request.
     pub fn has_auth(&self, provider: &str) -> bool {
-        self.runtime.contains_key(provider)
+        (self.runtime.contains_key(provider)
             || self.entry(provider).is_some()
-            || env_api_key(provider).is_some()
+            || env_api_key(provider).is_some())
+            && self.has_cloudflare_ids(provider)
+    }
+
+    /// pi 1.6's Cloudflare providers only count as configured with the account id (and,
+    /// for the AI Gateway, the gateway id) too, from the credential's `env` or the
+    /// environment. True for every other provider.
+    fn has_cloudflare_ids(&self, provider: &str) -> bool {
+        let needed: &[&str] = match provider {
+            "cloudflare-workers-ai" => &["CLOUDFLARE_ACCOUNT_ID"],
+            "cloudflare-ai-gateway" => &["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"],
+            _ => return true,
+        };
+        let env = self.credential_env(provider);
+        needed.iter().all(|name| {
+            env.get(*name).is_some_and(|v| !v.is_empty())
+                || std::env::var(name).is_ok_and(|v| !v.is_empty())
+        })
     }
 
     /// The key to use: `--api-key`, then auth.json, then the environment (the model
