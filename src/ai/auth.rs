@@ -45,15 +45,18 @@ impl fmt::Debug for ApiKey {
     }
 }
 
-/// pi 1.6's id of the Azure OpenAI provider, and the id it had before (which the
-/// built-in catalogue of pi-rs still uses). Configurations may name either.
+/// pi 1.6's id of the Azure OpenAI provider (the catalogue's), and the id it had before
+/// pi 1.0. Configurations may name either.
 pub const AZURE_ID: &str = "azure";
 pub const AZURE_OLD_ID: &str = "azure-openai-responses";
 
-/// The provider id the catalogue uses for `name` (`azure` → `azure-openai-responses`).
+/// Anthropic's bearer-token variable (sent as `Authorization`, never as the key).
+pub const ANTHROPIC_AUTH_TOKEN: &str = "ANTHROPIC_AUTH_TOKEN";
+
+/// The provider id the catalogue uses for `name` (`azure-openai-responses` → `azure`).
 pub fn catalog_provider_id(name: &str) -> &str {
-    if name.eq_ignore_ascii_case(AZURE_ID) {
-        AZURE_OLD_ID
+    if name.eq_ignore_ascii_case(AZURE_OLD_ID) {
+        AZURE_ID
     } else {
         name
     }
@@ -68,9 +71,12 @@ pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
 /// The key from the provider's environment variable, with the variable's name. Vertex
 /// and Bedrock also accept ambient cloud credentials, as pi: then the key is the
 /// placeholder `<authenticated>` and the provider module finds the real credentials.
+/// `ANTHROPIC_AUTH_TOKEN` is listed among Anthropic's variables (pi 1.6) but is a bearer
+/// token, not a key: it is skipped here, as pi's `getEnvApiKey` does.
 pub fn env_api_key(provider: &str) -> Option<(&'static str, ApiKey)> {
     env_vars_for(provider)
         .iter()
+        .filter(|var| !(provider == "anthropic" && **var == ANTHROPIC_AUTH_TOKEN))
         .find_map(|var| {
             std::env::var(var)
                 .ok()
@@ -437,12 +443,12 @@ impl AuthStorage {
         self.runtime.insert(provider.to_string(), key);
     }
 
-    /// A provider's auth.json entry; for the Azure provider, pi 1.6's id `azure` is
-    /// found as well as the old `azure-openai-responses`.
+    /// A provider's auth.json entry; for the Azure provider, the old id
+    /// `azure-openai-responses` is found as well as pi 1.6's `azure`.
     fn entry(&self, provider: &str) -> Option<&Value> {
         self.data.get(provider).or_else(|| {
-            (provider == AZURE_OLD_ID)
-                .then(|| self.data.get(AZURE_ID))
+            (provider == AZURE_ID)
+                .then(|| self.data.get(AZURE_OLD_ID))
                 .flatten()
         })
     }
@@ -488,9 +494,26 @@ impl AuthStorage {
     /// Whether any credential is configured for a provider (no command is run). An
     /// expired OAuth entry counts: it is refreshed before the request.
     pub fn has_auth(&self, provider: &str) -> bool {
-        self.runtime.contains_key(provider)
+        (self.runtime.contains_key(provider)
             || self.entry(provider).is_some()
-            || env_api_key(provider).is_some()
+            || env_api_key(provider).is_some())
+            && self.has_cloudflare_ids(provider)
+    }
+
+    /// pi 1.6's Cloudflare providers only count as configured with the account id (and,
+    /// for the AI Gateway, the gateway id) too, from the credential's `env` or the
+    /// environment. True for every other provider.
+    fn has_cloudflare_ids(&self, provider: &str) -> bool {
+        let needed: &[&str] = match provider {
+            "cloudflare-workers-ai" => &["CLOUDFLARE_ACCOUNT_ID"],
+            "cloudflare-ai-gateway" => &["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"],
+            _ => return true,
+        };
+        let env = self.credential_env(provider);
+        needed.iter().all(|name| {
+            env.get(*name).is_some_and(|v| !v.is_empty())
+                || std::env::var(name).is_ok_and(|v| !v.is_empty())
+        })
     }
 
     /// The key to use: `--api-key`, then auth.json, then the environment (the model

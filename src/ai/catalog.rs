@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::model::Model;
+use super::model::{Model, ModelCost};
 
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
@@ -34,7 +34,39 @@ pub struct CatalogProvider {
     /// The model pi starts with when this provider is the first one with a key.
     #[serde(default)]
     pub default_model: Option<String>,
+    #[serde(deserialize_with = "catalog_models")]
     pub models: Vec<Model>,
+}
+
+/// A catalogue model: [`Model`] plus `cost.tiers`, which [`ModelCost`] does not hold.
+#[derive(Deserialize)]
+struct CatalogModel {
+    #[serde(default)]
+    cost: Option<CatalogCost>,
+    #[serde(flatten)]
+    model: Model,
+}
+
+#[derive(Deserialize)]
+struct CatalogCost {
+    #[serde(flatten)]
+    prices: ModelCost,
+    #[serde(default)]
+    tiers: Option<Vec<serde_json::Value>>,
+}
+
+fn catalog_models<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Model>, D::Error> {
+    let raw: Vec<CatalogModel> = Vec::deserialize(d)?;
+    Ok(raw
+        .into_iter()
+        .map(|CatalogModel { cost, mut model }| {
+            if let Some(cost) = cost {
+                model.cost = cost.prices;
+                model.extras.cost_tiers = cost.tiers;
+            }
+            model
+        })
+        .collect())
 }
 
 /// The whole catalogue.
@@ -109,9 +141,15 @@ mod tests {
         let parsed: Catalog = serde_json::from_str(CATALOG_JSON).unwrap();
         assert!(parsed.providers.len() >= 30, "{}", parsed.providers.len());
         let models: usize = parsed.providers.iter().map(|p| p.models.len()).sum();
-        assert!(models > 900, "{models}");
+        assert!(models > 1500, "{models}");
+        assert_eq!(parsed.pi_version, "1.6.0");
         for p in &parsed.providers {
-            assert!(!p.models.is_empty(), "{} has no models", p.id);
+            // pi 1.6's TypeSafe provider ships without chat models.
+            assert!(
+                !p.models.is_empty() || p.id == "typesafe",
+                "{} has no models",
+                p.id
+            );
             for m in &p.models {
                 assert_eq!(m.provider, p.id, "{} listed under {}", m.id, p.id);
             }
@@ -122,12 +160,14 @@ mod tests {
     fn env_vars_follow_pi_priority() {
         assert_eq!(
             env_vars("anthropic"),
-            ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]
+            [
+                "ANTHROPIC_AUTH_TOKEN",
+                "ANTHROPIC_OAUTH_TOKEN",
+                "ANTHROPIC_API_KEY"
+            ]
         );
-        assert_eq!(
-            env_vars("github-copilot"),
-            ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"]
-        );
+        assert_eq!(env_vars("azure"), ["AZURE_OPENAI_API_KEY"]);
+        assert_eq!(env_vars("github-copilot"), ["COPILOT_GITHUB_TOKEN"]);
         assert_eq!(env_vars("cloudflare-ai-gateway"), ["CLOUDFLARE_API_KEY"]);
         assert!(env_vars("amazon-bedrock").is_empty());
         assert!(env_vars("no-such-provider").is_empty());
@@ -136,13 +176,40 @@ mod tests {
     #[test]
     fn display_names_and_defaults_come_from_pi() {
         assert_eq!(provider_display_name("xai"), "xAI");
-        assert_eq!(provider_display_name("google"), "Google Gemini");
+        assert_eq!(provider_display_name("google"), "Google");
+        assert_eq!(provider_display_name("azure"), "Azure");
         assert_eq!(provider_display_name("my-proxy"), "my-proxy");
         let defaults: Vec<(&str, &str)> = catalog().default_models().collect();
         assert_eq!(
             defaults.first(),
-            Some(&("amazon-bedrock", "us.anthropic.claude-opus-4-6-v1"))
+            Some(&("amazon-bedrock", "us.anthropic.claude-opus-5-5"))
         );
-        assert!(defaults.contains(&("zai", "glm-5.1")));
+        assert!(defaults.contains(&("zai", "glm-5.3")));
+        assert!(defaults.iter().any(|(p, _)| *p == "azure"));
+    }
+
+    #[test]
+    fn pi_16_model_fields_are_kept() {
+        let models: Vec<&Model> = catalog().providers.iter().flat_map(|p| &p.models).collect();
+        let with = |f: &dyn Fn(&Model) -> bool| models.iter().filter(|m| f(m)).count();
+        assert!(with(&|m| m.extras.cost_tiers.is_some()) > 100);
+        assert!(with(&|m| m.extras.input_limits.is_some()) > 1000);
+        assert!(with(&|m| m.extras.prompt_cache.is_some()) > 10);
+        assert!(with(&|m| m.extras.kind.as_deref() == Some("chat")) == models.len());
+        assert!(with(&|m| m.extras.lab.is_some()) > 10);
+        assert!(with(&|m| m.extras.providers.is_some()) > 10);
+        assert!(
+            with(&|m| m
+                .thinking_level_map
+                .as_ref()
+                .is_some_and(|t| t.get("max").is_some_and(Option::is_some)))
+                > 100
+        );
+        assert!(models.iter().all(|m| m.cost.input >= 0.0));
+        let tiered = models
+            .iter()
+            .find(|m| m.extras.cost_tiers.is_some())
+            .expect("a tiered model");
+        assert!(tiered.cost.output > 0.0, "{}", tiered.full_id());
     }
 }

@@ -225,6 +225,19 @@ pub struct ModelExtras {
     /// `cost.tiers`: request-wide price tiers.
     #[serde(skip)]
     pub cost_tiers: Option<Vec<Value>>,
+    /// Catalogue metadata of pi 1.6's built-in models, kept as pi has it: the model kind
+    /// (`chat`), the lab that made it, whether it is free or enabled, and the upstream
+    /// providers a routing provider (Radius) sends it to.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub providers: Option<Vec<Value>>,
 }
 
 impl Model {

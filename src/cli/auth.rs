@@ -256,7 +256,7 @@ fn parse_options(kind: Kind, args: &[String]) -> Result<Options, ParseError> {
 /// The provider a command is about: `--provider`, else the provider of `--model`.
 fn target_provider(options: &Options, registry: &ModelRegistry) -> Result<String, String> {
     if let Some(p) = &options.provider {
-        return Ok(p.clone());
+        return Ok(crate::ai::auth::catalog_provider_id(p).to_string());
     }
     let model = options.model.as_deref().unwrap_or_default();
     crate::ai::models::resolve::find_exact(model, registry.all())

@@ -76,7 +76,9 @@ pub async fn list_models(
     ));
     let manager = crate::session::SessionManager::in_memory(&cwd);
     let built = factory.build(manager, ResourceLoading::Full).await?;
-    // As pi, startup's other diagnostics are not shown here.
+    // As pi, startup's other diagnostics are not shown here, only pi 1.6's warning of
+    // a start without a model.
+    warn_without_model(&built.session);
     built.session.with_registry(|registry| {
         if let Some(e) = registry.error() {
             eprintln!("Warning: errors loading models.json:\n{e}");
@@ -222,6 +224,14 @@ fn print_warnings(warnings: &[String]) {
     }
 }
 
+/// pi 1.6 outside interactive mode: a session that starts without a model (on pi's
+/// "unknown" stand-in) first warns on stderr that no model is available.
+fn warn_without_model(session: &AgentSession) {
+    if session.model().is_none() {
+        print_warnings(&[crate::core::auth_guidance::pi_no_models_available()]);
+    }
+}
+
 impl PrintLaunch {
     /// Opens and builds the session (its warnings go to stderr).
     pub async fn session(&self) -> Result<AgentSession, StartupError> {
@@ -230,6 +240,7 @@ impl PrintLaunch {
         let built = self.factory.build(manager, ResourceLoading::Full).await?;
         timing::mark("agent session built");
         print_warnings(&built.warnings);
+        warn_without_model(&built.session);
         Ok(built.session)
     }
 
@@ -247,6 +258,7 @@ impl RpcLaunch {
         let manager = self.factory.open(self.source).await?;
         let built = self.factory.build(manager, ResourceLoading::Full).await?;
         print_warnings(&built.warnings);
+        warn_without_model(&built.session);
         // Without a model RPC starts as pi does (on its "unknown" stand-in): `get_state`
         // works and a prompt is answered with pi's missing-key error.
         let session = built.session;

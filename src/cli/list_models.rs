@@ -35,13 +35,8 @@ pub fn print_models(agent_dir: &std::path::Path, search: &str) {
 
 /// `--list-models`: prints the table for `registry`'s models.
 pub fn print_registry_models(registry: &ModelRegistry, search: &str) {
-    let text = list_models(registry, Some(search));
-    // pi's no-models message reaches stderr; the table goes to stdout.
-    if registry.available().is_empty() {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
-    }
+    // pi 1.6 prints its no-models message on stdout, like the table.
+    print!("{}", list_models(registry, Some(search)));
 }
 
 /// The table (or a message) as printed by `--list-models`: the models with credentials,
@@ -49,7 +44,7 @@ pub fn print_registry_models(registry: &ModelRegistry, search: &str) {
 pub fn list_models(registry: &ModelRegistry, search: Option<&str>) -> String {
     let models: Vec<Model> = registry.available();
     if models.is_empty() {
-        return format!("{}\n", crate::core::auth_guidance::no_models_available());
+        return format!("{}\n", crate::core::auth_guidance::pi_no_models_available());
     }
     // pi: fuzzy filter (best match first), then a stable sort by provider and id with
     // JavaScript's `localeCompare`.

@@ -37,6 +37,12 @@ pub fn no_models_available() -> String {
     format!("No models available. {}", provider_login_help())
 }
 
+/// pi 1.6's words when no model has credentials (its two lines of help, without pi-rs's
+/// hints), as `--list-models` prints them and non-interactive modes warn at startup.
+pub fn pi_no_models_available() -> String {
+    format!("No models available. {}", pi_login_help())
+}
+
 /// pi's own two lines of help: `/login` and the docs (no hints about variables or
 /// models.json), as pi prints them under "No API key found".
 pub fn pi_login_help() -> String {

@@ -1,4 +1,4 @@
-//! The built-in catalogue against the reference pi (0.73.1): with a dummy key for every
+//! The built-in catalogue against the reference pi (1.6.0): with a dummy key for every
 //! provider's environment variable in a throwaway HOME, `--list-models` (whole, searched,
 //! and with models.json overrides of built-in providers) prints what pi prints, character
 //! for character. The reference runs are skipped, with the reason printed, without
@@ -10,8 +10,6 @@ use std::process::{Command, Stdio};
 
 use crate::support::reference_pi;
 
-// The reference comparisons of this file are pinned to pi 0.73.1: pi 1.6's built-in model catalog (other models, wider columns) is not
-// in issue 26 items 1/7/8: it comes with the models part of issue 26 (items 4 and 5).
 use serde_json::{Value, json};
 
 /// Every key variable of the catalogue, plus an AWS profile (Bedrock has no key variable;
@@ -76,7 +74,7 @@ fn ours(args: &[&str], home: &Path, env: &[(String, String)]) -> String {
 }
 
 fn theirs(args: &[&str], home: &Path, env: &[(String, String)]) -> String {
-    let mut cmd = reference_pi::command_073();
+    let mut cmd = reference_pi::script_command();
     cmd.args(args);
     printed(cmd, home, env)
 }
@@ -92,7 +90,7 @@ fn assert_same_listing(ours: &str, theirs: &str) {
 
 macro_rules! require_reference_pi {
     () => {
-        if let Err(why) = reference_pi::available_073() {
+        if let Err(why) = reference_pi::available() {
             eprintln!("skipped: {why}");
             return;
         }
@@ -100,7 +98,7 @@ macro_rules! require_reference_pi {
 }
 
 #[test]
-fn every_key_lists_pis_thirty_providers_and_959_models() {
+fn every_key_lists_pis_thirty_nine_providers_and_1605_models() {
     let home = home(None);
     let out = ours(&["--list-models"], home.path(), &every_key());
     let rows: Vec<&str> = out.lines().skip(1).collect();
@@ -109,9 +107,19 @@ fn every_key_lists_pis_thirty_providers_and_959_models() {
         .filter_map(|r| r.split_whitespace().next())
         .collect();
     providers.dedup();
-    assert_eq!((providers.len(), rows.len()), (30, 959), "{out}");
-    // openai-codex needs a ChatGPT sign-in, not a key.
-    assert!(!providers.contains(&"openai-codex"));
+    assert_eq!((providers.len(), rows.len()), (39, 1605), "{out}");
+    // openai-codex needs a ChatGPT sign-in, not a key; the Cloudflare providers also
+    // need their account (and gateway) id; TypeSafe has no chat models.
+    for absent in [
+        "openai-codex",
+        "cloudflare-workers-ai",
+        "cloudflare-ai-gateway",
+        "typesafe",
+    ] {
+        assert!(!providers.contains(&absent), "{absent}");
+    }
+    // pi 1.6's id of the Azure provider.
+    assert!(providers.contains(&"azure"));
 }
 
 #[test]

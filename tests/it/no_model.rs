@@ -2,7 +2,8 @@
 //! pi's "No API key found for the selected model." and exit code 1, `--mode json` prints
 //! the session header first, and RPC mode starts, answers `get_state` with the stand-in
 //! and refuses a prompt with the same words. Each checked side by side with the reference
-//! pi (0.73.1) where node is available; only the docs folder differs.
+//! pi (1.6.0) where node is available; only the docs folder differs. pi 1.6 warns that
+//! no model is available first, on stderr.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is a failure.
 
 use std::io::{BufRead, BufReader, Write};
@@ -13,8 +14,6 @@ use std::time::Duration;
 
 use crate::support::reference_pi;
 
-// The reference comparisons of this file are pinned to pi 0.73.1: pi 1.6 adds a "No models available" warning before the no-model error, part of
-// its model catalog handling (issue 26 items 4 and 5, not this comparison's).
 use serde_json::{Value, json};
 
 /// An empty `HOME` and a working folder.
@@ -28,7 +27,7 @@ fn empty_home() -> tempfile::TempDir {
 /// `pi ARGS` (ours or the reference) with nothing in the environment but PATH and HOME.
 fn command(dir: &Path, reference: bool, args: &[&str]) -> Command {
     let mut cmd = if reference {
-        reference_pi::command_073()
+        reference_pi::script_command()
     } else {
         Command::new(env!("CARGO_BIN_EXE_pi"))
     };
@@ -70,6 +69,14 @@ fn docs_normalized(text: &str, ours: bool) -> String {
     out
 }
 
+/// pi 1.6's startup warning without a model.
+const NO_MODELS_WARNING: &str = "Warning: No models available. Use /login to log into a provider via OAuth or API key. See:\n  <docs>/providers.md\n  <docs>/models.md\n";
+
+/// The warning, then the error.
+fn warning_then_no_key() -> String {
+    format!("{NO_MODELS_WARNING}{NO_KEY}")
+}
+
 const NO_KEY: &str = "No API key found for the selected model.\n\nUse /login to log into a provider via OAuth or API key. See:\n  <docs>/providers.md\n  <docs>/models.md\n";
 
 #[test]
@@ -79,8 +86,8 @@ fn print_mode_without_a_model_fails_with_pis_words() {
     assert_eq!(ours.status.code(), Some(1));
     assert!(ours.stdout.is_empty(), "{ours:?}");
     let stderr = String::from_utf8_lossy(&ours.stderr);
-    assert_eq!(docs_normalized(&stderr, true), NO_KEY);
-    if let Err(why) = reference_pi::available_073() {
+    assert_eq!(docs_normalized(&stderr, true), warning_then_no_key());
+    if let Err(why) = reference_pi::available() {
         eprintln!("skipped the reference side: {why}");
         return;
     }
@@ -90,7 +97,7 @@ fn print_mode_without_a_model_fails_with_pis_words() {
     assert!(theirs.stdout.is_empty(), "{theirs:?}");
     assert_eq!(
         docs_normalized(&String::from_utf8_lossy(&theirs.stderr), false),
-        NO_KEY
+        warning_then_no_key()
     );
 }
 
@@ -111,9 +118,13 @@ fn json_mode_without_a_model_prints_the_header_then_fails() {
     let ours = json_mode(false);
     assert_eq!(
         ours,
-        (Some(1), vec!["\"session\"".to_string()], NO_KEY.to_string())
+        (
+            Some(1),
+            vec!["\"session\"".to_string()],
+            warning_then_no_key()
+        )
     );
-    if let Err(why) = reference_pi::available_073() {
+    if let Err(why) = reference_pi::available() {
         eprintln!("skipped the reference side: {why}");
         return;
     }
@@ -197,7 +208,7 @@ fn rpc_mode_without_a_model_starts_and_refuses_prompts_like_pi() {
     );
     assert_eq!(ours[2]["data"], json!({"models": []}));
     assert_eq!(ours[3]["data"]["messageCount"], 0);
-    if let Err(why) = reference_pi::available_073() {
+    if let Err(why) = reference_pi::available() {
         eprintln!("skipped the reference side: {why}");
         return;
     }

@@ -217,7 +217,7 @@ fn missing_key_message_names_the_variable_and_login() {
     insta::assert_snapshot!(missing_key_message("anthropic"), @r#"
     No API key found for anthropic.
 
-    Set one of the environment variables ANTHROPIC_OAUTH_TOKEN, ANTHROPIC_API_KEY, or store a key in ~/.pi/agent/auth.json ({"anthropic": {"type": "api_key", "key": "..."}}), pass --api-key, or use /login to log into a provider via OAuth or API key.
+    Set one of the environment variables ANTHROPIC_AUTH_TOKEN, ANTHROPIC_OAUTH_TOKEN, ANTHROPIC_API_KEY, or store a key in ~/.pi/agent/auth.json ({"anthropic": {"type": "api_key", "key": "..."}}), pass --api-key, or use /login to log into a provider via OAuth or API key.
     "#);
     assert!(missing_key_message("groq").contains("Set the GROQ_API_KEY environment variable"));
 }

@@ -892,8 +892,8 @@ fn parse_root(root: &Value, builtin_providers: &[&str]) -> (ModelsConfig, Vec<St
                         }
                     }
                 }
-                // pi 1.6 calls the Azure provider `azure`; the catalogue still has it
-                // under its old id.
+                // The Azure provider's old id `azure-openai-responses` is read as pi
+                // 1.6's `azure`, the catalogue's.
                 let name = crate::ai::auth::catalog_provider_id(name).to_string();
                 config.providers.push((name, provider));
             }

@@ -499,6 +499,7 @@ fn custom_models(provider: &str, p: &ProviderConfig) -> Vec<Model> {
                     input_limits: f.input_limits.clone(),
                     prompt_cache: f.prompt_cache.clone(),
                     cost_tiers: f.cost_tiers.clone(),
+                    ..Default::default()
                 },
             })
         })

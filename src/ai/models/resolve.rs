@@ -104,11 +104,12 @@ fn compare_ids(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
-/// `azure/…` (pi 1.6's provider id) as `azure-openai-responses/…` (the catalogue's).
+/// `azure-openai-responses/…` (the id before pi 1.0) as `azure/…` (pi 1.6's and the
+/// catalogue's).
 fn azure_alias(pattern: &str) -> String {
     match pattern.split_once('/') {
-        Some((p, rest)) if p.eq_ignore_ascii_case(crate::ai::auth::AZURE_ID) => {
-            format!("{}/{rest}", crate::ai::auth::AZURE_OLD_ID)
+        Some((p, rest)) if p.eq_ignore_ascii_case(crate::ai::auth::AZURE_OLD_ID) => {
+            format!("{}/{rest}", crate::ai::auth::AZURE_ID)
         }
         _ => pattern.to_string(),
     }
@@ -216,6 +217,7 @@ pub fn resolve_model_scope(
                 Some((g, s)) if ThinkingLevel::parse(s).is_some() => (g, ThinkingLevel::parse(s)),
                 _ => (*pattern, None),
             };
+            let glob = &azure_alias(glob);
             let hits: Vec<&Model> = available
                 .iter()
                 .filter(|m| glob_matches(glob, &m.full_id()) || glob_matches(glob, &m.id))

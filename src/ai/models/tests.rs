@@ -12,13 +12,13 @@ fn registry_with(models_json: &str) -> (tempfile::TempDir, ModelRegistry) {
 #[test]
 fn builtin_catalogue_has_every_provider_of_pi_with_prices() {
     let providers = builtin_providers();
-    assert_eq!(providers.len(), 31, "{providers:?}");
-    // pi-ai's order (alphabetical in 0.73.1).
+    assert_eq!(providers.len(), 43, "{providers:?}");
+    // pi-ai's order (alphabetical in 1.6.0).
     assert_eq!(
-        &providers[..3],
-        ["amazon-bedrock", "anthropic", "azure-openai-responses"]
+        &providers[..4],
+        ["amazon-bedrock", "ant-ling", "anthropic", "azure"]
     );
-    assert_eq!(builtin_models().len(), 969);
+    assert_eq!(builtin_models().len(), 1698);
     let sonnet = builtin_models()
         .iter()
         .find(|m| m.provider == "anthropic" && m.id == "claude-sonnet-4-5")
@@ -49,7 +49,7 @@ fn builtin_catalogue_has_every_provider_of_pi_with_prices() {
 fn thinking_off_clamps_to_what_a_gpt5_model_is_sent() {
     let gpt = builtin_models()
         .iter()
-        .find(|m| m.provider == "openai" && m.id == "gpt-5.4")
+        .find(|m| m.provider == "openai" && m.id == "gpt-5")
         .unwrap();
     // thinkingLevelMap {off: null}: reasoning cannot be turned off.
     assert!(
@@ -62,7 +62,7 @@ fn thinking_off_clamps_to_what_a_gpt5_model_is_sent() {
     );
     assert_eq!(
         gpt.clamp_thinking(ThinkingLevel::Xhigh),
-        ThinkingLevel::Xhigh
+        ThinkingLevel::High
     );
     let sonnet = builtin_models()
         .iter()
@@ -88,10 +88,10 @@ fn initial_model_follows_pis_provider_order() {
             .collect();
         initial_model(&available).map(Model::full_id)
     };
-    assert_eq!(pick(&["zai"]).as_deref(), Some("zai/glm-5.1"));
+    assert_eq!(pick(&["zai"]).as_deref(), Some("zai/glm-5.3"));
     assert_eq!(
         pick(&["openai", "anthropic"]).as_deref(),
-        Some("anthropic/claude-opus-4-7")
+        Some("anthropic/claude-opus-5-5")
     );
     assert_eq!(
         pick(&["openrouter", "deepseek"]).as_deref(),
@@ -619,10 +619,10 @@ fn closest_matches_rank_substrings_then_edit_distance() {
 #[test]
 fn initial_model_prefers_provider_defaults() {
     let mut models = table();
-    models.push(m("openai", "gpt-5.4", "GPT-5.4"));
+    models.push(m("openai", "gpt-6.2-sol", "GPT-6.2 Sol"));
     assert_eq!(
         initial_model(&models).map(Model::full_id).as_deref(),
-        Some("openai/gpt-5.4")
+        Some("openai/gpt-6.2-sol")
     );
     assert_eq!(
         initial_model(&models[..1]).map(Model::full_id).as_deref(),
@@ -639,7 +639,7 @@ fn a_copilot_login_gives_pis_default_model_and_the_api_host_its_token_names() {
             "alpha": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
                 "apiKey": "k", "models": [{"id": "a-model"}]},
             "github-copilot": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
-                "apiKey": "unused", "models": [{"id": "other"}, {"id": "gpt-5.4"}]}
+                "apiKey": "unused", "models": [{"id": "other"}, {"id": "gpt-6.1-sol"}]}
         }})
         .to_string(),
     )
@@ -655,7 +655,7 @@ fn a_copilot_login_gives_pis_default_model_and_the_api_host_its_token_names() {
     let available = registry.available();
     assert_eq!(
         initial_model(&available).map(Model::full_id).as_deref(),
-        Some("github-copilot/gpt-5.4")
+        Some("github-copilot/gpt-6.1-sol")
     );
     assert_eq!(
         registry.find("github-copilot", "other").unwrap().base_url,
@@ -748,37 +748,43 @@ fn extension_provider_with_models_needs_base_url_api_key_and_api() {
 }
 
 #[test]
-fn azure_is_found_by_pi_16s_id_in_models_json_auth_json_and_model_references() {
+fn azure_is_found_by_its_old_id_in_models_json_auth_json_and_model_references() {
     let (dir, reg) = registry_with(
-        r#"{"providers": {"azure": {"baseUrl": "https://proxy.example/openai/v1",
+        r#"{"providers": {"azure-openai-responses": {"baseUrl": "https://proxy.example/openai/v1",
             "models": [{"id": "my-foundry-model", "api": "openai-completions"}]}}}"#,
     );
     assert!(reg.error().is_none(), "{:?}", reg.error());
     let custom = reg
-        .find("azure", "my-foundry-model")
-        .expect("custom model under the azure id");
-    assert_eq!(custom.provider, "azure-openai-responses");
+        .find("azure-openai-responses", "my-foundry-model")
+        .expect("custom model under the old azure id");
+    assert_eq!(custom.provider, "azure");
     let builtin = reg
         .all()
         .iter()
-        .find(|m| m.provider == "azure-openai-responses" && m.id != "my-foundry-model")
+        .find(|m| m.provider == "azure" && m.id != "my-foundry-model")
         .unwrap()
         .clone();
     assert_eq!(builtin.base_url, "https://proxy.example/openai/v1");
-    let resolved = resolve_cli_model(None, &format!("azure/{}", builtin.id), reg.all()).unwrap();
+    let resolved = resolve_cli_model(
+        None,
+        &format!("azure-openai-responses/{}", builtin.id),
+        reg.all(),
+    )
+    .unwrap();
     assert_eq!(resolved.model.full_id(), builtin.full_id());
-    let resolved = resolve_cli_model(Some("azure"), &builtin.id, reg.all()).unwrap();
+    let resolved =
+        resolve_cli_model(Some("azure-openai-responses"), &builtin.id, reg.all()).unwrap();
     assert_eq!(resolved.model.full_id(), builtin.full_id());
     std::fs::write(
         dir.path().join("auth.json"),
-        r#"{"azure": {"type": "api_key", "key": "az-key"}}"#,
+        r#"{"azure-openai-responses": {"type": "api_key", "key": "az-key"}}"#,
     )
     .unwrap();
     let reg = ModelRegistry::load(dir.path());
     assert!(reg.has_configured_auth(&builtin));
     assert_eq!(
         reg.auth()
-            .stored_api_key("azure-openai-responses")
+            .stored_api_key("azure")
             .map(|k| k.expose().to_string()),
         Some("az-key".into())
     );
