@@ -356,13 +356,13 @@ fn first_run_warns_then_anthropic_sign_in_selects_the_default_model_and_it_answe
     assert!(page.contains("You can close this window"), "{page}");
 
     t.wait_for(
-        "Logged in to Anthropic (Claude Pro/Max). Selected claude-opus-4-7.",
+        "Logged in to Anthropic (Claude Pro/Max). Selected claude-opus-5-5.",
         WAIT,
     );
     t.wait_until("the footer shows the model", WAIT, |s| {
         s.lines()
             .last()
-            .is_some_and(|l| l.contains("claude-opus-4-7"))
+            .is_some_and(|l| l.contains("claude-opus-5-5"))
     });
     let token = provider.requests_to("/platform.claude.com/v1/oauth/token");
     assert_eq!(token.len(), 1);
