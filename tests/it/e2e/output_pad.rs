@@ -69,3 +69,38 @@ fn output_pad_0_starts_messages_in_column_0() {
 fn default_output_pad_starts_messages_in_column_1() {
     check(None, 1);
 }
+
+/// `/settings` → Output padding takes effect at once, for the transcript already shown
+/// too (pi sets it on every component of the chat), and is saved.
+#[test]
+fn output_padding_changed_in_settings_redraws_the_transcript() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let env = env_with(None);
+    let t = env.start("", 80, 24);
+    assert_eq!(columns_of_one_turn(&t), (1, 1));
+    submit(&t, "/settings");
+    t.wait_for("Type to search", WAIT);
+    // No space: in this list it changes the selected value.
+    t.type_text("Outputpad");
+    t.wait_for("→ Output padding", WAIT);
+    t.keys(&["Enter"]);
+    t.wait_until("Output padding 0", WAIT, |s| {
+        s.lines()
+            .any(|l| l.contains("Output padding") && l.trim_end().ends_with(" 0"))
+    });
+    t.keys(&["Escape"]);
+    let screen = t.wait_until("the settings to close", WAIT, |s| {
+        !s.contains("Type to search")
+    });
+    let starts = |text: &str| screen.lines().find_map(|row| row.find(text));
+    assert_eq!(
+        (starts(QUESTION), starts(ANSWER)),
+        (Some(0), Some(0)),
+        "{screen}"
+    );
+    let saved = std::fs::read_to_string(env.agent_dir().join("settings.json")).unwrap();
+    assert!(saved.contains("\"outputPad\": 0"), "{saved}");
+}
