@@ -335,12 +335,7 @@ pub const KEYS: &[KeyInfo] = &[
     key("thinkingBudgets.medium", Shape::Number),
     key("thinkingBudgets.high", Shape::Number),
     key("editorPaddingX", Shape::Number),
-    later(
-        "outputPad",
-        Shape::Integers(&[0, 1]),
-        "transcript padding 0",
-        &["1"],
-    ),
+    key("outputPad", Shape::Integers(&[0, 1])),
     key("autocompleteMaxVisible", Shape::Number),
     key("showHardwareCursor", Shape::Bool),
     key("markdown", Shape::Object),

@@ -37,6 +37,7 @@ mod footer;
 mod images;
 mod keys;
 mod kitty;
+mod output_pad;
 mod session_startup;
 mod tree;
 mod ts_extensions;

@@ -959,6 +959,11 @@ impl App {
                 self.full_redraw = true;
             }
             SettingId::EditorPadding => self.editor.set_padding_x(number),
+            SettingId::OutputPadding => {
+                // As pi: the transcript already shown takes the new padding too.
+                self.output_pad = number.min(1);
+                self.full_redraw = true;
+            }
             SettingId::AutocompleteMaxVisible => self.editor.set_autocomplete_max_visible(number),
             SettingId::QuietStartup => {
                 self.header.quiet = match (flag, text.as_str()) {

@@ -470,7 +470,7 @@ fn new_app(
     options: &InteractiveOptions,
 ) -> App {
     let paths = session.paths().clone();
-    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding, images) = {
+    let (theme_name, hide_thinking, quiet, show_cursor, max_visible, padding, images, output_pad) = {
         let s = session.settings();
         (
             options
@@ -483,6 +483,7 @@ fn new_app(
             s.autocomplete_max_visible() as usize,
             s.editor_padding_x() as usize,
             (s.show_images(), s.image_width_cells() as usize),
+            s.output_pad(),
         )
     };
     crate::modes::interactive::markdown::set_code_block_indent(
@@ -561,6 +562,7 @@ fn new_app(
         show_images: images.0,
         image_protocol: crate::modes::interactive::images::protocol(),
         image_width_cells: images.1,
+        output_pad,
         tx,
         loading: false,
         queued_submits: Vec::new(),

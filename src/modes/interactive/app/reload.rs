@@ -115,7 +115,7 @@ impl App {
         ui_warnings.extend(key_warnings);
         self.keys = keys;
         self.editor.set_keybindings(self.keys.clone());
-        let (theme_name, hide_thinking, show_cursor, max_visible, padding) = {
+        let (theme_name, hide_thinking, show_cursor, max_visible, padding, output_pad) = {
             let s = self.session.settings();
             (
                 self.theme_override
@@ -125,6 +125,7 @@ impl App {
                 s.show_hardware_cursor(),
                 s.autocomplete_max_visible() as usize,
                 s.editor_padding_x() as usize,
+                s.output_pad(),
             )
         };
         crate::modes::interactive::markdown::set_code_block_indent(
@@ -138,6 +139,10 @@ impl App {
         self.show_hardware_cursor = show_cursor;
         self.editor.set_autocomplete_max_visible(max_visible);
         self.editor.set_padding_x(padding);
+        if self.output_pad != output_pad {
+            self.output_pad = output_pad;
+            self.full_redraw = true;
+        }
         ui_warnings
     }
 

@@ -178,6 +178,8 @@ pub struct App {
     pub image_protocol: Option<crate::modes::interactive::images::Protocol>,
     /// `terminal.imageWidthCells`.
     pub image_width_cells: usize,
+    /// `outputPad`: the transcript's horizontal padding (0 or 1).
+    pub output_pad: usize,
     pub tx: tokio::sync::mpsc::UnboundedSender<AppMsg>,
     /// The real session is still being opened; submits wait in `queued_submits`.
     pub loading: bool,
@@ -226,6 +228,7 @@ impl App {
         Ui::new(&self.theme, &self.keys)
             .with_home(self.home.as_deref())
             .with_images(self.image_config())
+            .with_output_pad(self.output_pad)
     }
 
     /// How images are drawn: `None` (pi's text note) where the terminal cannot draw them

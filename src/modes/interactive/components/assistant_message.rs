@@ -50,7 +50,7 @@ fn is_visible(block: &AssistantBlock) -> bool {
     }
 }
 
-/// Markdown one column in from each side (pi's `Markdown(text, 1, 0)`).
+/// Markdown `outputPad` columns in from each side (pi's `Markdown(text, outputPad, 0)`).
 fn indented_markdown(
     cache: &mut MarkdownCache,
     text: &str,
@@ -58,14 +58,15 @@ fn indented_markdown(
     ui: &Ui<'_>,
     style: &MarkdownStyle,
 ) -> Vec<Line<'static>> {
-    let inner = width.saturating_sub(2).max(1);
+    let pad = ui.output_pad;
+    let inner = width.saturating_sub(2 * pad).max(1);
     cache
         .render(text, inner, ui.theme, style)
         .into_iter()
         .map(|line| {
             let mut spans = Vec::with_capacity(line.spans.len() + 1);
-            if width > 2 {
-                spans.push(Span::raw(" "));
+            if pad > 0 && width > 2 * pad {
+                spans.push(Span::raw(" ".repeat(pad)));
             }
             spans.extend(line.spans);
             Line::from(spans)
@@ -105,7 +106,7 @@ impl Component for AssistantMessageView {
                             &self.hidden_thinking_label,
                             thinking_style,
                             width,
-                            1,
+                            ui.output_pad,
                         ));
                     } else {
                         let style = MarkdownStyle::with_base(thinking_style);
@@ -144,7 +145,7 @@ impl Component for AssistantMessageView {
             };
             if let Some(note) = note {
                 out.push(Line::default());
-                out.extend(styled_text(&sanitize(&note), error, width, 1));
+                out.extend(styled_text(&sanitize(&note), error, width, ui.output_pad));
             }
         }
         out
@@ -192,6 +193,31 @@ mod tests {
         let t = theme();
         let keys = Keybindings::defaults();
         plain(&view.render(width, &Ui::new(&t, &keys)), width)
+    }
+
+    #[test]
+    fn output_pad_0_drops_the_side_columns() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let msg = message(
+            vec![thinking("pondering"), text("an answer that wraps here")],
+            StopReason::Error,
+            None,
+        );
+        let view = AssistantMessageView::new(msg);
+        let ui = Ui::new(&t, &keys).with_output_pad(0);
+        insta::assert_snapshot!(plain(&view.render(12, &ui), 12), @r"
+
+        pondering
+
+        an answer
+        that wraps
+        here
+
+        Error:
+        Unknown
+        error
+        ");
     }
 
     #[test]

@@ -87,7 +87,7 @@ impl Component for BashExecutionView {
             &format!("$ {}", sanitize(&self.command)),
             color.add_modifier(Modifier::BOLD),
             width,
-            1,
+            ui.output_pad,
         ));
 
         // As pi: the output's lines as split on `\n`, so output ending in a newline has an
@@ -106,7 +106,7 @@ impl Component for BashExecutionView {
             // (a full preview pushes the blank row out, as in pi).
             let shown = if self.expanded { available } else { preview };
             let mut rows = vec![Line::default()];
-            rows.extend(styled_text(&shown.join("\n"), muted, width, 1));
+            rows.extend(styled_text(&shown.join("\n"), muted, width, ui.output_pad));
             let skip = if self.expanded {
                 0
             } else {
@@ -126,7 +126,7 @@ impl Component for BashExecutionView {
                         Span::styled(message, muted),
                     ]],
                     width,
-                    1,
+                    ui.output_pad,
                 ));
             }
             BashStatus::Complete {
@@ -170,7 +170,7 @@ impl Component for BashExecutionView {
                 }
                 if !parts.is_empty() {
                     out.push(Line::default());
-                    out.extend(text_block(parts, width, 1));
+                    out.extend(text_block(parts, width, ui.output_pad));
                 }
             }
         }
@@ -206,6 +206,28 @@ mod tests {
 
          ⠸ Running... (escape/ctrl+c to cancel)
         ────────────────────────────────────────
+        ");
+    }
+
+    #[test]
+    fn output_pad_0_starts_command_and_output_in_the_first_column() {
+        let mut view = BashExecutionView::running("ls", false);
+        view.append_output("a.txt\n");
+        view.status = BashStatus::Running { frame: 0 };
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let ui = Ui::new(&t, &keys).with_output_pad(0);
+        insta::assert_snapshot!(plain(&view.render(30, &ui), 30), @r"
+
+        ──────────────────────────────
+        $ ls
+
+        a.txt
+
+
+        ⠋ Running... (escape/ctrl+c to
+        cancel)
+        ──────────────────────────────
         ");
     }
 

@@ -43,7 +43,7 @@ impl Component for CustomMessageView {
         }
         out.extend(panel(
             width,
-            1,
+            ui.output_pad,
             1,
             ui.theme.bg(ThemeToken::CustomMessageBg),
             |w| {

@@ -60,6 +60,9 @@ pub struct Ui<'a> {
     /// How images are drawn inline; `None`: as pi's text note (the terminal cannot draw
     /// them, or `terminal.showImages` is off).
     pub images: Option<super::images::ImageConfig>,
+    /// `outputPad`: columns left and right of transcript messages, tool boxes, `!`
+    /// output and summaries (0 or 1).
+    pub output_pad: usize,
 }
 
 impl<'a> Ui<'a> {
@@ -69,6 +72,7 @@ impl<'a> Ui<'a> {
             keys,
             home: None,
             images: None,
+            output_pad: 1,
         }
     }
 
@@ -79,6 +83,11 @@ impl<'a> Ui<'a> {
 
     pub fn with_images(mut self, images: Option<super::images::ImageConfig>) -> Self {
         self.images = images;
+        self
+    }
+
+    pub fn with_output_pad(mut self, pad: usize) -> Self {
+        self.output_pad = pad;
         self
     }
 
@@ -135,6 +144,7 @@ impl<'a> Ui<'a> {
             self.keys.generation(),
             self.home.map(str::to_string),
             images,
+            self.output_pad,
         )
     }
 }
@@ -145,7 +155,7 @@ pub trait Component {
     fn render(&self, width: usize, ui: &Ui<'_>) -> Vec<Line<'static>>;
 }
 
-type CacheKey = (usize, u64, u64, Option<String>, Option<u64>);
+type CacheKey = (usize, u64, u64, Option<String>, Option<u64>, usize);
 type CacheEntry = (CacheKey, Arc<[Line<'static>]>);
 
 /// A component with its last rendering remembered. Change it through

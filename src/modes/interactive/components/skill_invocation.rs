@@ -55,7 +55,7 @@ impl Component for SkillInvocationView {
         };
         out.extend(panel(
             width,
-            1,
+            ui.output_pad,
             1,
             ui.theme.bg(ThemeToken::CustomMessageBg),
             |w| {

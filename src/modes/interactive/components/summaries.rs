@@ -54,7 +54,7 @@ fn summary_panel(
     let mut out = vec![Line::default()];
     out.extend(panel(
         width,
-        1,
+        ui.output_pad,
         1,
         ui.theme.bg(ThemeToken::CustomMessageBg),
         |w| {

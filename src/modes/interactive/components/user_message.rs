@@ -35,7 +35,7 @@ impl Component for UserMessageView {
         };
         out.extend(panel(
             width,
-            1,
+            ui.output_pad,
             1,
             ui.theme.bg(ThemeToken::UserMessageBg),
             |w| render_markdown(&self.text, w, ui.theme, &style),
@@ -67,6 +67,20 @@ mod tests {
 
         Turn 5: what is in
         list.txt?
+        ");
+    }
+
+    #[test]
+    fn output_pad_0_puts_the_text_in_the_first_column() {
+        let t = theme();
+        let keys = Keybindings::defaults();
+        let view = UserMessageView::new("edge to edge");
+        let ui = Ui::new(&t, &keys).with_output_pad(0);
+        insta::assert_snapshot!(buffer(&view.render(16, &ui), 16), @r"
+        |                |
+        |                |
+        |edge to edge    |
+        |                |
         ");
     }
 }

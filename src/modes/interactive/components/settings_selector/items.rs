@@ -17,6 +17,7 @@ pub enum SettingId {
     SkillCommands,
     HardwareCursor,
     EditorPadding,
+    OutputPadding,
     AutocompleteMaxVisible,
     ClearOnShrink,
     TerminalProgress,
@@ -38,7 +39,7 @@ pub enum SettingId {
 
 impl SettingId {
     /// Every entry of the main list, in pi's order.
-    pub const ALL: [SettingId; 23] = [
+    pub const ALL: [SettingId; 24] = [
         SettingId::AutoCompact,
         SettingId::ShowImages,
         SettingId::ImageWidth,
@@ -47,6 +48,7 @@ impl SettingId {
         SettingId::SkillCommands,
         SettingId::HardwareCursor,
         SettingId::EditorPadding,
+        SettingId::OutputPadding,
         SettingId::AutocompleteMaxVisible,
         SettingId::ClearOnShrink,
         SettingId::TerminalProgress,
@@ -75,6 +77,7 @@ impl SettingId {
             SettingId::SkillCommands => "Skill commands",
             SettingId::HardwareCursor => "Show hardware cursor",
             SettingId::EditorPadding => "Editor padding",
+            SettingId::OutputPadding => "Output padding",
             SettingId::AutocompleteMaxVisible => "Autocomplete max items",
             SettingId::ClearOnShrink => "Clear on shrink",
             SettingId::TerminalProgress => "Terminal progress",
@@ -111,6 +114,9 @@ impl SettingId {
                 "Show the terminal's own cursor in the editor (it is placed for IME input either way)"
             }
             SettingId::EditorPadding => "Empty columns left and right of the prompt editor (0-3)",
+            SettingId::OutputPadding => {
+                "Empty columns left and right of messages, tool boxes and command output (0-1)"
+            }
             SettingId::AutocompleteMaxVisible => "Rows in the autocomplete list (3-20)",
             SettingId::ClearOnShrink => {
                 "Clear rows left behind when the screen content gets shorter (may flicker)"
@@ -157,6 +163,7 @@ impl SettingId {
             SettingId::SkillCommands => &["enableSkillCommands"],
             SettingId::HardwareCursor => &["showHardwareCursor"],
             SettingId::EditorPadding => &["editorPaddingX"],
+            SettingId::OutputPadding => &["outputPad"],
             SettingId::AutocompleteMaxVisible => &["autocompleteMaxVisible"],
             SettingId::ClearOnShrink => &["terminal", "clearOnShrink"],
             SettingId::TerminalProgress => &["terminal", "showTerminalProgress"],
@@ -195,6 +202,7 @@ impl SettingId {
             SettingId::QuietStartup => Some(&["true", "header", "false"]),
             SettingId::Transport => Some(&["sse", "websocket", "websocket-cached", "auto"]),
             SettingId::EditorPadding => Some(&["0", "1", "2", "3"]),
+            SettingId::OutputPadding => Some(&["0", "1"]),
             SettingId::ImageWidth => Some(&["60", "80", "120"]),
             SettingId::AutocompleteMaxVisible => Some(&["3", "5", "7", "10", "15", "20"]),
             SettingId::SteeringMode | SettingId::FollowUpMode => Some(&["one-at-a-time", "all"]),
@@ -215,6 +223,7 @@ impl SettingId {
             _ if matches!(
                 self,
                 SettingId::EditorPadding
+                    | SettingId::OutputPadding
                     | SettingId::AutocompleteMaxVisible
                     | SettingId::ImageWidth
             ) =>
@@ -241,6 +250,8 @@ pub struct SettingsValues {
     pub skill_commands: bool,
     pub hardware_cursor: bool,
     pub editor_padding: u64,
+    /// `outputPad` (0 or 1).
+    pub output_padding: usize,
     pub autocomplete_max_visible: u64,
     pub clear_on_shrink: bool,
     /// `terminal.showTerminalProgress`.
@@ -281,6 +292,7 @@ impl SettingsValues {
             skill_commands: settings.enable_skill_commands(),
             hardware_cursor: settings.show_hardware_cursor(),
             editor_padding: settings.editor_padding_x(),
+            output_padding: settings.output_pad(),
             autocomplete_max_visible: settings.autocomplete_max_visible(),
             clear_on_shrink: settings.clear_on_shrink(),
             terminal_progress: settings.show_terminal_progress(),
@@ -318,6 +330,7 @@ impl SettingsValues {
             SettingId::SkillCommands => flag(self.skill_commands),
             SettingId::HardwareCursor => flag(self.hardware_cursor),
             SettingId::EditorPadding => self.editor_padding.to_string(),
+            SettingId::OutputPadding => self.output_padding.to_string(),
             SettingId::AutocompleteMaxVisible => self.autocomplete_max_visible.to_string(),
             SettingId::ClearOnShrink => flag(self.clear_on_shrink),
             SettingId::TerminalProgress => flag(self.terminal_progress),

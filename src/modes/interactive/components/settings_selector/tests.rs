@@ -58,9 +58,9 @@ fn the_list_shows_current_values_and_the_selected_description() {
           Skill commands          true
           Show hardware cursor    false
           Editor padding          1
+          Output padding          1
           Autocomplete max items  5
-          Clear on shrink         false
-          (1/23)
+          (1/24)
 
           Summarize older messages automatically when the context window fills up
 
@@ -106,6 +106,7 @@ fn every_change_names_its_settings_json_key_and_value() {
         Skill commands         enableSkillCommands          false
         Show hardware cursor   showHardwareCursor           true
         Editor padding         editorPaddingX               2
+        Output padding         outputPad                    0
         Autocomplete max items autocompleteMaxVisible       7
         Clear on shrink        terminal.clearOnShrink       true
         Terminal progress      terminal.showTerminalProgress true
@@ -262,11 +263,11 @@ fn terminals_without_images_do_not_offer_show_images_and_narrow_widths_fit() {
           Skill commands          tr
           Show hardware cursor    fa
           Editor padding          1
+          Output padding          1
           Autocomplete max items  5
           Clear on shrink         fa
           Terminal progress       fa
-          Steering mode           al
-          (1/21)
+          (1/22)
 
           Summarize older messages
           automatically when the

@@ -32,14 +32,14 @@ impl Component for ToolExecutionState {
             if host.self_shell {
                 out.extend(host_body(self, host, width, ui));
             } else {
-                out.extend(panel(width, 1, 1, background, |w| {
+                out.extend(panel(width, ui.output_pad, 1, background, |w| {
                     host_body(self, host, w, ui)
                 }));
             }
             out.extend(self.image_rows(width, ui));
             return out;
         }
-        out.extend(panel(width, 1, 1, background, |w| {
+        out.extend(panel(width, ui.output_pad, 1, background, |w| {
             let logical = body(self, w, ui);
             text_block(logical, w, 0)
         }));

@@ -87,7 +87,13 @@ impl Component for ChatItem {
             ChatItem::Branch(c) => c.render(width, ui),
             ChatItem::Notice(text) => {
                 let mut out = vec![Line::default()];
-                out.extend(styled_text(text, ui.fg(notice_token(text)), width, 1));
+                // pi pads only its errors by `outputPad`; warnings and status lines by 1.
+                let pad = if text.starts_with("Error: ") {
+                    ui.output_pad
+                } else {
+                    1
+                };
+                out.extend(styled_text(text, ui.fg(notice_token(text)), width, pad));
                 out
             }
             ChatItem::View(view) => view.render(width, ui),
