@@ -32,6 +32,10 @@ use crate::tools::{ExecutionMode, Tool, ToolCallArgs, ToolOutput};
 /// Text of the result given to tool calls skipped because the user steered.
 pub const SKIPPED_FOR_STEERING: &str = "Skipped due to queued user message.";
 
+/// Text of the error result given to tool calls of a batch that had not started when the
+/// run was aborted (pi 1.6): every tool call in the session keeps a result.
+pub const ABORTED_BEFORE_START: &str = "Operation aborted";
+
 /// Per-request options the loop passes to the model client.
 #[derive(Debug, Clone)]
 pub struct TurnOptions {
@@ -356,7 +360,10 @@ enum Prepared {
     Run(Arc<dyn Tool>, ToolCall),
 }
 
-async fn prepare(call: &ToolCall, config: &AgentConfig) -> Prepared {
+async fn prepare(call: &ToolCall, config: &AgentConfig, cancel: &CancellationToken) -> Prepared {
+    if cancel.is_cancelled() {
+        return Prepared::Immediate(error_output(ABORTED_BEFORE_START.to_string()));
+    }
     let Some(tool) = config.tool(&call.name) else {
         return Prepared::Immediate(error_output(tool_not_found_message(&call.name)));
     };
@@ -510,7 +517,7 @@ async fn execute_sequential(
             tool_name: call.name.clone(),
             args: call.arguments.clone(),
         });
-        let (output, is_error, duration) = match prepare(call, config).await {
+        let (output, is_error, duration) = match prepare(call, config, cancel).await {
             Prepared::Immediate(output) => (output, true, None),
             Prepared::Run(tool, validated) => {
                 let started = std::time::Instant::now();
@@ -595,7 +602,7 @@ async fn execute_parallel(
             tool_name: call.name.clone(),
             args: call.arguments.clone(),
         });
-        match prepare(call, config).await {
+        match prepare(call, config, cancel).await {
             Prepared::Immediate(output) => {
                 emit_end(sink, call, &output, true, None);
                 outcomes[index] = Some((output, true));

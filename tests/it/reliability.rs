@@ -308,3 +308,93 @@ fn find_user_entry(tree: &Value, text: &str) -> Option<String> {
             .flatten()
     })
 }
+
+/// A shell extension with one sequential tool, `slow`, that runs until it is cancelled
+/// and then answers `stopped on request`.
+fn slow_sequential_tool(dir: &std::path::Path) -> std::path::PathBuf {
+    let text = r#"#!/bin/sh
+IFS= read -r hello
+echo '{"type":"register","tools":[{"name":"slow","description":"Takes forever","parameters":{"type":"object"},"executionMode":"sequential"}]}'
+while IFS= read -r line; do
+    case "$line" in
+    '{"type":"cancel",'*)
+        id=${line#*\"id\":}; id=${id%\}}
+        echo "{\"type\":\"response\",\"id\":$id,\"error\":\"stopped on request\"}" ;;
+    esac
+done
+"#;
+    crate::support::extensions::script(dir, "slow-tool", text)
+}
+
+#[test]
+fn abort_during_a_tool_batch_gives_the_calls_not_started_an_aborted_result() {
+    let p = rpc_project(
+        json!({"sequence": [
+            {"tool_calls": [
+                {"name": "slow", "arguments": {}},
+                {"name": "bash", "arguments": {"command": "echo ran > ran.txt"}},
+                {"name": "read", "arguments": {"path": "missing.txt"}}
+            ]},
+            {"text": "after the abort"}
+        ]}),
+        json!({}),
+    );
+    let ext_dir = tempfile::tempdir().unwrap();
+    let ext = slow_sequential_tool(ext_dir.path());
+    let mut cmd = p.command();
+    cmd.arg("-e").arg(&ext);
+    let mut c = RpcClient::spawn(cmd);
+    c.send(&json!({"type": "prompt", "message": "run them"}));
+    wait_for_event(&mut c, "tool_execution_start");
+    std::thread::sleep(Duration::from_millis(100));
+    abort(&mut c);
+    assert!(
+        !p.cwd().join("ran.txt").exists(),
+        "a call after the aborted one ran"
+    );
+
+    let messages = crate::support::rpc_client::messages_of(&p.session_files()[0]);
+    let calls: Vec<String> = messages
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "toolCall")
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(calls.len(), 3, "{messages:?}");
+    let results: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["role"] == "toolResult")
+        .collect();
+    let result_ids: Vec<&str> = results
+        .iter()
+        .map(|r| r["toolCallId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        result_ids, calls,
+        "every tool call has its result, in order"
+    );
+    assert_eq!(results[0]["isError"], true, "{}", results[0]);
+    for r in &results[1..] {
+        assert_eq!(r["isError"], true, "{r}");
+        assert_eq!(
+            r["content"],
+            json!([{"type": "text", "text": "Operation aborted"}]),
+            "{r}"
+        );
+    }
+
+    // The next request carries all three results.
+    c.send(&json!({"type": "prompt", "message": "go on"}));
+    wait_for_requests(&p, 2);
+    wait_for_event(&mut c, "agent_end");
+    let body = &p.server.requests()[1].body;
+    let sent = body["messages"].as_array().unwrap();
+    for id in &calls {
+        assert!(
+            sent.iter()
+                .any(|m| m["role"] == "tool" && m["tool_call_id"] == id.as_str()),
+            "no result for {id} in {body}"
+        );
+    }
+}

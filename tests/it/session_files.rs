@@ -511,3 +511,87 @@ fn a_migration_that_cannot_be_saved_leaves_the_file_untouched_and_opens_read_onl
         .collect();
     assert_eq!(names.len(), 2, "no backup left behind: {names:?}");
 }
+
+#[cfg(unix)]
+#[test]
+fn an_entry_that_did_not_reach_the_disk_is_not_kept_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "s.jsonl",
+        &[
+            HEADER.to_string(),
+            entry_line("aaaa", None, "user", "hello"),
+            entry_line("bbbb", Some("aaaa"), "assistant", "hi"),
+        ],
+    );
+    let original = fs::read(&path).unwrap();
+    let mut s = SessionManager::open(&path, None).unwrap();
+    let before = render_context(&s.build_session_context());
+    let entries_before = s.entries().len();
+
+    // Every write to the session file now fails (ENOSPC), even for root.
+    fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink("/dev/full", &path).unwrap();
+    let err = s.append_message(user("lost")).unwrap_err();
+    eprintln!("append failed as expected: {err}");
+    assert_eq!(
+        s.entries().len(),
+        entries_before,
+        "the failed entry is not kept"
+    );
+    assert_eq!(s.leaf_id().unwrap().as_str(), "bbbb");
+    assert_eq!(render_context(&s.build_session_context()), before);
+
+    // Once the disk works again, the next entry hangs off the last one that was written.
+    fs::remove_file(&path).unwrap();
+    fs::write(&path, &original).unwrap();
+    s.append_message(user("kept")).unwrap();
+    assert_eq!(s.entries().len(), entries_before + 1);
+    let lines = file_lines(&path);
+    let last = lines.last().unwrap();
+    assert_eq!(last["parentId"], "bbbb", "{last}");
+    assert_eq!(last["message"]["content"][0]["text"], "kept");
+    assert!(!fs::read_to_string(&path).unwrap().contains("lost"));
+    let again = SessionManager::open(&path, None).unwrap();
+    assert_eq!(
+        render_context(&again.build_session_context()),
+        render_context(&s.build_session_context())
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_copy_that_cannot_be_written_in_full_leaves_the_old_file_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "s.jsonl",
+        &[
+            HEADER.to_string(),
+            entry_line("aaaa", None, "user", "hello"),
+            entry_line("bbbb", Some("aaaa"), "assistant", "hi"),
+        ],
+    );
+    let s = SessionManager::open(&path, None).unwrap();
+    let out = dir.path().join("copy.jsonl");
+    fs::write(&out, "previous copy\n").unwrap();
+    // The copy is written next to its target first: make that write fail (ENOSPC).
+    let tmp = dir.path().join("copy.jsonl.tmp");
+    std::os::unix::fs::symlink("/dev/full", &tmp).unwrap();
+    let err = s.export_path_jsonl(&out).unwrap_err();
+    eprintln!("copy failed as expected: {err}");
+    assert_eq!(fs::read_to_string(&out).unwrap(), "previous copy\n");
+    assert!(
+        fs::symlink_metadata(&tmp).is_err(),
+        "the partial copy is removed"
+    );
+
+    // With a working disk the copy replaces the old file in one step.
+    s.export_path_jsonl(&out).unwrap();
+    let copy = SessionManager::open(&out, None).unwrap();
+    assert_eq!(
+        render_context(&copy.build_session_context()),
+        render_context(&s.build_session_context())
+    );
+}
