@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(15);
 const WARNING: &str = "Anthropic subscription auth is active";
-const CLAUDE: &str = "claude-3-5-haiku-20241022";
+const CLAUDE: &str = "claude-haiku-4-5";
 
 fn settings_json(env: &Env) -> Value {
     let text = std::fs::read_to_string(env.agent().join("settings.json")).unwrap();

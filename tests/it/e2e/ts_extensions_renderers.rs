@@ -290,7 +290,13 @@ fn hidden_thinking_label_replaces_the_thinking_marker_as_in_pi() {
         let screen = t.wait_for("Pondering...", WAIT);
         let first = block(&screen, "Pondering...", 1, 3);
         submit(t, "/thinking-label Mulling it over");
-        let screen = t.wait_for("Mulling it over", WAIT);
+        // The label shows in the notice first; the block is redrawn with it a frame later.
+        let screen = t.wait_until("the block to show the new label", WAIT, |s| {
+            s.contains("The answer is 42.")
+                && block(s, "The answer is 42.", 3, 4)
+                    .iter()
+                    .any(|r| r.trim() == "Mulling it over")
+        });
         let second = block(&screen, "The answer is 42.", 3, 4);
         // Back to showing thinking for the next run (the setting is global).
         t.keys(&["C-t"]);
