@@ -82,6 +82,10 @@ fn mac_system_theme_follows_the_system_appearance() {
     );
     t.wait_until("the editor", WAIT, editor_ready);
     wait_for_setting(&env, "the light theme", |s| s["theme"] == "light");
+    // The setting is saved before the screen is redrawn in it: under load a snapshot
+    // taken at once can still show the startup (dark) colours, which the dark theme
+    // then never changes.
+    std::thread::sleep(std::time::Duration::from_millis(500));
     let light = t.screen_ansi();
     std::fs::write(bin.join("dark"), "true\n").unwrap();
     wait_for_setting(&env, "the dark theme", |s| s["theme"] == "dark");
