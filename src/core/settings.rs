@@ -255,14 +255,7 @@ impl Settings {
     }
 
     fn strings_at(&self, path: &str) -> Vec<String> {
-        self.get(path)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
+        strings_of(self.get(path))
     }
 
     pub fn default_provider(&self) -> Option<&str> {
